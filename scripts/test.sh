@@ -1,0 +1,23 @@
+#!/bin/bash
+# The test command: set up, build, install, run the engine's unit tests, then
+# pg_regress in a throwaway cluster.  Exits non-zero on any failure.
+#
+#   GPUOPS_DEVICE=gpu bash scripts/test.sh   runs pg_regress under gpuops.device = 'gpu'
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+dev=${GPUOPS_DEVICE:-cpu}
+make -j2 PG_CONFIG="$PG_CONFIG"
+make install PG_CONFIG="$PG_CONFIG" >/dev/null
+echo "== unit tests (src/core) =="
+make unittest PG_CONFIG="$PG_CONFIG"
+echo "== pg_regress (gpuops.device = '$dev') =="
+rc=0
+PGOPTIONS="-c gpuops.device=$dev" pg_virtualenv -t -v "$PGV" \
+	make installcheck PG_CONFIG="$PG_CONFIG" || rc=$?
+if [ $rc -ne 0 ]; then
+	[ -f regression.diffs ] && head -200 regression.diffs
+	echo "pg_regress failed" >&2
+	exit $rc
+fi
+echo "all tests passed"

@@ -1,0 +1,162 @@
+/*
+ * gpo_internal.h
+ *	  Helpers shared by the engine's CPU faces and dispatcher: chunk
+ *	  addressing, cursors over chunked vectors, validity bit writes, the
+ *	  scratch layout and the signal-safe OpenMP thread pool.
+ *
+ * Plain C11; never includes postgres.h or CUDA headers.
+ */
+#ifndef GPO_INTERNAL_H
+#define GPO_INTERNAL_H
+
+#include "gpo.h"
+
+/*
+ * A CPU face splits its rows into at most gpo_threads() blocks of at least
+ * this many rows each (a test may lower it to exercise many small blocks).
+ */
+extern int64_t gpo_rows_per_block;
+
+/* ---- vectors (vector.c) ---- */
+
+/* True if v is a well-formed vector (see gpo_check_vector). */
+extern bool gpo_vector_ok(const gpo_vector *v);
+/* Checks v as an argument; on failure writes why into ctx->detail. */
+extern gpo_status gpo_check_vector(gpo_ctx *ctx, const gpo_vector *v,
+								   const char *what);
+/* starts[c] = logical row of chunk c's first row; starts[nchunks] = total. */
+extern void gpo_chunk_starts(const gpo_vector *v, int64_t *starts);
+/* Index of the chunk holding logical row (the last chunk starting at or before it). */
+extern int32_t gpo_find_chunk(const gpo_vector *v, const int64_t *starts,
+							  int64_t row);
+/* Writes a formatted message into ctx->detail. */
+extern void gpo_set_detail(gpo_ctx *ctx, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
+
+/* A read or write position in a chunked vector. */
+typedef struct gpo_cursor
+{
+	const gpo_vector *v;
+	int32_t		c;				/* current chunk */
+	int64_t		off;			/* row within chunk c */
+} gpo_cursor;
+
+/* Positions cur at logical row of v (starts from gpo_chunk_starts). */
+extern void gpo_cursor_seek(gpo_cursor *cur, const gpo_vector *v,
+							const int64_t *starts, int64_t row);
+
+/* Rows left in cur's chunk, stepping over used-up and empty chunks; 0 at the end. */
+static inline int64_t
+gpo_cursor_avail(gpo_cursor *cur)
+{
+	const gpo_vector *v = cur->v;
+
+	while (cur->c < v->nchunks && cur->off >= v->chunks[cur->c].n)
+	{
+		cur->c++;
+		cur->off = 0;
+	}
+	return cur->c < v->nchunks ? v->chunks[cur->c].n - cur->off : 0;
+}
+
+/* The chunk cur points into (call gpo_cursor_avail first). */
+static inline gpo_chunk *
+gpo_cursor_chunk(const gpo_cursor *cur)
+{
+	return &cur->v->chunks[cur->c];
+}
+
+/*
+ * Sets or clears bit j of bitmap bm.  shared says another thread may write
+ * other bits of the same byte at the same time (the byte is then updated
+ * atomically).
+ */
+static inline void
+gpo_bit_put(uint8_t *bm, int64_t j, bool on, bool shared)
+{
+	uint8_t		mask = (uint8_t) (1u << (j & 7));
+
+	if (shared)
+	{
+		if (on)
+			__atomic_fetch_or(&bm[j >> 3], mask, __ATOMIC_RELAXED);
+		else
+			__atomic_fetch_and(&bm[j >> 3], (uint8_t) ~mask, __ATOMIC_RELAXED);
+	}
+	else if (on)
+		bm[j >> 3] |= mask;
+	else
+		bm[j >> 3] &= (uint8_t) ~mask;
+}
+
+/*
+ * True if output row r may share a validity byte with a row outside the
+ * range [lo, hi) that one thread writes: rows of one byte lie within 7 rows
+ * of each other.
+ */
+static inline bool
+gpo_edge_row(int64_t r, int64_t lo, int64_t hi)
+{
+	return r < lo + 8 || r + 8 > hi;
+}
+
+/* ---- scratch layout ---- */
+
+/* Carves aligned pieces out of a scratch buffer (or only sizes them). */
+typedef struct gpo_arena
+{
+	char	   *base;			/* NULL: only count bytes */
+	size_t		used;
+} gpo_arena;
+
+/* Takes bytes from the arena, 16-byte aligned; NULL when only sizing. */
+static inline void *
+gpo_arena_take(gpo_arena *a, size_t bytes)
+{
+	void	   *p;
+
+	a->used = (a->used + 15) & ~(size_t) 15;
+	p = a->base ? a->base + a->used : NULL;
+	a->used += bytes;
+	return p;
+}
+
+/* ---- OpenMP (omp.c) ---- */
+
+/* Blocks a CPU face splits n rows into under ctx (1 .. gpo_threads). */
+extern int	gpo_blocks(const gpo_ctx *ctx, int64_t n);
+/* Creates OpenMP's thread pool (at least nthreads) with every signal blocked. */
+extern void gpo_omp_prepare(int nthreads);
+/* First logical row of block b of nb over n rows. */
+static inline int64_t
+gpo_block_lo(int64_t n, int b, int nb)
+{
+	return (int64_t) ((__int128) n * b / nb);
+}
+
+/* ---- per-primitive argument checks and scratch sizes ---- */
+
+extern gpo_status gpo_scan_check(gpo_ctx *ctx, const gpo_vector *in,
+								 const gpo_vector *heads,
+								 const gpo_vector *out);
+extern size_t gpo_scan_scratch_bytes(const gpo_ctx *ctx, const gpo_vector *in,
+									 const gpo_vector *heads,
+									 const gpo_vector *out);
+extern gpo_status gpo_compact_check(gpo_ctx *ctx, const gpo_vector *mask,
+									uint32_t flags,
+									const gpo_vector *index_map,
+									const int64_t *count);
+extern size_t gpo_compact_scratch_bytes(const gpo_ctx *ctx,
+										const gpo_vector *mask,
+										const gpo_vector *index_map);
+extern gpo_status gpo_rle_check(gpo_ctx *ctx, const gpo_vector *in,
+								const gpo_vector *values,
+								const gpo_vector *starts,
+								const gpo_vector *lengths,
+								const int64_t *count);
+extern size_t gpo_rle_scratch_bytes(const gpo_ctx *ctx, const gpo_vector *in,
+									const gpo_vector *values,
+									const gpo_vector *starts,
+									const gpo_vector *lengths);
+
+#endif							/* GPO_INTERNAL_H */

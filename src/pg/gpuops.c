@@ -1,0 +1,104 @@
+/*
+ * gpuops.c
+ *	  Module load, GUCs, and the engine context built from them.
+ *
+ * _PG_init may run in the postmaster (shared_preload_libraries): it only
+ * defines GUCs.  It never touches CUDA and never starts threads; the engine
+ * initializes both lazily in the backend that first needs them.
+ */
+#include "gpuops.h"
+
+#include <limits.h>
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* gpuops.device values; the numbers are gpo_device's */
+static const struct config_enum_entry gpuops_device_options[] = {
+	{"auto", GPO_DEVICE_AUTO, false},
+	{"gpu", GPO_DEVICE_GPU, false},
+	{"cpu", GPO_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+int			gpuops_device = GPO_DEVICE_AUTO;
+int			gpuops_gpu_min_rows = 100000;
+int			gpuops_threads = 0;
+int			gpuops_chunk_size = 64 * 1024 * 1024;
+
+/* Define the gpuops.* GUCs and reserve their prefix. */
+void
+_PG_init(void)
+{
+	DefineCustomEnumVariable("gpuops.device",
+							 "Which face runs gpuops primitives: auto, gpu or cpu.",
+							 "auto takes the GPU when one is usable and the input has at "
+							 "least gpuops.gpu_min_rows rows, else the CPU; gpu fails "
+							 "when no GPU is usable.",
+							 &gpuops_device,
+							 GPO_DEVICE_AUTO,
+							 gpuops_device_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuops.gpu_min_rows",
+							"Smallest input, in rows, that gpuops.device = auto sends to the GPU.",
+							NULL,
+							&gpuops_gpu_min_rows,
+							100000,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuops.threads",
+							"Threads the CPU face uses; 0 means one per core.",
+							NULL,
+							&gpuops_threads,
+							0,
+							0, 1024,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuops.chunk_size",
+							"Largest column chunk handed to the engine.",
+							"Arrays are cut into zero-copy chunks of at most this many bytes.",
+							&gpuops_chunk_size,
+							64 * 1024 * 1024,
+							16, 1024 * 1024 * 1024,
+							PGC_USERSET,
+							GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("gpuops");
+}
+
+/* Fill an engine context from the current GUC settings. */
+void
+gpuops_ctx_init(gpo_ctx *ctx)
+{
+	gpo_ctx_init(ctx);
+	ctx->device = (gpo_device) gpuops_device;
+	ctx->gpu_min_rows = gpuops_gpu_min_rows;
+	ctx->threads = gpuops_threads;
+}
+
+/* Name of the current gpuops.device setting. */
+const char *
+gpuops_device_name(void)
+{
+	const struct config_enum_entry *e;
+
+	for (e = gpuops_device_options; e->name != NULL; e++)
+	{
+		if (e->val == gpuops_device)
+			return e->name;
+	}
+	return "unknown";
+}
