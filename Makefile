@@ -29,13 +29,14 @@ endif
 CUDA_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
 NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC $(CUDA_ARCH)
 
-CORE_SRCS = $(filter-out src/core/gpu_stub.c,$(wildcard src/core/*.c))
+STUB_SRCS = $(wildcard src/core/*stub.c)
+CORE_SRCS = $(filter-out $(STUB_SRCS),$(wildcard src/core/*.c))
 PG_SRCS = $(wildcard src/pg/*.c)
 ifeq ($(CUDA),1)
 KERNEL_OBJS = $(patsubst %.cu,%.o,$(wildcard kernels/*.cu))
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 else
-KERNEL_OBJS = src/core/gpu_stub.o
+KERNEL_OBJS = $(STUB_SRCS:.c=.o)
 CUDA_LIBS = -lpthread
 endif
 CORE_OBJS = $(CORE_SRCS:.c=.o) $(KERNEL_OBJS)
@@ -46,12 +47,10 @@ PG_CFLAGS = -fopenmp
 SHLIB_LINK = -fopenmp $(CUDA_LIBS)
 
 EXTRA_CLEAN = test/unit/test_core $(GPU_BENCHES) kernels/*.o src/core/*.o \
-	src/core/gpu_stub.o build-info.txt
-
-# no LLVM bitcode: the .cu objects have none, and the engine gains nothing from JIT
-with_llvm = no
+	build-info.txt
 
 # ---- targets that work before PostgreSQL's headers are installed ----
+.DEFAULT_GOAL := all
 .PHONY: test demo unittest gpubench build-info
 
 test:
@@ -59,6 +58,9 @@ test:
 
 demo:
 	bash scripts/demo.sh
+
+# no LLVM bitcode: the .cu objects have none, and the engine gains nothing from JIT
+override with_llvm = no
 
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifneq ($(PGXS),)

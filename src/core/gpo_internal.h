@@ -109,16 +109,19 @@ typedef struct gpo_arena
 	size_t		used;
 } gpo_arena;
 
-/* Takes bytes from the arena, 16-byte aligned; NULL when only sizing. */
+/*
+ * Takes bytes from the arena, 16-byte aligned in absolute terms (callers'
+ * scratch need only be malloc/palloc-aligned); NULL when only sizing.  Sizing
+ * pretends the worst-aligned base, so the size it counts fits any base.
+ */
 static inline void *
 gpo_arena_take(gpo_arena *a, size_t bytes)
 {
-	void	   *p;
+	uintptr_t	base = a->base ? (uintptr_t) a->base : 1;
+	uintptr_t	at = (base + a->used + 15) & ~(uintptr_t) 15;
 
-	a->used = (a->used + 15) & ~(size_t) 15;
-	p = a->base ? a->base + a->used : NULL;
-	a->used += bytes;
-	return p;
+	a->used = (size_t) (at - base) + bytes;
+	return a->base ? (void *) at : NULL;
 }
 
 /* ---- OpenMP (omp.c) ---- */
