@@ -12,6 +12,7 @@
 
 #include "fmgr.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 
 PG_MODULE_MAGIC;
 
@@ -87,6 +88,16 @@ gpuops_ctx_init(gpo_ctx *ctx)
 	ctx->device = (gpo_device) gpuops_device;
 	ctx->gpu_min_rows = gpuops_gpu_min_rows;
 	ctx->threads = gpuops_threads;
+}
+
+/* Scratch for the second phase of an engine call, GPUOPS_SCRATCH_ALIGN aligned. */
+void *
+gpuops_alloc_scratch(size_t scratch_bytes)
+{
+	char	   *raw = palloc_extended(scratch_bytes + GPUOPS_SCRATCH_ALIGN,
+									  MCXT_ALLOC_HUGE);
+
+	return (void *) TYPEALIGN(GPUOPS_SCRATCH_ALIGN, raw);
 }
 
 /* Name of the current gpuops.device setting. */

@@ -15,6 +15,13 @@
 
 #define GPUOPS_VERSION "0.1"
 
+/*
+ * Alignment of engine scratch: the engine carves 16-byte aligned pieces
+ * (holding __int128 sums) at offsets from the scratch base, so the base must
+ * be at least that aligned; palloc only guarantees MAXALIGN (8).
+ */
+#define GPUOPS_SCRATCH_ALIGN 64
+
 /* GUC values (gpuops.c) */
 extern int	gpuops_device;
 extern int	gpuops_gpu_min_rows;
@@ -25,6 +32,8 @@ extern int	gpuops_chunk_size;
 
 /* Fill an engine context from the current GUC settings. */
 extern void gpuops_ctx_init(gpo_ctx *ctx);
+/* Scratch for the second phase of an engine call, GPUOPS_SCRATCH_ALIGN aligned. */
+extern void *gpuops_alloc_scratch(size_t scratch_bytes);
 /* Name of the current gpuops.device setting ("auto", "gpu" or "cpu"). */
 extern const char *gpuops_device_name(void);
 

@@ -1,0 +1,89 @@
+-- the gpuops.* settings (the output is the same whatever gpuops.device the
+-- session starts with, and whether a GPU is usable or not)
+\set SHOW_CONTEXT never
+
+-- the settings exist once the library is loaded
+LOAD 'gpuops';
+SELECT name, unit, vartype, context, min_val, max_val, enumvals, boot_val
+  FROM pg_settings WHERE name LIKE 'gpuops.%' ORDER BY name;
+SHOW gpuops.chunk_size;
+
+-- gpuops.device
+SET gpuops.device = 'cpu';
+SELECT * FROM gpuops.rle(ARRAY[2, 2, 5, 2]);
+SET gpuops.device = 'auto';
+SELECT * FROM gpuops.rle(ARRAY[2, 2, 5, 2]);
+SET gpuops.device = 'AUTO';
+SHOW gpuops.device;
+SET gpuops.device = 'fast';
+-- gpuops.device = 'gpu' runs on the GPU when info() says one is usable, and
+-- otherwise fails with 55000 and a hint (the same output on every machine)
+SET gpuops.device = 'gpu';
+DO $$
+DECLARE
+	usable bool := (SELECT value::bool FROM gpuops.info() WHERE key = 'gpu_usable');
+	q text;
+	expect text;
+	got text;
+	st text;
+	msg text;
+	hint text;
+BEGIN
+	FOREACH q IN ARRAY ARRAY[
+		'SELECT gpuops.prefix_sum(ARRAY[1, 2, NULL, 3]::int8[])::text',
+		'SELECT gpuops.prefix_sum(ARRAY[0.5, 2]::float8[], false)::text',
+		'SELECT array_agg(r::text ORDER BY start_pos)::text FROM gpuops.rle(ARRAY[2, 2, 5, 2]) r',
+		'SELECT array_agg(u::text)::text FROM gpuops.unique(ARRAY[''a'', ''a'', ''b'']) u',
+		'SELECT gpuops.compact(ARRAY[1, 2, 3], ARRAY[false, true, true])::text']
+	LOOP
+		SET LOCAL gpuops.device = 'cpu';
+		EXECUTE q INTO expect;
+		SET LOCAL gpuops.device = 'gpu';
+		BEGIN
+			EXECUTE q INTO got;
+			IF usable AND got IS NOT DISTINCT FROM expect THEN
+				RAISE NOTICE 'ok: %', expect;
+			ELSE
+				RAISE NOTICE 'unexpected: % gave % (cpu: %, gpu usable: %)', q, got, expect, usable;
+			END IF;
+		EXCEPTION WHEN OTHERS THEN
+			GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT,
+				hint = PG_EXCEPTION_HINT;
+			IF NOT usable AND st = '55000'
+				AND msg = 'gpuops.device is "gpu" but no usable GPU was found'
+				AND hint = 'Set gpuops.device to ''auto'' or ''cpu''.' THEN
+				RAISE NOTICE 'ok: %', expect;
+			ELSE
+				RAISE NOTICE 'unexpected: % raised % % (hint %, gpu usable: %)', q, st, msg, hint, usable;
+			END IF;
+		END;
+	END LOOP;
+END
+$$;
+RESET gpuops.device;
+
+-- gpuops.gpu_min_rows, gpuops.threads
+SET gpuops.gpu_min_rows = 0;
+SET gpuops.gpu_min_rows = -1;
+SET gpuops.threads = 1;
+SELECT * FROM gpuops.rle(ARRAY[2, 2, 5, 2]);
+SELECT gpuops.prefix_sum(ARRAY[1, 2, 3]::int8[]);
+SET gpuops.threads = 1025;
+SET gpuops.threads = 0;
+RESET gpuops.gpu_min_rows;
+RESET gpuops.threads;
+
+-- gpuops.chunk_size takes byte units
+SET gpuops.chunk_size = 16;
+SHOW gpuops.chunk_size;
+SET gpuops.chunk_size = '1kB';
+SHOW gpuops.chunk_size;
+SET gpuops.chunk_size = '1GB';
+SHOW gpuops.chunk_size;
+SET gpuops.chunk_size = 15;
+SET gpuops.chunk_size = '2GB';
+RESET gpuops.chunk_size;
+SHOW gpuops.chunk_size;
+
+-- the prefix is reserved
+SET gpuops.no_such_setting = 1;
