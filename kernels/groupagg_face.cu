@@ -1,0 +1,227 @@
+/*
+ * groupagg_face.cu
+ *	  The group aggregation GPU face: uploads the chunked columns, runs the
+ *	  device-resident core (groupagg.cu), and finishes the accumulators into
+ *	  gpo_agg_out's types on the device before copying them back.
+ *
+ * The float64 rendering of an exact integer sum is made on the host from
+ * the 128-bit sum, so that it is rounded once and matches the CPU face.
+ */
+#include <string.h>
+
+#include "agg_cuda.cuh"
+#include "gpo_cuda.cuh"
+
+/* Writes group g's results in gpo_agg_out's layout (device arrays). */
+__global__ void
+gpo_k_groups_finish(gpo_cuda_groups r, gpo_type kt, int vt, gpo_agg_out o)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+	bool		kwide = kt == GPO_INT64 || kt == GPO_FLOAT64;
+	bool		vwide = vt == GPO_INT64 || vt == GPO_FLOAT64;
+	bool		vint = vt >= 0 && gpo_type_is_int((gpo_type) vt);
+
+	for (int64_t g = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; g < r.ngroups; g += stride)
+	{
+		int64_t		slot = r.d_slot ? r.d_slot[g] : g;
+		bool		keyed = g < r.nkeyed;
+		gpo_lacc	a;
+		bool		any;
+
+		gpo_dacc_load(r.acc, slot, a);
+		any = vt >= 0 && a.count > 0;
+		if (o.keys)
+		{
+			unsigned long long raw = keyed ? gpo_raw_of_code(kt, r.d_code[g]) : 0;
+
+			if (kwide)
+				((unsigned long long *) o.keys)[g] = raw;
+			else
+				((unsigned int *) o.keys)[g] = (unsigned int) raw;
+		}
+		if (o.key_valid)
+			o.key_valid[g] = keyed;
+		if (o.rows)
+			o.rows[g] = (int64_t) a.rows;
+		if (o.count)
+			o.count[g] = vt >= 0 ? (int64_t) a.count : 0;
+		if (o.isum)
+		{
+			__int128	s = any && vint ? a.isum : 0;
+
+			o.isum[g].lo = (uint64_t) s;
+			o.isum[g].hi = (int64_t) (s >> 64);
+		}
+		if (o.fsum)
+			o.fsum[g] = any && !vint ? a.fsum : 0.0;
+		if (o.min)
+		{
+			unsigned long long raw = any ? gpo_raw_of_code((gpo_type) vt, a.mn) : 0;
+
+			if (vwide)
+				((unsigned long long *) o.min)[g] = raw;
+			else
+				((unsigned int *) o.min)[g] = (unsigned int) raw;
+		}
+		if (o.max)
+		{
+			unsigned long long raw = any ? gpo_raw_of_code((gpo_type) vt, a.mx) : 0;
+
+			if (vwide)
+				((unsigned long long *) o.max)[g] = raw;
+			else
+				((unsigned int *) o.max)[g] = (unsigned int) raw;
+		}
+	}
+}
+
+/* Finishes ngroups results into device arrays (see gpo_agg_kernels.cuh). */
+gpo_status
+gpo_cuda_groups_finish(gpo_ctx *ctx, const gpo_cuda_groups *res, gpo_type kt,
+					   int vt, const gpo_agg_out *d_out)
+{
+	gpo_status	st = GPO_OK;
+
+	if (res->ngroups <= 0)
+		return GPO_OK;
+	gpo_k_groups_finish<<<gpo_cuda_blocks(res->ngroups), GPO_CUDA_THREADS>>>
+		(*res, kt, vt, *d_out);
+	GPO_CUDA_TRY(GPO_LAUNCHED());
+cleanup:
+	return st;
+}
+
+/* Finishes device results into the host arrays of out (see agg_cuda.cuh). */
+gpo_status
+gpo_cuda_groups_download(gpo_ctx *ctx, const gpo_cuda_groups *res, gpo_type kt,
+						 int vt, gpo_agg_out *out, gpo_dmem *mem)
+{
+	gpo_status	st = GPO_OK;
+	int64_t		ng = res->ngroups;
+	size_t		kw = gpo_cuda_type_size(kt);
+	size_t		vw = vt >= 0 ? gpo_cuda_type_size((gpo_type) vt) : 0;
+	bool		vint = vt >= 0 && gpo_type_is_int((gpo_type) vt);
+	bool		int_fsum = out->fsum != NULL && vint;
+	gpo_int128 *isum = out->isum;
+	gpo_agg_out d = {};
+
+	if (ng > out->capacity)
+	{
+		if (ctx != NULL)
+			snprintf(ctx->detail, sizeof(ctx->detail), "output holds %lld groups, %lld found",
+					 (long long) out->capacity, (long long) ng);
+		return GPO_ERR_CAPACITY;
+	}
+	if (ng == 0)
+		return GPO_OK;
+	d.capacity = ng;
+	if (out->keys)
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d.keys, kw * ng));
+	if (out->key_valid)
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d.key_valid, ng));
+	if (out->rows)
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d.rows, 8 * ng));
+	if (out->count)
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d.count, 8 * ng));
+	if (out->isum || int_fsum)
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d.isum, sizeof(gpo_int128) * ng));
+	if (out->fsum && !vint)
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d.fsum, 8 * ng));
+	if (out->min && vw > 0)
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d.min, vw * ng));
+	if (out->max && vw > 0)
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d.max, vw * ng));
+	GPO_TRY(gpo_cuda_groups_finish(ctx, res, kt, vt, &d));
+
+	if (d.keys)
+		GPO_CUDA_TRY(cudaMemcpy(out->keys, d.keys, kw * ng, cudaMemcpyDeviceToHost));
+	if (d.key_valid)
+		GPO_CUDA_TRY(cudaMemcpy(out->key_valid, d.key_valid, ng, cudaMemcpyDeviceToHost));
+	if (d.rows)
+		GPO_CUDA_TRY(cudaMemcpy(out->rows, d.rows, 8 * ng, cudaMemcpyDeviceToHost));
+	if (d.count)
+		GPO_CUDA_TRY(cudaMemcpy(out->count, d.count, 8 * ng, cudaMemcpyDeviceToHost));
+	if (d.isum)
+	{
+		if (isum == NULL)
+		{
+			isum = (gpo_int128 *) malloc(sizeof(gpo_int128) * ng);
+			if (isum == NULL)
+			{
+				st = GPO_ERR_NOMEM;
+				goto cleanup;
+			}
+		}
+		GPO_CUDA_TRY(cudaMemcpy(isum, d.isum, sizeof(gpo_int128) * ng, cudaMemcpyDeviceToHost));
+		if (int_fsum)
+			for (int64_t g = 0; g < ng; g++)
+				out->fsum[g] = (double) (__int128) (((unsigned __int128) (uint64_t) isum[g].hi << 64) |
+													isum[g].lo);
+	}
+	if (d.fsum)
+		GPO_CUDA_TRY(cudaMemcpy(out->fsum, d.fsum, 8 * ng, cudaMemcpyDeviceToHost));
+	if (out->fsum && vt < 0)
+		memset(out->fsum, 0, 8 * ng);
+	if (d.min)
+		GPO_CUDA_TRY(cudaMemcpy(out->min, d.min, vw * ng, cudaMemcpyDeviceToHost));
+	if (d.max)
+		GPO_CUDA_TRY(cudaMemcpy(out->max, d.max, vw * ng, cudaMemcpyDeviceToHost));
+cleanup:
+	if (isum != NULL && isum != out->isum)
+		free(isum);
+	return st;
+}
+
+/* Group aggregation GPU face (see gpo_agg.h). */
+extern "C" gpo_status
+gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
+				 int64_t est_groups, gpo_agg_strategy *strategy,
+				 gpo_agg_out *out, int64_t *ngroups)
+{
+	gpo_status	st = GPO_OK;
+	sigset_t	old;
+	gpo_dmem	mem = {};
+	int64_t		n = gpo_cuda_rows(keys);
+	size_t		kw = gpo_cuda_type_size(keys->type);
+	int			vt = values ? (int) values->type : -1;
+	size_t		vw = values ? gpo_cuda_type_size(values->type) : 0;
+	void	   *d_keys = NULL;
+	uint8_t    *d_kvalid = NULL;
+	void	   *d_vals = NULL;
+	uint8_t    *d_vvalid = NULL;
+	gpo_cuda_groups res;
+
+	memset(&res, 0, sizeof(res));
+	st = gpo_cuda_begin(ctx, &old);
+	if (st != GPO_OK)
+		goto cleanup;
+	if (n > INT32_MAX)
+	{
+		snprintf(ctx->detail, sizeof(ctx->detail), "the GPU group aggregation takes at most 2^31 - 1 rows");
+		st = GPO_ERR_INVALID;
+		goto cleanup;
+	}
+	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_keys, kw * (size_t) n));
+	GPO_TRY(gpo_cuda_upload(ctx, keys, kw, d_keys, n));
+	GPO_TRY(gpo_cuda_upload_valid(ctx, keys, n, &d_kvalid));
+	if (values != NULL)
+	{
+		GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_vals, vw * (size_t) n));
+		GPO_TRY(gpo_cuda_upload(ctx, values, vw, d_vals, n));
+		GPO_TRY(gpo_cuda_upload_valid(ctx, values, n, &d_vvalid));
+	}
+	GPO_TRY(gpo_cuda_groupagg(ctx, keys->type, d_keys, d_kvalid, vt, d_vals, d_vvalid, n,
+							  est_groups, *strategy, gpo_cuda_fields(out, vt), &mem, &res));
+	*strategy = res.used;
+	*ngroups = res.ngroups;
+	GPO_TRY(gpo_cuda_groups_download(ctx, &res, keys->type, vt, out, &mem));
+	GPO_CUDA_TRY(cudaDeviceSynchronize());
+cleanup:
+	if (d_kvalid != NULL)
+		cudaFree(d_kvalid);
+	if (d_vvalid != NULL)
+		cudaFree(d_vvalid);
+	gpo_dmem_release(&mem);
+	gpo_cuda_end(&old);
+	return st;
+}

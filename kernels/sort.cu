@@ -1,0 +1,376 @@
+/*
+ * sort.cu
+ *	  Stable radix sort of key/row pairs on the GPU: key codes (NULL keys
+ *	  set aside stably by one exclusive scan), the varying bit range, and
+ *	  CUB's DeviceRadixSort::SortPairs over only those bits.
+ *
+ * CUB instantiations are kept to three: SortPairs of (uint32, uint32) and
+ * (uint64, uint32) pairs and ExclusiveSum of uint32; the other aggregation
+ * files reach them through the launchers here.
+ */
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include "agg_cuda.cuh"
+#include "gpo_cuda.cuh"
+
+/* Codes and ids of rows without NULL keys: code[i], id i. */
+template <typename K>
+__global__ void
+gpo_k_codes_all(gpo_type kt, const void *d_keys, int64_t n, K *d_codes,
+				uint32_t *d_ids)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+	{
+		d_codes[i] = (K) gpo_code_of_raw(kt, gpo_dload(kt, d_keys, i), 1);
+		d_ids[i] = (uint32_t) i;
+	}
+}
+
+/* Validity bytes as uint32 flags, for the partition scan. */
+__global__ void
+gpo_k_valid_flags(const uint8_t *d_valid, int64_t n, uint32_t *d_flags)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		d_flags[i] = d_valid[i] != 0;
+}
+
+/* Stable partition: non-NULL rows to d_pos[i], NULL rows after nvalid. */
+template <typename K>
+__global__ void
+gpo_k_codes_part(gpo_type kt, const void *d_keys, const uint8_t *d_valid,
+				 const uint32_t *d_pos, int64_t n, int64_t nvalid, K *d_codes,
+				 uint32_t *d_ids)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+	{
+		int64_t		at;
+
+		if (d_valid[i])
+		{
+			at = d_pos[i];
+			d_codes[at] = (K) gpo_code_of_raw(kt, gpo_dload(kt, d_keys, i), 1);
+		}
+		else
+		{
+			at = nvalid + i - (int64_t) d_pos[i];
+			d_codes[at] = 0;
+		}
+		d_ids[at] = (uint32_t) i;
+	}
+}
+
+/* OR of code[i] ^ code[0] over n codes into *d_diff. */
+template <typename K>
+__global__ void
+gpo_k_code_diff(const K *d_codes, int64_t n, unsigned long long *d_diff)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+	unsigned long long c0 = d_codes[0];
+	unsigned long long acc = 0;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		acc |= (unsigned long long) d_codes[i] ^ c0;
+	for (int o = 16; o > 0; o >>= 1)
+		acc |= __shfl_xor_sync(0xffffffffu, acc, o);
+	if ((threadIdx.x & 31) == 0 && acc != 0)
+		atomicOr(d_diff, acc);
+}
+
+/* Keys of kt from sorted codes; rows from nvalid on are NULL (zeroed). */
+template <typename K>
+__global__ void
+gpo_k_decode_keys(gpo_type kt, const K *d_codes, int64_t n, int64_t nvalid,
+				  void *d_keys_out)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+	bool		wide = kt == GPO_INT64 || kt == GPO_FLOAT64;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+	{
+		unsigned long long raw = i < nvalid ? gpo_raw_of_code(kt, d_codes[i]) : 0;
+
+		if (wide)
+			((unsigned long long *) d_keys_out)[i] = raw;
+		else
+			((unsigned int *) d_keys_out)[i] = (unsigned int) raw;
+	}
+}
+
+/* Widens 32-bit row ids to 64-bit row numbers. */
+__global__ void
+gpo_k_widen_ids(const uint32_t *d_ids, int64_t n, int64_t *d_rows)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		d_rows[i] = d_ids[i];
+}
+
+/* Validity bytes of sorted keys: 1 below nvalid, else 0. */
+__global__ void
+gpo_k_sorted_valid(int64_t n, int64_t nvalid, uint8_t *d_valid)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		d_valid[i] = i < nvalid;
+}
+
+/* Exclusive sum of n uint32 values. */
+cudaError_t
+gpo_cuda_exsum_u32(const uint32_t *d_in, uint32_t *d_out, int64_t n,
+				   gpo_dmem *mem)
+{
+	void	   *d_temp = NULL;
+	size_t		temp_bytes = 0;
+	cudaError_t err;
+
+	if (n <= 0)
+		return cudaSuccess;
+	err = cub::DeviceScan::ExclusiveSum(NULL, temp_bytes, d_in, d_out, (int) n);
+	if (err == cudaSuccess)
+		err = gpo_dmem_alloc(mem, &d_temp, temp_bytes);
+	if (err == cudaSuccess)
+		err = cub::DeviceScan::ExclusiveSum(d_temp, temp_bytes, d_in, d_out, (int) n);
+	return err;
+}
+
+/*
+ * Sorts the first n of n_total (code, id) pairs by code bits [begin_bit,
+ * end_bit) with CUB; the unsorted tail follows them into whichever buffers
+ * hold the result.
+ */
+template <typename K>
+static cudaError_t
+sort_codes_t(K **d_codes, uint32_t **d_ids, int64_t n, int64_t n_total,
+			 int begin_bit, int end_bit, gpo_dmem *mem)
+{
+	K		   *d_alt_codes = NULL;
+	uint32_t   *d_alt_ids = NULL;
+	void	   *d_temp = NULL;
+	size_t		temp_bytes = 0;
+	cudaError_t err;
+
+	if (n <= 1 || begin_bit >= end_bit)
+		return cudaSuccess;
+	err = gpo_dmem_alloc(mem, (void **) &d_alt_codes, sizeof(K) * n_total);
+	if (err == cudaSuccess)
+		err = gpo_dmem_alloc(mem, (void **) &d_alt_ids, sizeof(uint32_t) * n_total);
+	if (err != cudaSuccess)
+		return err;
+	{
+		cub::DoubleBuffer<K> keys(*d_codes, d_alt_codes);
+		cub::DoubleBuffer<uint32_t> vals(*d_ids, d_alt_ids);
+
+		err = cub::DeviceRadixSort::SortPairs(NULL, temp_bytes, keys, vals, (int) n,
+											  begin_bit, end_bit);
+		if (err == cudaSuccess)
+			err = gpo_dmem_alloc(mem, &d_temp, temp_bytes);
+		if (err == cudaSuccess)
+			err = cub::DeviceRadixSort::SortPairs(d_temp, temp_bytes, keys, vals, (int) n,
+												  begin_bit, end_bit);
+		if (err == cudaSuccess && keys.Current() != *d_codes && n_total > n)
+			err = cudaMemcpy(keys.Current() + n, *d_codes + n, sizeof(K) * (n_total - n),
+							 cudaMemcpyDeviceToDevice);
+		if (err == cudaSuccess && vals.Current() != *d_ids && n_total > n)
+			err = cudaMemcpy(vals.Current() + n, *d_ids + n, sizeof(uint32_t) * (n_total - n),
+							 cudaMemcpyDeviceToDevice);
+		*d_codes = keys.Current();
+		*d_ids = vals.Current();
+	}
+	return err;
+}
+
+/* Sorts the first n of n_total (code, id) pairs by code bits. */
+cudaError_t
+gpo_cuda_sort_codes(bool wide, void **d_codes, uint32_t **d_ids, int64_t n,
+					int64_t n_total, int begin_bit, int end_bit, gpo_dmem *mem)
+{
+	if (wide)
+		return sort_codes_t<unsigned long long>((unsigned long long **) d_codes, d_ids,
+												n, n_total, begin_bit, end_bit, mem);
+	return sort_codes_t<unsigned int>((unsigned int **) d_codes, d_ids, n, n_total,
+									  begin_bit, end_bit, mem);
+}
+
+/* The bits [*begin, *end) in which n codes differ. */
+cudaError_t
+gpo_cuda_code_bits(bool wide, const void *d_codes, int64_t n, int *begin,
+				   int *end, gpo_dmem *mem)
+{
+	unsigned long long *d_diff = NULL;
+	unsigned long long diff = 0;
+	cudaError_t err;
+
+	*begin = 0;
+	*end = 0;
+	if (n <= 1)
+		return cudaSuccess;
+	err = gpo_dmem_alloc(mem, (void **) &d_diff, sizeof(*d_diff));
+	if (err == cudaSuccess)
+		err = cudaMemset(d_diff, 0, sizeof(*d_diff));
+	if (err != cudaSuccess)
+		return err;
+	if (wide)
+		gpo_k_code_diff<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+			((const unsigned long long *) d_codes, n, d_diff);
+	else
+		gpo_k_code_diff<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+			((const unsigned int *) d_codes, n, d_diff);
+	if ((err = cudaPeekAtLastError()) != cudaSuccess)
+		return err;
+	if ((err = cudaMemcpy(&diff, d_diff, sizeof(diff), cudaMemcpyDeviceToHost)) != cudaSuccess)
+		return err;
+	if (diff != 0)
+	{
+		*begin = __builtin_ctzll(diff);
+		*end = 64 - __builtin_clzll(diff);
+	}
+	return cudaSuccess;
+}
+
+/* Key codes and ids, non-NULL rows first (see agg_cuda.cuh). */
+cudaError_t
+gpo_cuda_key_codes(gpo_type kt, const void *d_keys, const uint8_t *d_valid,
+				   int64_t n, void **d_codes, uint32_t **d_ids,
+				   int64_t *nvalid, gpo_dmem *mem)
+{
+	bool		wide = kt == GPO_INT64 || kt == GPO_FLOAT64;
+	uint32_t   *d_pos = NULL;
+	uint32_t	last[2] = {0, 0};
+	cudaError_t err;
+
+	*nvalid = n;
+	err = gpo_dmem_alloc(mem, d_codes, (wide ? 8 : 4) * (size_t) (n + 1));
+	if (err == cudaSuccess)
+		err = gpo_dmem_alloc(mem, (void **) d_ids, 4 * (size_t) (n + 1));
+	if (err != cudaSuccess || n == 0)
+		return err;
+	if (d_valid == NULL)
+	{
+		if (wide)
+			gpo_k_codes_all<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+				(kt, d_keys, n, (unsigned long long *) *d_codes, *d_ids);
+		else
+			gpo_k_codes_all<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+				(kt, d_keys, n, (unsigned int *) *d_codes, *d_ids);
+		return cudaPeekAtLastError();
+	}
+	if ((err = gpo_dmem_alloc(mem, (void **) &d_pos, 4 * (size_t) n)) != cudaSuccess)
+		return err;
+	gpo_k_valid_flags<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>(d_valid, n, d_pos);
+	if ((err = cudaPeekAtLastError()) != cudaSuccess)
+		return err;
+	/* the last flag, then the scan in place (it reads before it writes) */
+	if ((err = cudaMemcpy(&last[0], d_pos + n - 1, 4, cudaMemcpyDeviceToHost)) != cudaSuccess)
+		return err;
+	if ((err = gpo_cuda_exsum_u32(d_pos, d_pos, n, mem)) != cudaSuccess)
+		return err;
+	if ((err = cudaMemcpy(&last[1], d_pos + n - 1, 4, cudaMemcpyDeviceToHost)) != cudaSuccess)
+		return err;
+	*nvalid = (int64_t) last[0] + last[1];
+	if (wide)
+		gpo_k_codes_part<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+			(kt, d_keys, d_valid, d_pos, n, *nvalid, (unsigned long long *) *d_codes, *d_ids);
+	else
+		gpo_k_codes_part<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+			(kt, d_keys, d_valid, d_pos, n, *nvalid, (unsigned int *) *d_codes, *d_ids);
+	return cudaPeekAtLastError();
+}
+
+/* Device-resident stable pair sort (see gpo_agg_kernels.cuh). */
+gpo_status
+gpo_cuda_sort_pairs(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
+					const uint8_t *d_valid, int64_t n, void *d_keys_out,
+					uint32_t *d_ids_out, int64_t *nvalid, gpo_dmem *mem)
+{
+	bool		wide = kt == GPO_INT64 || kt == GPO_FLOAT64;
+	void	   *d_codes = NULL;
+	uint32_t   *d_ids = NULL;
+	int			bb = 0,
+				eb = 0;
+	gpo_status	st = GPO_OK;
+
+	GPO_CUDA_TRY(gpo_cuda_key_codes(kt, d_keys, d_valid, n, &d_codes, &d_ids, nvalid, mem));
+	GPO_CUDA_TRY(gpo_cuda_code_bits(wide, d_codes, *nvalid, &bb, &eb, mem));
+	GPO_CUDA_TRY(gpo_cuda_sort_codes(wide, &d_codes, &d_ids, *nvalid, n, bb, eb, mem));
+	if (d_keys_out != NULL && n > 0)
+	{
+		if (wide)
+			gpo_k_decode_keys<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+				(kt, (const unsigned long long *) d_codes, n, *nvalid, d_keys_out);
+		else
+			gpo_k_decode_keys<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+				(kt, (const unsigned int *) d_codes, n, *nvalid, d_keys_out);
+		GPO_CUDA_TRY(GPO_LAUNCHED());
+	}
+	if (d_ids_out != NULL && n > 0)
+		GPO_CUDA_TRY(cudaMemcpy(d_ids_out, d_ids, 4 * (size_t) n, cudaMemcpyDeviceToDevice));
+	GPO_CUDA_TRY(cudaDeviceSynchronize());
+cleanup:
+	return st;
+}
+
+/* Sort GPU face (see gpo_agg.h). */
+extern "C" gpo_status
+gpo_sort_pairs_gpu(gpo_ctx *ctx, const gpo_vector *keys, gpo_vector *keys_out,
+				   gpo_vector *rows_out)
+{
+	gpo_status	st = GPO_OK;
+	sigset_t	old;
+	gpo_dmem	mem = {};
+	int64_t		n = gpo_cuda_rows(keys);
+	size_t		w = gpo_cuda_type_size(keys->type);
+	void	   *d_keys = NULL;
+	uint8_t    *d_valid = NULL;
+	void	   *d_kout = NULL;
+	uint32_t   *d_ids = NULL;
+	int64_t    *d_rows = NULL;
+	uint8_t    *d_vout = NULL;
+	int64_t		nvalid = 0;
+
+	if ((st = gpo_cuda_begin(ctx, &old)) != GPO_OK)
+		goto done;
+	if (n > INT32_MAX)
+	{
+		snprintf(ctx->detail, sizeof(ctx->detail), "the GPU sort takes at most 2^31 - 1 rows");
+		st = GPO_ERR_INVALID;
+		goto cleanup;
+	}
+	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_keys, w * (size_t) n));
+	GPO_TRY(gpo_cuda_upload(ctx, keys, w, d_keys, n));
+	GPO_TRY(gpo_cuda_upload_valid(ctx, keys, n, &d_valid));
+	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_kout, w * (size_t) n));
+	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, (void **) &d_ids, 4 * (size_t) n));
+	GPO_TRY(gpo_cuda_sort_pairs(ctx, keys->type, d_keys, d_valid, n, d_kout, d_ids,
+								&nvalid, &mem));
+	if (keys_out != NULL && n > 0)
+	{
+		GPO_CUDA_TRY(gpo_dmem_alloc(&mem, (void **) &d_vout, (size_t) n));
+		gpo_k_sorted_valid<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>(n, nvalid, d_vout);
+		GPO_CUDA_TRY(GPO_LAUNCHED());
+		GPO_TRY(gpo_cuda_download(ctx, keys_out, w, d_kout, n));
+		GPO_TRY(gpo_cuda_download_valid(ctx, keys_out, d_vout, n));
+	}
+	if (rows_out != NULL && n > 0)
+	{
+		GPO_CUDA_TRY(gpo_dmem_alloc(&mem, (void **) &d_rows, 8 * (size_t) n));
+		gpo_k_widen_ids<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>(d_ids, n, d_rows);
+		GPO_CUDA_TRY(GPO_LAUNCHED());
+		GPO_TRY(gpo_cuda_download(ctx, rows_out, 8, d_rows, n));
+	}
+cleanup:
+	if (d_valid != NULL)
+		cudaFree(d_valid);
+	gpo_dmem_release(&mem);
+	gpo_cuda_end(&old);
+done:
+	return st;
+}

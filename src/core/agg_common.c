@@ -1,0 +1,258 @@
+/*
+ * agg_common.c
+ *	  Shared parts of the aggregation primitives: order codes, result
+ *	  stores, the strategy chooser, and the dispatchers' face choice.
+ *
+ * The face-choice helpers follow dispatch.c's rules exactly (device CPU /
+ * GPU / AUTO with gpu_min_rows; AUTO falls back to the CPU on device
+ * errors); dispatch.c keeps its own copies static.
+ */
+#include <string.h>
+
+#include "gpo_agg_internal.h"
+
+/* Key order code of the value at p. */
+uint64_t
+gpo_key_code(gpo_type type, const void *p)
+{
+	return gpo_code_of_raw(type, gpo_raw_at(type, p, 0), 1);
+}
+
+/* Value order code (min/max) of the value at p. */
+uint64_t
+gpo_value_code(gpo_type type, const void *p)
+{
+	return gpo_code_of_raw(type, gpo_raw_at(type, p, 0), 0);
+}
+
+/* Writes the value of type whose code is code into *p. */
+void
+gpo_code_decode(gpo_type type, uint64_t code, void *p)
+{
+	uint64_t	raw = gpo_raw_of_code(type, code);
+
+	if (type == GPO_INT64 || type == GPO_FLOAT64)
+		memcpy(p, &raw, 8);
+	else
+	{
+		uint32_t	r32 = (uint32_t) raw;
+
+		memcpy(p, &r32, 4);
+	}
+}
+
+/* Writes accumulator a as entry g of out. */
+void
+gpo_acc_store(gpo_agg_out *out, int64_t g, const gpo_acc *a, gpo_type vt,
+			  bool has_values)
+{
+	bool		any = has_values && a->count > 0;
+	size_t		vsize = has_values ? gpo_type_size(vt) : 0;
+
+	if (out->rows)
+		out->rows[g] = a->rows;
+	if (out->count)
+		out->count[g] = has_values ? a->count : 0;
+	if (out->isum)
+	{
+		__int128	s = (any && gpo_type_is_int(vt)) ? a->isum : 0;
+
+		out->isum[g].lo = (uint64_t) s;
+		out->isum[g].hi = (int64_t) (s >> 64);
+	}
+	if (out->fsum)
+	{
+		if (!any)
+			out->fsum[g] = 0.0;
+		else if (gpo_type_is_int(vt))
+			out->fsum[g] = (double) a->isum;
+		else
+			out->fsum[g] = a->fsum;
+	}
+	if (out->min && vsize > 0)
+	{
+		char	   *dst = (char *) out->min + g * vsize;
+
+		if (any)
+			gpo_code_decode(vt, a->mn, dst);
+		else
+			memset(dst, 0, vsize);
+	}
+	if (out->max && vsize > 0)
+	{
+		char	   *dst = (char *) out->max + g * vsize;
+
+		if (any)
+			gpo_code_decode(vt, a->mx, dst);
+		else
+			memset(dst, 0, vsize);
+	}
+}
+
+/* Writes key code (or the NULL key) as entry g of out. */
+void
+gpo_key_store(gpo_agg_out *out, int64_t g, gpo_type kt, bool valid,
+			  uint64_t code)
+{
+	size_t		ksize = gpo_type_size(kt);
+
+	if (out->keys)
+	{
+		char	   *dst = (char *) out->keys + g * ksize;
+
+		if (valid)
+			gpo_code_decode(kt, code, dst);
+		else
+			memset(dst, 0, ksize);
+	}
+	if (out->key_valid)
+		out->key_valid[g] = valid ? 1 : 0;
+}
+
+/* True for a key type of sort and group aggregation. */
+bool
+gpo_agg_key_type_ok(gpo_type t)
+{
+	return t == GPO_INT32 || t == GPO_UINT32 || t == GPO_INT64 ||
+		t == GPO_FLOAT32 || t == GPO_FLOAT64;
+}
+
+/* True for a value type of the aggregates. */
+bool
+gpo_agg_value_type_ok(gpo_type t)
+{
+	return t == GPO_INT32 || t == GPO_INT64 || t == GPO_FLOAT32 ||
+		t == GPO_FLOAT64;
+}
+
+/* The chooser (see gpo_agg.h). */
+gpo_agg_strategy
+gpo_agg_choose(gpo_type key_type, int64_t nvalid, uint64_t min_code,
+			   uint64_t max_code, int64_t est_groups)
+{
+	uint64_t	span = max_code - min_code;		/* range - 1 */
+	int64_t		bound;
+
+	if (nvalid <= 0)
+		return GPO_AGG_SORT;
+	if (gpo_type_is_int(key_type) && span < (uint64_t) GPO_AGG_DENSE_MAX_RANGE &&
+		(int64_t) span < 2 * nvalid + 65536)
+		return GPO_AGG_DENSE;
+	bound = nvalid;
+	if (gpo_type_is_int(key_type) && span < (uint64_t) bound)
+		bound = (int64_t) span + 1;
+	if (est_groups > 0 && est_groups < bound)
+		bound = est_groups;
+	return bound <= GPO_AGG_HASH_MAX_GROUPS ? GPO_AGG_HASH : GPO_AGG_SORT;
+}
+
+/* Name of a strategy. */
+const char *
+gpo_agg_strategy_name(gpo_agg_strategy s)
+{
+	switch (s)
+	{
+		case GPO_AGG_AUTO:
+			return "auto";
+		case GPO_AGG_DENSE:
+			return "dense";
+		case GPO_AGG_HASH:
+			return "hash";
+		case GPO_AGG_SORT:
+			return "sort";
+	}
+	return "?";
+}
+
+/* Clears ctx's outputs; false when ctx is NULL. */
+bool
+gpo_agg_call_begin(gpo_ctx *ctx)
+{
+	if (ctx == NULL)
+		return false;
+	ctx->detail[0] = '\0';
+	ctx->used = GPO_DEVICE_AUTO;
+	return true;
+}
+
+/* Answers the scratch query or checks the scratch; true when finished. */
+bool
+gpo_agg_scratch_phase(gpo_ctx *ctx, void *scratch, size_t *scratch_bytes,
+					  size_t need, gpo_status *st)
+{
+	if (scratch == NULL)
+	{
+		if (scratch_bytes == NULL)
+		{
+			gpo_set_detail(ctx, "scratch and scratch_bytes are both NULL");
+			*st = GPO_ERR_INVALID;
+		}
+		else
+		{
+			*scratch_bytes = need;
+			*st = GPO_OK;
+		}
+		return true;
+	}
+	if (scratch_bytes != NULL && *scratch_bytes < need)
+	{
+		gpo_set_detail(ctx, "scratch of %zu bytes is smaller than the %zu bytes needed",
+					   *scratch_bytes, need);
+		*st = GPO_ERR_INVALID;
+		return true;
+	}
+	return false;
+}
+
+/* Picks the face for rows input rows. */
+gpo_status
+gpo_agg_pick_face(gpo_ctx *ctx, int64_t rows, gpo_device *face)
+{
+	switch (ctx->device)
+	{
+		case GPO_DEVICE_CPU:
+			*face = GPO_DEVICE_CPU;
+			return GPO_OK;
+		case GPO_DEVICE_GPU:
+			if (!gpo_gpu_available())
+			{
+				gpo_device_info info;
+
+				memset(&info, 0, sizeof(info));
+				gpo_gpu_info(&info);
+				gpo_set_detail(ctx, "device = gpu, but no GPU is usable: %s",
+							   info.error[0] ? info.error : "unknown reason");
+				return GPO_ERR_NO_DEVICE;
+			}
+			*face = GPO_DEVICE_GPU;
+			return GPO_OK;
+		case GPO_DEVICE_AUTO:
+			*face = (gpo_gpu_available() && rows >= ctx->gpu_min_rows) ?
+				GPO_DEVICE_GPU : GPO_DEVICE_CPU;
+			return GPO_OK;
+	}
+	gpo_set_detail(ctx, "unknown device %d", (int) ctx->device);
+	return GPO_ERR_INVALID;
+}
+
+/* After the GPU face returned st: true if AUTO should run the CPU face. */
+bool
+gpo_agg_gpu_fell_back(gpo_ctx *ctx, gpo_status st)
+{
+	char		why[sizeof(ctx->detail)];
+
+	if (ctx->device != GPO_DEVICE_AUTO)
+		return false;
+	if (st != GPO_ERR_NO_DEVICE && st != GPO_ERR_DEVICE &&
+		st != GPO_ERR_DEVICE_NOMEM)
+		return false;
+	memcpy(why, ctx->detail, sizeof(why));
+	why[sizeof(why) - 1] = '\0';
+	if (why[0])
+		gpo_set_detail(ctx, "GPU failed (%s: %s); ran on the CPU",
+					   gpo_status_text(st), why);
+	else
+		gpo_set_detail(ctx, "GPU failed (%s); ran on the CPU",
+					   gpo_status_text(st));
+	return true;
+}

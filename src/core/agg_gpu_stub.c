@@ -1,0 +1,57 @@
+/*
+ * agg_gpu_stub.c
+ *	  GPU faces of the aggregation primitives for a build without CUDA.
+ *
+ * These are weak definitions: in a CUDA build the strong ones in
+ * kernels/{sort,segreduce,groupagg}.cu replace them at link time, so this
+ * file is compiled in every build.
+ */
+#include "gpo_agg_internal.h"
+
+/* Text every stub face reports. */
+static const char no_cuda[] = "built without CUDA";
+
+/* Sort GPU face: unavailable in this build. */
+__attribute__((weak)) gpo_status
+gpo_sort_pairs_gpu(gpo_ctx *ctx, const gpo_vector *keys, gpo_vector *keys_out,
+				   gpo_vector *rows_out)
+{
+	(void) keys;
+	(void) keys_out;
+	(void) rows_out;
+	if (ctx != NULL)
+		gpo_set_detail(ctx, "%s", no_cuda);
+	return GPO_ERR_NO_DEVICE;
+}
+
+/* Segmented reduction GPU face: unavailable in this build. */
+__attribute__((weak)) gpo_status
+gpo_segreduce_gpu(gpo_ctx *ctx, const gpo_vector *values,
+				  const gpo_vector *offsets, int64_t nsegs, gpo_agg_out *out)
+{
+	(void) values;
+	(void) offsets;
+	(void) nsegs;
+	(void) out;
+	if (ctx != NULL)
+		gpo_set_detail(ctx, "%s", no_cuda);
+	return GPO_ERR_NO_DEVICE;
+}
+
+/* Group aggregation GPU face: unavailable in this build. */
+__attribute__((weak)) gpo_status
+gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys,
+				 const gpo_vector *values, int64_t est_groups,
+				 gpo_agg_strategy *strategy, gpo_agg_out *out,
+				 int64_t *ngroups)
+{
+	(void) keys;
+	(void) values;
+	(void) est_groups;
+	(void) strategy;
+	(void) out;
+	(void) ngroups;
+	if (ctx != NULL)
+		gpo_set_detail(ctx, "%s", no_cuda);
+	return GPO_ERR_NO_DEVICE;
+}

@@ -1,0 +1,202 @@
+/*
+ * gpo_agg.h
+ *	  The gpuops engine's aggregation primitives: stable radix sort of
+ *	  key/row pairs, segment offsets, segmented reduction and GROUP BY
+ *	  aggregation with three strategies (dense, hash, sort).
+ *
+ * Plain C11 (usable from C++ and nvcc); never includes postgres.h.  Same
+ * conventions as gpo.h: every primitive has a dispatcher gpo_X that checks
+ * its arguments, answers the two-phase scratch query (scratch == NULL: store
+ * the host scratch bytes in *scratch_bytes and return GPO_OK) and runs
+ * gpo_X_cpu (OpenMP) or gpo_X_gpu (CUDA).  AUTO falls back to the CPU face
+ * when the GPU face fails with a device error.
+ *
+ * Key order is PostgreSQL's: integers by value; floats -Inf < ... < -0.0 ==
+ * 0.0 < ... < Inf < NaN, every NaN equal to every NaN; NULL keys last.
+ * Float keys are canonicalized (-0.0 -> +0.0, any NaN -> the quiet NaN
+ * 0x7ff8... / 0x7fc00000) before they are ordered, grouped or returned.
+ */
+#ifndef GPO_AGG_H
+#define GPO_AGG_H
+
+#include "gpo.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/*
+ * An exact signed 128-bit integer: hi * 2^64 + lo (two's complement over
+ * both words).  Integer sums are accumulated and returned in this form.
+ */
+typedef struct gpo_int128
+{
+	uint64_t	lo;
+	int64_t		hi;
+} gpo_int128;
+
+/* How gpo_groupagg forms its groups. */
+typedef enum gpo_agg_strategy
+{
+	GPO_AGG_AUTO = 0,			/* let the chooser decide */
+	GPO_AGG_DENSE,				/* one slot per key value of [min, max] */
+	GPO_AGG_HASH,				/* open-addressing hash table */
+	GPO_AGG_SORT				/* sort -> run boundaries -> segmented reduce */
+} gpo_agg_strategy;
+
+/* Dense is possible for integer keys whose max - min + 1 is at most this. */
+#define GPO_AGG_DENSE_MAX_RANGE		(INT64_C(1) << 22)
+/* The chooser prefers hash up to this many (estimated) groups, then sort. */
+#define GPO_AGG_HASH_MAX_GROUPS		(INT64_C(1) << 25)
+
+/*
+ * Per-group (per-segment) results, as caller-owned arrays of capacity
+ * entries each.  Any array may be NULL (not wanted).  Entry g describes
+ * group g:
+ *   keys       group key (key type; gpo_groupagg only), canonical for
+ *              floats; 0 for the NULL-key group
+ *   key_valid  1 for a key, 0 for the NULL-key group (gpo_groupagg only)
+ *   rows       rows in the group: count(*)
+ *   count      non-NULL values: count(x)
+ *   isum       exact sum of integer values; 0 for float values
+ *   fsum       float64 sum of float values; for integer values the exact
+ *              sum rounded once to float64
+ *   min, max   value type; PostgreSQL order for floats (a NaN value makes
+ *              max NaN, and min NaN only when every value is NaN), with
+ *              -0.0 ordered before 0.0 so that the result is deterministic
+ * When count is 0 (no value, or no value vector) sum, min and max are NULL
+ * in SQL terms; the arrays then hold 0.
+ */
+typedef struct gpo_agg_out
+{
+	int64_t		capacity;
+	void	   *keys;
+	uint8_t    *key_valid;
+	int64_t    *rows;
+	int64_t    *count;
+	gpo_int128 *isum;
+	double	   *fsum;
+	void	   *min;
+	void	   *max;
+} gpo_agg_out;
+
+/* ---- order codes (agg_common.c) ----
+ *
+ * The order-preserving bit transforms every face uses.  A key code orders
+ * keys as PostgreSQL does (floats canonicalized first), in the low 32 bits
+ * for 4-byte types; a value code orders min/max values (NaN canonical,
+ * -0.0 below 0.0).  *p points at one value of type.
+ */
+extern uint64_t gpo_key_code(gpo_type type, const void *p);
+extern uint64_t gpo_value_code(gpo_type type, const void *p);
+/* Writes the value (key type) whose key or value code is code into *p. */
+extern void gpo_code_decode(gpo_type type, uint64_t code, void *p);
+
+/* ---- stable radix sort of key/row pairs (sort.c) ----
+ *
+ * Orders the rows of keys (INT32, UINT32, INT64, FLOAT32, FLOAT64) by key,
+ * stably: equal keys keep their row order; NULL keys come last, in row
+ * order.  Only the key bits that vary are sorted.  Outputs (each may be
+ * NULL, capacity must cover keys' rows, spare capacity untouched):
+ *   keys_out (keys' type): the sorted keys, floats canonicalized; where a
+ *            chunk has a validity bitmap the NULL tail is marked invalid
+ *            (its data is 0);
+ *   rows_out (INT64): the 0-based logical row of each sorted key.
+ * The GPU face handles up to 2^31 - 1 rows (AUTO takes the CPU above).
+ */
+extern gpo_status gpo_sort_pairs(gpo_ctx *ctx, const gpo_vector *keys,
+								 gpo_vector *keys_out, gpo_vector *rows_out,
+								 void *scratch, size_t *scratch_bytes);
+extern gpo_status gpo_sort_pairs_cpu(gpo_ctx *ctx, const gpo_vector *keys,
+									 gpo_vector *keys_out,
+									 gpo_vector *rows_out, void *scratch);
+extern gpo_status gpo_sort_pairs_gpu(gpo_ctx *ctx, const gpo_vector *keys,
+									 gpo_vector *keys_out,
+									 gpo_vector *rows_out);
+
+/* ---- segment offsets (segreduce.c) ----
+ *
+ * offsets[s] = lengths[0] + ... + lengths[s - 1] for s = 0 .. n, so
+ * offsets holds n + 1 entries (the last is the total), and *total gets the
+ * total.  lengths and offsets are INT64; a negative length or a NULL
+ * length is GPO_ERR_INVALID; a total beyond INT64_MAX is GPO_ERR_OVERFLOW.
+ * Built on gpo_scan; its scratch is gpo_scan's.
+ */
+extern gpo_status gpo_segment_offsets(gpo_ctx *ctx, const gpo_vector *lengths,
+									  gpo_vector *offsets, int64_t *total,
+									  void *scratch, size_t *scratch_bytes);
+
+/* ---- segmented reduction (segreduce.c) ----
+ *
+ * Segment s is rows [offsets[s], offsets[s + 1]) of values; offsets (INT64)
+ * holds nsegs + 1 nondecreasing entries from 0 to values' rows.  Fills
+ * out's rows, count, isum, fsum, min and max (keys and key_valid are not
+ * used) for every segment, empty ones included.  values (INT32, INT64,
+ * FLOAT32, FLOAT64, with NULLs) may be NULL: then only rows is meaningful
+ * and offsets must end at any total.  out->capacity < nsegs gives
+ * GPO_ERR_CAPACITY.  Row-parallel on both faces: a few huge segments run as
+ * fast as many small ones.
+ */
+extern gpo_status gpo_segreduce(gpo_ctx *ctx, const gpo_vector *values,
+								const gpo_vector *offsets, int64_t nsegs,
+								gpo_agg_out *out, void *scratch,
+								size_t *scratch_bytes);
+extern gpo_status gpo_segreduce_cpu(gpo_ctx *ctx, const gpo_vector *values,
+									const gpo_vector *offsets, int64_t nsegs,
+									gpo_agg_out *out, void *scratch);
+extern gpo_status gpo_segreduce_gpu(gpo_ctx *ctx, const gpo_vector *values,
+									const gpo_vector *offsets, int64_t nsegs,
+									gpo_agg_out *out);
+
+/* ---- group aggregation (groupagg.c) ----
+ *
+ * GROUP BY keys (INT32, UINT32, INT64, FLOAT32, FLOAT64) with aggregates of
+ * values (as gpo_segreduce; NULL = count(*) only; same rows as keys, chunk
+ * boundaries may differ).  One output entry per distinct key, ordered by
+ * key; the NULL-key group (if any) is last.  *ngroups gets the number of
+ * groups; if out->capacity is smaller, nothing is written but *ngroups,
+ * and the call returns GPO_ERR_CAPACITY (retry with more room).
+ *
+ * *strategy says which strategy to use (GPO_AGG_AUTO: gpo_agg_choose on the
+ * observed key range and est_groups, the planner's estimate of distinct
+ * keys, <= 0 when unknown) and receives the one used.  Dense needs integer
+ * keys with range at most GPO_AGG_DENSE_MAX_RANGE; forcing it otherwise is
+ * GPO_ERR_INVALID.  Every strategy and face gives identical results except
+ * fsum, whose rounding depends on the summation order.
+ *
+ * The working memory depends on the data (the groups found), so both faces
+ * allocate it themselves: the scratch query answers 0 bytes, and scratch
+ * may be any non-NULL pointer.
+ */
+extern gpo_status gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys,
+							   const gpo_vector *values, int64_t est_groups,
+							   gpo_agg_strategy *strategy, gpo_agg_out *out,
+							   int64_t *ngroups, void *scratch,
+							   size_t *scratch_bytes);
+extern gpo_status gpo_groupagg_cpu(gpo_ctx *ctx, const gpo_vector *keys,
+								   const gpo_vector *values,
+								   int64_t est_groups,
+								   gpo_agg_strategy *strategy,
+								   gpo_agg_out *out, int64_t *ngroups);
+extern gpo_status gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys,
+								   const gpo_vector *values,
+								   int64_t est_groups,
+								   gpo_agg_strategy *strategy,
+								   gpo_agg_out *out, int64_t *ngroups);
+
+/*
+ * The chooser: the strategy for nvalid non-NULL keys of key_type whose key
+ * codes span [min_code, max_code], given est_groups (<= 0 unknown).
+ */
+extern gpo_agg_strategy gpo_agg_choose(gpo_type key_type, int64_t nvalid,
+									   uint64_t min_code, uint64_t max_code,
+									   int64_t est_groups);
+/* Name of a strategy, for EXPLAIN and messages. */
+extern const char *gpo_agg_strategy_name(gpo_agg_strategy s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPO_AGG_H */

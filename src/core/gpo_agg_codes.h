@@ -1,0 +1,158 @@
+/*
+ * gpo_agg_codes.h
+ *	  Order-preserving bit transforms shared by the CPU faces (C) and the
+ *	  GPU faces (CUDA): one definition of key order, value order and the
+ *	  decoding back, so that every face groups and orders alike.
+ *
+ * Key codes: INT32 -> bits ^ 2^31, UINT32 -> bits, INT64 -> bits ^ 2^63
+ * (4-byte types in the low 32 bits).  Floats: canonicalize (-0.0 -> +0.0,
+ * any NaN -> the positive quiet NaN), then flip every bit of a negative
+ * value and only the sign bit of a positive one, so that unsigned order is
+ * -Inf < ... < 0.0 < ... < Inf < NaN.  Value codes (for min/max) are the
+ * same but leave -0.0 alone, so that -0.0 orders just below 0.0.
+ */
+#ifndef GPO_AGG_CODES_H
+#define GPO_AGG_CODES_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "gpo.h"
+
+#ifdef __CUDACC__
+#define GPO_HD __host__ __device__ __forceinline__
+#else
+#define GPO_HD static inline
+#endif
+
+/* The canonical quiet NaNs every face reports. */
+#define GPO_NAN64_BITS	UINT64_C(0x7ff8000000000000)
+#define GPO_NAN32_BITS	UINT32_C(0x7fc00000)
+
+/* Order code of float64 bits; canonical_zero folds -0.0 into +0.0. */
+GPO_HD uint64_t
+gpo_f64_code(uint64_t bits, int canonical_zero)
+{
+	if ((bits & UINT64_C(0x7fffffffffffffff)) > UINT64_C(0x7ff0000000000000))
+		bits = GPO_NAN64_BITS;
+	else if (canonical_zero && bits == UINT64_C(0x8000000000000000))
+		bits = 0;
+	return (bits >> 63) ? ~bits : bits | UINT64_C(0x8000000000000000);
+}
+
+/* Order code of float32 bits; canonical_zero folds -0.0 into +0.0. */
+GPO_HD uint32_t
+gpo_f32_code(uint32_t bits, int canonical_zero)
+{
+	if ((bits & UINT32_C(0x7fffffff)) > UINT32_C(0x7f800000))
+		bits = GPO_NAN32_BITS;
+	else if (canonical_zero && bits == UINT32_C(0x80000000))
+		bits = 0;
+	return (bits >> 31) ? ~bits : bits | UINT32_C(0x80000000);
+}
+
+/* Float64 bits of an order code. */
+GPO_HD uint64_t
+gpo_f64_uncode(uint64_t code)
+{
+	return (code >> 63) ? code ^ UINT64_C(0x8000000000000000) : ~code;
+}
+
+/* Float32 bits of an order code. */
+GPO_HD uint32_t
+gpo_f32_uncode(uint32_t code)
+{
+	return (code >> 31) ? code ^ UINT32_C(0x80000000) : ~code;
+}
+
+/* Code of raw value bits (4-byte types in the low 32 bits of raw). */
+GPO_HD uint64_t
+gpo_code_of_raw(gpo_type type, uint64_t raw, int canonical_zero)
+{
+	switch (type)
+	{
+		case GPO_INT32:
+			return (uint32_t) raw ^ UINT32_C(0x80000000);
+		case GPO_UINT32:
+			return (uint32_t) raw;
+		case GPO_INT64:
+			return raw ^ UINT64_C(0x8000000000000000);
+		case GPO_FLOAT32:
+			return gpo_f32_code((uint32_t) raw, canonical_zero);
+		case GPO_FLOAT64:
+			return gpo_f64_code(raw, canonical_zero);
+		default:
+			return raw;
+	}
+}
+
+/* Raw value bits of a code (inverse of gpo_code_of_raw). */
+GPO_HD uint64_t
+gpo_raw_of_code(gpo_type type, uint64_t code)
+{
+	switch (type)
+	{
+		case GPO_INT32:
+			return (uint32_t) code ^ UINT32_C(0x80000000);
+		case GPO_UINT32:
+			return (uint32_t) code;
+		case GPO_INT64:
+			return code ^ UINT64_C(0x8000000000000000);
+		case GPO_FLOAT32:
+			return gpo_f32_uncode((uint32_t) code);
+		case GPO_FLOAT64:
+			return gpo_f64_uncode(code);
+		default:
+			return code;
+	}
+}
+
+/* Raw bits of value i of a column of type (4-byte types zero-extended). */
+GPO_HD uint64_t
+gpo_raw_at(gpo_type type, const void *data, int64_t i)
+{
+	if (type == GPO_INT64 || type == GPO_FLOAT64)
+		return ((const uint64_t *) data)[i];
+	return ((const uint32_t *) data)[i];
+}
+
+/* True for the integer value and key types. */
+GPO_HD int
+gpo_type_is_int(gpo_type type)
+{
+	return type == GPO_INT32 || type == GPO_UINT32 || type == GPO_INT64;
+}
+
+/* Signed integer value of raw bits of an integer type. */
+GPO_HD int64_t
+gpo_int_of_raw(gpo_type type, uint64_t raw)
+{
+	if (type == GPO_INT32)
+		return (int64_t) (int32_t) (uint32_t) raw;
+	if (type == GPO_UINT32)
+		return (int64_t) (uint32_t) raw;
+	return (int64_t) raw;
+}
+
+/* Float64 value of raw bits of a float type. */
+GPO_HD double
+gpo_double_of_raw(gpo_type type, uint64_t raw)
+{
+	if (type == GPO_FLOAT32)
+	{
+		uint32_t	b = (uint32_t) raw;
+		float		f;
+
+		memcpy(&f, &b, sizeof(f));
+		return (double) f;
+	}
+	else
+	{
+		double		d;
+
+		memcpy(&d, &raw, sizeof(d));
+		return d;
+	}
+}
+
+#endif							/* GPO_AGG_CODES_H */

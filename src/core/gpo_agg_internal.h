@@ -1,0 +1,138 @@
+/*
+ * gpo_agg_internal.h
+ *	  Pieces shared by the aggregation primitives' CPU faces and their
+ *	  dispatchers: the per-group accumulator, result stores, the face choice
+ *	  and the radix sort core.
+ *
+ * Plain C11; never includes postgres.h or CUDA headers.
+ */
+#ifndef GPO_AGG_INTERNAL_H
+#define GPO_AGG_INTERNAL_H
+
+#include "gpo_agg.h"
+#include "gpo_agg_codes.h"
+#include "gpo_internal.h"
+
+/* One group's (or one partial group's) running aggregates. */
+typedef struct gpo_acc
+{
+	int64_t		rows;			/* count(*) */
+	int64_t		count;			/* non-NULL values */
+	__int128	isum;			/* exact integer sum */
+	double		fsum;			/* float sum */
+	uint64_t	mn;				/* smallest value code (UINT64_MAX: none) */
+	uint64_t	mx;				/* largest value code (0: none) */
+} gpo_acc;
+
+/* An empty accumulator. */
+static inline void
+gpo_acc_init(gpo_acc *a)
+{
+	a->rows = 0;
+	a->count = 0;
+	a->isum = 0;
+	a->fsum = 0.0;
+	a->mn = UINT64_MAX;
+	a->mx = 0;
+}
+
+/* Adds one row (vt: value type; valid: value not NULL; raw: its bits). */
+static inline void
+gpo_acc_add(gpo_acc *a, gpo_type vt, bool has_values, bool valid, uint64_t raw)
+{
+	uint64_t	code;
+
+	a->rows++;
+	if (!has_values || !valid)
+		return;
+	a->count++;
+	if (gpo_type_is_int(vt))
+		a->isum += gpo_int_of_raw(vt, raw);
+	else
+		a->fsum += gpo_double_of_raw(vt, raw);
+	code = gpo_code_of_raw(vt, raw, 0);
+	if (code < a->mn)
+		a->mn = code;
+	if (code > a->mx)
+		a->mx = code;
+}
+
+/* Folds b into a. */
+static inline void
+gpo_acc_merge(gpo_acc *a, const gpo_acc *b)
+{
+	a->rows += b->rows;
+	a->count += b->count;
+	a->isum += b->isum;
+	a->fsum += b->fsum;
+	if (b->mn < a->mn)
+		a->mn = b->mn;
+	if (b->mx > a->mx)
+		a->mx = b->mx;
+}
+
+/* Writes accumulator a as entry g of out (vt: value type; see gpo_agg_out). */
+extern void gpo_acc_store(gpo_agg_out *out, int64_t g, const gpo_acc *a,
+						  gpo_type vt, bool has_values);
+/* Writes key code (key type kt) or the NULL key as entry g of out. */
+extern void gpo_key_store(gpo_agg_out *out, int64_t g, gpo_type kt,
+						  bool valid, uint64_t code);
+
+/* ---- argument checks (agg_common.c) ---- */
+
+/* True for a key type of sort and group aggregation. */
+extern bool gpo_agg_key_type_ok(gpo_type t);
+/* True for a value type of the aggregates. */
+extern bool gpo_agg_value_type_ok(gpo_type t);
+
+/* ---- face choice (agg_common.c; the same rules as dispatch.c) ---- */
+
+/* Clears ctx's outputs; false when ctx is NULL. */
+extern bool gpo_agg_call_begin(gpo_ctx *ctx);
+/* Answers the scratch query or checks the scratch; true when finished. */
+extern bool gpo_agg_scratch_phase(gpo_ctx *ctx, void *scratch,
+								  size_t *scratch_bytes, size_t need,
+								  gpo_status *st);
+/* Picks the face for rows input rows (GPO_ERR_NO_DEVICE if GPU demanded). */
+extern gpo_status gpo_agg_pick_face(gpo_ctx *ctx, int64_t rows,
+									gpo_device *face);
+/* After the GPU face returned st: true if AUTO should run the CPU face. */
+extern bool gpo_agg_gpu_fell_back(gpo_ctx *ctx, gpo_status st);
+
+/* ---- radix sort core (sort.c) ---- */
+
+/*
+ * Sorts n (code, row) pairs by code, stably, with 8-bit LSD passes over the
+ * bits [begin_bit, end_bit) only, skipping passes whose digit every key
+ * shares.  Uses tmp_codes/tmp_rows (n each) as the second buffer; the
+ * result ends in codes/rows.  hist holds nthreads * 256 entries.
+ */
+extern void gpo_radix_sort_codes(uint64_t *codes, int64_t *rows,
+								 uint64_t *tmp_codes, int64_t *tmp_rows,
+								 int64_t n, int begin_bit, int end_bit,
+								 int nthreads, int64_t *hist);
+/* The bits [*begin_bit, *end_bit) in which n codes differ (empty if none). */
+extern void gpo_code_bit_range(const uint64_t *codes, int64_t n, int nthreads,
+							   int *begin_bit, int *end_bit);
+
+/*
+ * Fills codes[0 .. nvalid) with the key codes of keys' non-NULL rows and
+ * rows with their logical rows (in order), then the NULL rows' numbers in
+ * rows[nvalid .. n) (codes there set to 0).  Returns nvalid.
+ */
+extern int64_t gpo_keys_to_codes(const gpo_vector *keys, uint64_t *codes,
+								 int64_t *rows, int nthreads);
+
+/* ---- segmented reduction core (segreduce.c) ---- */
+
+/*
+ * Reduces rows [off[0], off[nsegs]) of flat values into nsegs segments and
+ * stores every segment's results in out: raw holds the values' bits (NULL:
+ * no values), valid their validity bytes (NULL: all valid).
+ */
+extern gpo_status gpo_segreduce_rows(gpo_type vt, const uint64_t *raw,
+									 const uint8_t *valid, const int64_t *off,
+									 int64_t nsegs, gpo_agg_out *out,
+									 int nthreads);
+
+#endif							/* GPO_AGG_INTERNAL_H */

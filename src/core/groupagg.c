@@ -1,0 +1,358 @@
+/*
+ * groupagg.c
+ *	  GROUP BY aggregation: the dispatcher, the CPU face's key statistics
+ *	  and strategy choice, its sort strategy, and the result stores.
+ *
+ * The CPU face reads the keys once for their code range and NULL count,
+ * picks a strategy (gpo_agg_choose unless forced), and runs it:
+ *   dense  groupagg_cpu.c: a slot per key value, per-thread slot arrays
+ *   hash   groupagg_cpu.c: per-thread hash tables merged by key
+ *   sort   here: radix sort -> run boundaries -> offsets -> segmented reduce
+ * Every strategy yields the groups in key order, the NULL-key group last.
+ */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "groupagg_internal.h"
+
+/* The GPU face's row limit (its row numbers are 32-bit). */
+#define GPU_MAX_ROWS	((int64_t) INT32_MAX)
+
+/* Positions it at logical row of both vectors. */
+void
+gpo_kv_seek(gpo_kv_iter *it, const gpo_vector *keys, const int64_t *kstarts,
+			const gpo_vector *values, const int64_t *vstarts, int64_t row)
+{
+	it->kt = keys->type;
+	gpo_cursor_seek(&it->k, keys, kstarts, row);
+	it->has_values = values != NULL;
+	if (values != NULL)
+	{
+		it->vt = values->type;
+		gpo_cursor_seek(&it->v, values, vstarts, row);
+	}
+	else
+		it->vt = GPO_INT64;
+}
+
+/* Chunk starts of v (malloc'd, nchunks + 1 entries), NULL on no memory. */
+int64_t *
+gpo_starts_of(const gpo_vector *v)
+{
+	int64_t    *s;
+
+	if (v == NULL)
+		return calloc(1, sizeof(int64_t));
+	s = malloc(sizeof(int64_t) * (v->nchunks + 1));
+	if (s != NULL)
+		gpo_chunk_starts(v, s);
+	return s;
+}
+
+/* Key statistics: code range and count of non-NULL keys. */
+static void
+key_stats(const gpo_vector *keys, const int64_t *kstarts, int nt,
+		  uint64_t *min_code, uint64_t *max_code, int64_t *nvalid)
+{
+	int64_t		n = gpo_vector_rows(keys);
+	uint64_t	mn = UINT64_MAX,
+				mx = 0;
+	int64_t		nv = 0;
+	int			nb = gpo_agg_nblocks(n, nt);
+
+#pragma omp parallel for num_threads(nb) schedule(static, 1) \
+	reduction(min:mn) reduction(max:mx) reduction(+:nv)
+	for (int b = 0; b < nb; b++)
+	{
+		int64_t		lo = gpo_block_lo(n, b, nb);
+		int64_t		hi = gpo_block_lo(n, b + 1, nb);
+		gpo_cursor	cur;
+
+		gpo_cursor_seek(&cur, keys, kstarts, lo);
+		for (int64_t r = lo; r < hi;)
+		{
+			int64_t		avail = gpo_cursor_avail(&cur);
+			int64_t		take = avail < hi - r ? avail : hi - r;
+			const gpo_chunk *ch = gpo_cursor_chunk(&cur);
+
+			for (int64_t i = cur.off; i < cur.off + take; i++)
+			{
+				uint64_t	c;
+
+				if (!gpo_valid(ch, i))
+					continue;
+				c = gpo_code_of_raw(keys->type, gpo_raw_at(keys->type, ch->data, i), 1);
+				nv++;
+				if (c < mn)
+					mn = c;
+				if (c > mx)
+					mx = c;
+			}
+			cur.off += take;
+			r += take;
+		}
+	}
+	*min_code = mn;
+	*max_code = mx;
+	*nvalid = nv;
+}
+
+/* Blocks for n rows under nt threads (1 .. nt, about 4096 rows each at least). */
+int
+gpo_agg_nblocks(int64_t n, int nt)
+{
+	int64_t		want = n / 4096 + 1;
+
+	return want < nt ? (int) want : nt;
+}
+
+/* Sort strategy: sorted codes -> run boundaries -> offsets -> reduction. */
+static gpo_status
+sort_strategy(const gpo_vector *keys, const gpo_vector *values, int nt,
+			  gpo_agg_out *out, int64_t *ngroups)
+{
+	int64_t		n = gpo_vector_rows(keys);
+	gpo_status	st = GPO_OK;
+	uint64_t   *codes = malloc(sizeof(uint64_t) * (n + 1));
+	int64_t    *rows = malloc(sizeof(int64_t) * (n + 1));
+	uint64_t   *tc = malloc(sizeof(uint64_t) * (n + 1));
+	int64_t    *tr = malloc(sizeof(int64_t) * (n + 1));
+	int64_t    *hist = malloc(sizeof(int64_t) * 256 * nt);
+	uint64_t   *raw = NULL;
+	uint8_t    *valid = NULL;
+	int64_t    *off = NULL;
+	int64_t    *vstarts = NULL;
+	int64_t		blk[257];
+	int64_t		nvalid,
+				ng;
+	int			bb,
+				eb;
+	int			nb = gpo_agg_nblocks(n, nt);
+
+	if (nb > 256)
+		nb = 256;
+	if (!codes || !rows || !tc || !tr || !hist)
+	{
+		st = GPO_ERR_NOMEM;
+		goto done;
+	}
+	nvalid = gpo_keys_to_codes(keys, codes, rows, nt);
+	if (nvalid < 0)
+	{
+		st = GPO_ERR_NOMEM;
+		goto done;
+	}
+	gpo_code_bit_range(codes, nvalid, nt, &bb, &eb);
+	gpo_radix_sort_codes(codes, rows, tc, tr, nvalid, bb, eb, nt, hist);
+
+	/* run heads per block, then their offsets (tr is reused for them) */
+#pragma omp parallel for num_threads(nb) schedule(static, 1)
+	for (int b = 0; b < nb; b++)
+	{
+		int64_t		lo = gpo_block_lo(nvalid, b, nb);
+		int64_t		hi = gpo_block_lo(nvalid, b + 1, nb);
+		int64_t		c = 0;
+
+		for (int64_t i = lo; i < hi; i++)
+			c += (i == 0 || codes[i] != codes[i - 1]);
+		blk[b] = c;
+	}
+	ng = 0;
+	for (int b = 0; b < nb; b++)
+	{
+		int64_t		c = blk[b];
+
+		blk[b] = ng;
+		ng += c;
+	}
+	*ngroups = ng + (nvalid < n ? 1 : 0);
+	if (*ngroups > out->capacity)
+	{
+		st = GPO_ERR_CAPACITY;
+		goto done;
+	}
+	off = tr;
+#pragma omp parallel for num_threads(nb) schedule(static, 1)
+	for (int b = 0; b < nb; b++)
+	{
+		int64_t		lo = gpo_block_lo(nvalid, b, nb);
+		int64_t		hi = gpo_block_lo(nvalid, b + 1, nb);
+		int64_t		at = blk[b];
+
+		for (int64_t i = lo; i < hi; i++)
+			if (i == 0 || codes[i] != codes[i - 1])
+				off[at++] = i;
+	}
+	off[ng] = nvalid;
+	if (nvalid < n)
+		off[ng + 1] = n;
+
+	/* keys of the groups */
+	for (int64_t g = 0; g < ng; g++)
+		gpo_key_store(out, g, keys->type, true, codes[off[g]]);
+	if (nvalid < n)
+		gpo_key_store(out, ng, keys->type, false, 0);
+
+	/* values in sorted order (tc is reused for their bits) */
+	if (values != NULL)
+	{
+		raw = tc;
+		valid = malloc((size_t) n + 1);
+		vstarts = gpo_starts_of(values);
+		if (valid == NULL || vstarts == NULL)
+		{
+			st = GPO_ERR_NOMEM;
+			goto done;
+		}
+#pragma omp parallel for num_threads(nt) schedule(static)
+		for (int64_t i = 0; i < n; i++)
+		{
+			int64_t		r = rows[i];
+			int32_t		c = gpo_find_chunk(values, vstarts, r);
+			const gpo_chunk *ch = &values->chunks[c];
+
+			r -= vstarts[c];
+			raw[i] = gpo_raw_at(values->type, ch->data, r);
+			valid[i] = gpo_valid(ch, r) ? 1 : 0;
+		}
+	}
+	st = gpo_segreduce_rows(values ? values->type : GPO_INT64, raw, valid,
+							off, *ngroups, out, nt);
+
+done:
+	free(codes);
+	free(rows);
+	free(tc);
+	free(tr);
+	free(hist);
+	free(valid);
+	free(vstarts);
+	return st;
+}
+
+/* Group aggregation CPU face (see gpo_agg.h). */
+gpo_status
+gpo_groupagg_cpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
+				 int64_t est_groups, gpo_agg_strategy *strategy,
+				 gpo_agg_out *out, int64_t *ngroups)
+{
+	int			nt = gpo_threads(ctx);
+	int64_t    *kstarts = gpo_starts_of(keys);
+	uint64_t	mn,
+				mx;
+	int64_t		nvalid;
+	gpo_agg_strategy s = *strategy;
+	gpo_status	st;
+
+	ctx->used = GPO_DEVICE_CPU;
+	if (kstarts == NULL)
+		return GPO_ERR_NOMEM;
+	gpo_omp_prepare(nt);
+	key_stats(keys, kstarts, nt, &mn, &mx, &nvalid);
+	if (s == GPO_AGG_AUTO)
+		s = gpo_agg_choose(keys->type, nvalid, mn, mx, est_groups);
+	if (s == GPO_AGG_DENSE && (!gpo_type_is_int(keys->type) ||
+							   (nvalid > 0 && mx - mn >= (uint64_t) GPO_AGG_DENSE_MAX_RANGE)))
+	{
+		free(kstarts);
+		gpo_set_detail(ctx, "dense aggregation needs integer keys whose range is at most %lld",
+					   (long long) GPO_AGG_DENSE_MAX_RANGE);
+		return GPO_ERR_INVALID;
+	}
+	*strategy = s;
+	if (s == GPO_AGG_DENSE)
+		st = gpo_groupagg_dense_cpu(keys, kstarts, values, nt, mn,
+									nvalid > 0 ? mx - mn + 1 : 0, out, ngroups);
+	else if (s == GPO_AGG_HASH)
+		st = gpo_groupagg_hash_cpu(keys, kstarts, values, nt, out, ngroups);
+	else
+		st = sort_strategy(keys, values, nt, out, ngroups);
+	free(kstarts);
+	if (st == GPO_ERR_CAPACITY)
+		gpo_set_detail(ctx, "output holds %lld groups, %lld found",
+					   (long long) out->capacity, (long long) *ngroups);
+	return st;
+}
+
+/* Checks the group aggregation's arguments. */
+static gpo_status
+groupagg_check(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
+			   const gpo_agg_strategy *strategy, const gpo_agg_out *out,
+			   const int64_t *ngroups)
+{
+	gpo_status	st;
+
+	if ((st = gpo_check_vector(ctx, keys, "keys")) != GPO_OK)
+		return st;
+	if (!gpo_agg_key_type_ok(keys->type))
+	{
+		gpo_set_detail(ctx, "group keys of type %s are not supported",
+					   gpo_type_name(keys->type));
+		return GPO_ERR_INVALID;
+	}
+	if (values != NULL)
+	{
+		if ((st = gpo_check_vector(ctx, values, "values")) != GPO_OK)
+			return st;
+		if (!gpo_agg_value_type_ok(values->type))
+		{
+			gpo_set_detail(ctx, "values of type %s are not supported",
+						   gpo_type_name(values->type));
+			return GPO_ERR_INVALID;
+		}
+		if (gpo_vector_rows(values) != gpo_vector_rows(keys))
+		{
+			gpo_set_detail(ctx, "keys and values differ in rows");
+			return GPO_ERR_INVALID;
+		}
+	}
+	if (strategy == NULL || out == NULL || ngroups == NULL ||
+		*strategy < GPO_AGG_AUTO || *strategy > GPO_AGG_SORT || out->capacity < 0)
+	{
+		gpo_set_detail(ctx, "strategy, out and ngroups must be given");
+		return GPO_ERR_INVALID;
+	}
+	return GPO_OK;
+}
+
+/* Group aggregation dispatcher (see gpo_agg.h). */
+gpo_status
+gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
+			 int64_t est_groups, gpo_agg_strategy *strategy, gpo_agg_out *out,
+			 int64_t *ngroups, void *scratch, size_t *scratch_bytes)
+{
+	gpo_status	st;
+	gpo_device	face;
+	gpo_agg_strategy want;
+	int64_t		n;
+
+	if (!gpo_agg_call_begin(ctx))
+		return GPO_ERR_INVALID;
+	if ((st = groupagg_check(ctx, keys, values, strategy, out, ngroups)) != GPO_OK)
+		return st;
+	if (gpo_agg_scratch_phase(ctx, scratch, scratch_bytes, 0, &st))
+		return st;
+	n = gpo_vector_rows(keys);
+	if ((st = gpo_agg_pick_face(ctx, n, &face)) != GPO_OK)
+		return st;
+	if (face == GPO_DEVICE_GPU && ctx->device == GPO_DEVICE_AUTO &&
+		n > GPU_MAX_ROWS)
+		face = GPO_DEVICE_CPU;
+	want = *strategy;
+	if (face == GPO_DEVICE_GPU)
+	{
+		st = gpo_groupagg_gpu(ctx, keys, values, est_groups, strategy, out,
+							  ngroups);
+		if (!gpo_agg_gpu_fell_back(ctx, st))
+		{
+			ctx->used = GPO_DEVICE_GPU;
+			return st;
+		}
+		*strategy = want;
+	}
+	st = gpo_groupagg_cpu(ctx, keys, values, est_groups, strategy, out,
+						  ngroups);
+	ctx->used = GPO_DEVICE_CPU;
+	return st;
+}

@@ -1,0 +1,356 @@
+/*
+ * groupagg_cpu.c
+ *	  The CPU face's dense and hash group aggregation strategies.
+ *
+ * dense: one accumulator slot per key code in [min, min + range).  Small
+ * ranges get a private slot array per thread (merged slot-parallel after);
+ * larger ones split the key range between the threads, each reading every
+ * row and keeping only its own keys (no merge, no sharing).
+ * hash: each thread aggregates its rows into its own open-addressing table
+ * (linear probing, grown at half load); the tables' entries are then radix
+ * sorted by key code, which both orders the groups and brings each key's
+ * partial states together (stable, so they merge in row-block order).
+ */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "groupagg_internal.h"
+
+/* Private per-thread dense slots up to this many in all. */
+#define DENSE_PRIVATE_SLOTS		(INT64_C(1) << 20)
+
+/* Stores the groups of a slot array: nonempty slots in order, then NULL. */
+static gpo_status
+dense_store(const gpo_vector *keys, const gpo_vector *values,
+			const gpo_acc *tab, uint64_t min_code, uint64_t range,
+			const gpo_acc *nullacc, gpo_agg_out *out, int64_t *ngroups)
+{
+	int64_t		ng = 0;
+	gpo_type	vt = values ? values->type : GPO_INT64;
+
+	for (uint64_t s = 0; s < range; s++)
+		ng += tab[s].rows > 0;
+	*ngroups = ng + (nullacc->rows > 0);
+	if (*ngroups > out->capacity)
+		return GPO_ERR_CAPACITY;
+	ng = 0;
+	for (uint64_t s = 0; s < range; s++)
+	{
+		if (tab[s].rows == 0)
+			continue;
+		gpo_key_store(out, ng, keys->type, true, min_code + s);
+		gpo_acc_store(out, ng, &tab[s], vt, values != NULL);
+		ng++;
+	}
+	if (nullacc->rows > 0)
+	{
+		gpo_key_store(out, ng, keys->type, false, 0);
+		gpo_acc_store(out, ng, nullacc, vt, values != NULL);
+	}
+	return GPO_OK;
+}
+
+/* Dense strategy (see groupagg_internal.h). */
+gpo_status
+gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
+					   const gpo_vector *values, int nt, uint64_t min_code,
+					   uint64_t range, gpo_agg_out *out, int64_t *ngroups)
+{
+	int64_t		n = gpo_vector_rows(keys);
+	int			nb = gpo_agg_nblocks(n, nt);
+	bool		private_slots = (int64_t) range * nb <= DENSE_PRIVATE_SLOTS;
+	int			ntab = private_slots ? nb : 1;
+	int			nparts = private_slots ? nb : nt;
+	int64_t    *vstarts = gpo_starts_of(values);
+	gpo_acc    *tab = malloc(sizeof(gpo_acc) * (range * ntab + 1));
+	gpo_acc    *nullacc = malloc(sizeof(gpo_acc) * nparts);
+	gpo_status	st;
+
+	if (vstarts == NULL || tab == NULL || nullacc == NULL)
+	{
+		free(vstarts);
+		free(tab);
+		free(nullacc);
+		return GPO_ERR_NOMEM;
+	}
+#pragma omp parallel for num_threads(nt) schedule(static)
+	for (int64_t s = 0; s < (int64_t) range * ntab; s++)
+		gpo_acc_init(&tab[s]);
+
+#pragma omp parallel for num_threads(nparts) schedule(static, 1)
+	for (int p = 0; p < nparts; p++)
+	{
+		/* private: p's rows, all keys; shared: all rows, p's keys */
+		int64_t		lo = private_slots ? gpo_block_lo(n, p, nparts) : 0;
+		int64_t		hi = private_slots ? gpo_block_lo(n, p + 1, nparts) : n;
+		uint64_t	klo = private_slots ? 0 : (uint64_t) gpo_block_lo((int64_t) range, p, nparts);
+		uint64_t	khi = private_slots ? range : (uint64_t) gpo_block_lo((int64_t) range, p + 1, nparts);
+		gpo_acc    *t = private_slots ? tab + range * p : tab;
+		gpo_acc    *na = &nullacc[p];
+		bool		take_null = private_slots || p == 0;
+		gpo_kv_iter it;
+
+		gpo_acc_init(na);
+		gpo_kv_seek(&it, keys, kstarts, values, vstarts, lo);
+		for (int64_t r = lo; r < hi; r++)
+		{
+			bool		kv,
+						vv;
+			uint64_t	kc,
+						vr;
+
+			gpo_kv_next(&it, &kv, &kc, &vv, &vr);
+			if (!kv)
+			{
+				if (take_null)
+					gpo_acc_add(na, it.vt, it.has_values, vv, vr);
+				continue;
+			}
+			kc -= min_code;
+			if (kc >= klo && kc < khi)
+				gpo_acc_add(&t[kc], it.vt, it.has_values, vv, vr);
+		}
+	}
+	if (private_slots)
+	{
+#pragma omp parallel for num_threads(nt) schedule(static)
+		for (int64_t s = 0; s < (int64_t) range; s++)
+			for (int p = 1; p < nparts; p++)
+				gpo_acc_merge(&tab[s], &tab[range * p + s]);
+	}
+	for (int p = 1; p < nparts; p++)
+		gpo_acc_merge(&nullacc[0], &nullacc[p]);
+	st = dense_store(keys, values, tab, min_code, range, &nullacc[0], out,
+					 ngroups);
+	free(vstarts);
+	free(tab);
+	free(nullacc);
+	return st;
+}
+
+/* One thread's hash table. */
+typedef struct htab
+{
+	uint64_t   *keys;
+	gpo_acc    *accs;			/* rows == 0: empty slot */
+	int64_t		cap;			/* power of two */
+	int64_t		used;
+	bool		failed;
+} htab;
+
+/* Mixes a key code into a well-spread hash (murmur3's finalizer). */
+static inline uint64_t
+hmix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+/* Allocates an empty table of cap slots. */
+static bool
+htab_alloc(htab *h, int64_t cap)
+{
+	h->keys = malloc(sizeof(uint64_t) * cap);
+	h->accs = malloc(sizeof(gpo_acc) * cap);
+	h->cap = cap;
+	h->used = 0;
+	if (h->keys == NULL || h->accs == NULL)
+	{
+		free(h->keys);
+		free(h->accs);
+		h->keys = NULL;
+		h->accs = NULL;
+		return false;
+	}
+	for (int64_t i = 0; i < cap; i++)
+		gpo_acc_init(&h->accs[i]);
+	return true;
+}
+
+/* Slot of code in h (inserted if new), or NULL when growing failed. */
+static gpo_acc *
+htab_slot(htab *h, uint64_t code)
+{
+	int64_t		i;
+
+	if ((h->used + 1) * 2 > h->cap)
+	{
+		htab		bigger;
+
+		if (!htab_alloc(&bigger, h->cap * 2))
+			return NULL;
+		for (int64_t j = 0; j < h->cap; j++)
+		{
+			if (h->accs[j].rows == 0)
+				continue;
+			i = (int64_t) (hmix(h->keys[j]) & (uint64_t) (bigger.cap - 1));
+			while (bigger.accs[i].rows != 0)
+				i = (i + 1) & (bigger.cap - 1);
+			bigger.keys[i] = h->keys[j];
+			bigger.accs[i] = h->accs[j];
+		}
+		bigger.used = h->used;
+		free(h->keys);
+		free(h->accs);
+		h->keys = bigger.keys;
+		h->accs = bigger.accs;
+		h->cap = bigger.cap;
+	}
+	i = (int64_t) (hmix(code) & (uint64_t) (h->cap - 1));
+	while (h->accs[i].rows != 0 && h->keys[i] != code)
+		i = (i + 1) & (h->cap - 1);
+	if (h->accs[i].rows == 0)
+	{
+		h->keys[i] = code;
+		h->used++;
+	}
+	return &h->accs[i];
+}
+
+/* Hash strategy (see groupagg_internal.h). */
+gpo_status
+gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
+					  const gpo_vector *values, int nt, gpo_agg_out *out,
+					  int64_t *ngroups)
+{
+	int64_t		n = gpo_vector_rows(keys);
+	int			nb = gpo_agg_nblocks(n, nt);
+	int64_t    *vstarts = gpo_starts_of(values);
+	htab	   *tabs = calloc(nb, sizeof(htab));
+	gpo_acc    *nullacc = malloc(sizeof(gpo_acc) * nb);
+	gpo_type	vt = values ? values->type : GPO_INT64;
+	uint64_t   *codes = NULL,
+			   *tc = NULL;
+	int64_t    *idx = NULL,
+			   *ti = NULL,
+			   *hist = NULL;
+	gpo_acc    *all = NULL;
+	int64_t		m = 0,
+				ng = 0;
+	int			bb,
+				eb;
+	gpo_status	st = GPO_OK;
+
+	if (vstarts == NULL || tabs == NULL || nullacc == NULL)
+	{
+		st = GPO_ERR_NOMEM;
+		goto done;
+	}
+#pragma omp parallel for num_threads(nb) schedule(static, 1)
+	for (int b = 0; b < nb; b++)
+	{
+		int64_t		lo = gpo_block_lo(n, b, nb);
+		int64_t		hi = gpo_block_lo(n, b + 1, nb);
+		htab	   *h = &tabs[b];
+		gpo_kv_iter it;
+
+		gpo_acc_init(&nullacc[b]);
+		if (!htab_alloc(h, 1024))
+		{
+			h->failed = true;
+			continue;
+		}
+		gpo_kv_seek(&it, keys, kstarts, values, vstarts, lo);
+		for (int64_t r = lo; r < hi; r++)
+		{
+			bool		kv,
+						vv;
+			uint64_t	kc,
+						vr;
+			gpo_acc    *a;
+
+			gpo_kv_next(&it, &kv, &kc, &vv, &vr);
+			a = kv ? htab_slot(h, kc) : &nullacc[b];
+			if (a == NULL)
+			{
+				h->failed = true;
+				break;
+			}
+			gpo_acc_add(a, it.vt, it.has_values, vv, vr);
+		}
+	}
+	for (int b = 0; b < nb; b++)
+	{
+		if (tabs[b].failed)
+			st = GPO_ERR_NOMEM;
+		m += tabs[b].used;
+		if (b > 0)
+			gpo_acc_merge(&nullacc[0], &nullacc[b]);
+	}
+	if (st != GPO_OK)
+		goto done;
+
+	/* gather every table's entries, in block order, and sort them by key */
+	codes = malloc(sizeof(uint64_t) * (m + 1));
+	tc = malloc(sizeof(uint64_t) * (m + 1));
+	idx = malloc(sizeof(int64_t) * (m + 1));
+	ti = malloc(sizeof(int64_t) * (m + 1));
+	all = malloc(sizeof(gpo_acc) * (m + 1));
+	hist = malloc(sizeof(int64_t) * 256 * nt);
+	if (!codes || !tc || !idx || !ti || !all || !hist)
+	{
+		st = GPO_ERR_NOMEM;
+		goto done;
+	}
+	m = 0;
+	for (int b = 0; b < nb; b++)
+		for (int64_t i = 0; i < tabs[b].cap; i++)
+			if (tabs[b].accs[i].rows > 0)
+			{
+				codes[m] = tabs[b].keys[i];
+				all[m] = tabs[b].accs[i];
+				idx[m] = m;
+				m++;
+			}
+	gpo_code_bit_range(codes, m, nt, &bb, &eb);
+	gpo_radix_sort_codes(codes, idx, tc, ti, m, bb, eb, nt, hist);
+	for (int64_t i = 0; i < m; i++)
+		ng += (i == 0 || codes[i] != codes[i - 1]);
+	*ngroups = ng + (nullacc[0].rows > 0);
+	if (*ngroups > out->capacity)
+	{
+		st = GPO_ERR_CAPACITY;
+		goto done;
+	}
+	ng = 0;
+	for (int64_t i = 0; i < m;)
+	{
+		gpo_acc		acc = all[idx[i]];
+		int64_t		j = i + 1;
+
+		while (j < m && codes[j] == codes[i])
+			gpo_acc_merge(&acc, &all[idx[j++]]);
+		gpo_key_store(out, ng, keys->type, true, codes[i]);
+		gpo_acc_store(out, ng, &acc, vt, values != NULL);
+		ng++;
+		i = j;
+	}
+	if (nullacc[0].rows > 0)
+	{
+		gpo_key_store(out, ng, keys->type, false, 0);
+		gpo_acc_store(out, ng, &nullacc[0], vt, values != NULL);
+	}
+
+done:
+	if (tabs != NULL)
+		for (int b = 0; b < nb; b++)
+		{
+			free(tabs[b].keys);
+			free(tabs[b].accs);
+		}
+	free(tabs);
+	free(nullacc);
+	free(vstarts);
+	free(codes);
+	free(tc);
+	free(idx);
+	free(ti);
+	free(all);
+	free(hist);
+	return st;
+}

@@ -1,0 +1,73 @@
+/*
+ * groupagg_internal.h
+ *	  Pieces shared by the CPU face's group aggregation strategies.
+ *
+ * Plain C11; never includes postgres.h or CUDA headers.
+ */
+#ifndef GROUPAGG_INTERNAL_H
+#define GROUPAGG_INTERNAL_H
+
+#include "gpo_agg_internal.h"
+
+/* Walks the rows of a key vector and a value vector (may differ in chunks). */
+typedef struct gpo_kv_iter
+{
+	gpo_cursor	k;
+	gpo_cursor	v;
+	gpo_type	kt;
+	gpo_type	vt;
+	bool		has_values;
+} gpo_kv_iter;
+
+/* Positions it at logical row of both vectors (values may be NULL). */
+extern void gpo_kv_seek(gpo_kv_iter *it, const gpo_vector *keys,
+						const int64_t *kstarts, const gpo_vector *values,
+						const int64_t *vstarts, int64_t row);
+
+/*
+ * Reads the current row and steps on: *kvalid and *kcode (key code), and
+ * the value's validity and raw bits.
+ */
+static inline void
+gpo_kv_next(gpo_kv_iter *it, bool *kvalid, uint64_t *kcode, bool *vvalid,
+			uint64_t *vraw)
+{
+	const gpo_chunk *ch;
+
+	gpo_cursor_avail(&it->k);
+	ch = gpo_cursor_chunk(&it->k);
+	*kvalid = gpo_valid(ch, it->k.off);
+	*kcode = *kvalid ?
+		gpo_code_of_raw(it->kt, gpo_raw_at(it->kt, ch->data, it->k.off), 1) : 0;
+	it->k.off++;
+	*vvalid = false;
+	*vraw = 0;
+	if (it->has_values)
+	{
+		gpo_cursor_avail(&it->v);
+		ch = gpo_cursor_chunk(&it->v);
+		*vvalid = gpo_valid(ch, it->v.off);
+		if (*vvalid)
+			*vraw = gpo_raw_at(it->vt, ch->data, it->v.off);
+		it->v.off++;
+	}
+}
+
+/* Chunk starts of v (malloc'd; a single 0 for NULL), NULL on no memory. */
+extern int64_t *gpo_starts_of(const gpo_vector *v);
+/* Blocks for n rows under nt threads. */
+extern int	gpo_agg_nblocks(int64_t n, int nt);
+
+/* Dense strategy: slots for codes [min_code, min_code + range). */
+extern gpo_status gpo_groupagg_dense_cpu(const gpo_vector *keys,
+										 const int64_t *kstarts,
+										 const gpo_vector *values, int nt,
+										 uint64_t min_code, uint64_t range,
+										 gpo_agg_out *out, int64_t *ngroups);
+/* Hash strategy: per-thread tables merged in key order. */
+extern gpo_status gpo_groupagg_hash_cpu(const gpo_vector *keys,
+										const int64_t *kstarts,
+										const gpo_vector *values, int nt,
+										gpo_agg_out *out, int64_t *ngroups);
+
+#endif							/* GROUPAGG_INTERNAL_H */

@@ -1,0 +1,850 @@
+/*
+ * test_agg.c
+ *	  Unit tests of the aggregation primitives (gpo_agg.h): radix sort of
+ *	  key/row pairs, segment offsets, segmented reduction and group
+ *	  aggregation with every strategy, against qsort/loop references, over
+ *	  every partition kind, on the CPU face and (when present) the GPU face.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpo_agg.h"
+#include "test_util.h"
+
+extern void test_agg(void);
+
+/* How keys are drawn. */
+typedef enum key_kind
+{
+	KEYS_SMALL = 0,				/* a few distinct values */
+	KEYS_RANGE,					/* about n / 4 distinct values in a range */
+	KEYS_DISTINCT,				/* (nearly) all distinct, wide */
+	KEYS_SKEW,					/* 90% one value, rest spread */
+	KEYS_EXTREME,				/* type min/max, 0, -1, NaNs, +-0, +-Inf */
+	KEYS_ONE,					/* one value */
+	KEYS_COUNT
+} key_kind;
+
+static const char *const key_names[] = {
+	"small", "range", "distinct", "skew", "extreme", "one"
+};
+
+/* One flat test column: raw bits (4-byte types in the low half) and valid bytes. */
+typedef struct flat
+{
+	gpo_type	type;
+	int64_t		n;
+	uint64_t   *raw;
+	uint8_t    *valid;
+} flat;
+
+/* A float64 NaN with a random payload and sign. */
+static uint64_t
+nan64(void)
+{
+	return UINT64_C(0x7ff0000000000001) | (rng_next() & UINT64_C(0x800fffffffffffff));
+}
+
+/* A float32 NaN with a random payload and sign. */
+static uint32_t
+nan32(void)
+{
+	return UINT32_C(0x7f800001) | ((uint32_t) rng_next() & UINT32_C(0x807fffff));
+}
+
+/* Raw bits of an integer-ish value v of type t. */
+static uint64_t
+raw_of(gpo_type t, int64_t v)
+{
+	float		f;
+	double		d;
+	uint32_t	u;
+	uint64_t	r;
+
+	switch (t)
+	{
+		case GPO_INT32:
+		case GPO_UINT32:
+			return (uint32_t) v;
+		case GPO_INT64:
+			return (uint64_t) v;
+		case GPO_FLOAT32:
+			f = (float) v / 4.0f;
+			memcpy(&u, &f, 4);
+			return u;
+		default:
+			d = (double) v / 8.0;
+			memcpy(&r, &d, 8);
+			return r;
+	}
+}
+
+/* One extreme value of type t. */
+static uint64_t
+extreme_of(gpo_type t)
+{
+	int			k = (int) rng_below(8);
+	static const int64_t ints[] = {0, -1, 1, 7};
+
+	if (t == GPO_INT32)
+		return k == 0 ? (uint32_t) INT32_MIN : k == 1 ? (uint32_t) INT32_MAX : (uint32_t) ints[k % 4];
+	if (t == GPO_UINT32)
+		return k == 0 ? 0 : k == 1 ? UINT32_MAX : (uint32_t) ints[k % 4];
+	if (t == GPO_INT64)
+		return k == 0 ? (uint64_t) INT64_MIN : k == 1 ? (uint64_t) INT64_MAX :
+			k == 2 ? (uint64_t) (INT64_MIN + 1) : (uint64_t) ints[k % 4];
+	if (t == GPO_FLOAT32)
+	{
+		static const uint32_t fb[] = {0x00000000, 0x80000000, 0x7f800000, 0xff800000,
+		0x3f800000, 0xbf800000, 0x00000001};
+
+		return k == 7 ? nan32() : fb[k];
+	}
+	{
+		static const uint64_t db[] = {0, UINT64_C(0x8000000000000000),
+			UINT64_C(0x7ff0000000000000), UINT64_C(0xfff0000000000000),
+		UINT64_C(0x3ff0000000000000), UINT64_C(0xbff0000000000000), 1};
+
+		return k == 7 ? nan64() : db[k];
+	}
+}
+
+/* Fills a flat column of n rows of kind; null_pct percent NULLs. */
+static void
+flat_make(flat *f, gpo_type t, int64_t n, key_kind kind, int null_pct)
+{
+	int64_t		span = n / 4 + 1;
+	int64_t		base = (int64_t) rng_below(1000) - 500;
+
+	f->type = t;
+	f->n = n;
+	f->raw = malloc(sizeof(uint64_t) * (n + 1));
+	f->valid = malloc(n + 1);
+	for (int64_t i = 0; i < n; i++)
+	{
+		uint64_t	r;
+
+		switch (kind)
+		{
+			case KEYS_SMALL:
+				r = raw_of(t, base + (int64_t) rng_below(7));
+				break;
+			case KEYS_RANGE:
+				r = raw_of(t, base + (int64_t) rng_below(span));
+				break;
+			case KEYS_DISTINCT:
+				r = rng_next();
+				if (t == GPO_FLOAT64 && (r & UINT64_C(0x7ff0000000000000)) == UINT64_C(0x7ff0000000000000))
+					r ^= UINT64_C(0x4000000000000000);
+				if (t == GPO_FLOAT32 && (r & 0x7f800000) == 0x7f800000)
+					r ^= 0x40000000;
+				if (t != GPO_INT64 && t != GPO_FLOAT64)
+					r = (uint32_t) r;
+				break;
+			case KEYS_SKEW:
+				r = rng_chance(9, 10) ? raw_of(t, 3) : raw_of(t, (int64_t) rng_below(100000));
+				break;
+			case KEYS_EXTREME:
+				r = extreme_of(t);
+				break;
+			default:
+				r = raw_of(t, 42);
+				break;
+		}
+		f->raw[i] = r;
+		f->valid[i] = !(null_pct > 0 && (int) rng_below(100) < null_pct);
+	}
+}
+
+/* Frees a flat column. */
+static void
+flat_free(flat *f)
+{
+	free(f->raw);
+	free(f->valid);
+}
+
+/* Copies a flat column into a tvec of partition kind (validity if any NULL). */
+static void
+flat_to_tvec(const flat *f, tvec *t, part_kind kind)
+{
+	size_t		w = gpo_type_size(f->type);
+	uint8_t    *buf = malloc(w * (f->n + 1));
+	bool		anynull = false;
+
+	for (int64_t i = 0; i < f->n; i++)
+	{
+		if (w == 8)
+			memcpy(buf + 8 * i, &f->raw[i], 8);
+		else
+		{
+			uint32_t	u = (uint32_t) f->raw[i];
+
+			memcpy(buf + 4 * i, &u, 4);
+		}
+		anynull |= !f->valid[i];
+	}
+	tvec_make_kind(t, f->type, kind, f->n, anynull || rng_chance(1, 4));
+	tvec_fill(t, buf, f->valid);
+	free(buf);
+}
+
+/* PostgreSQL-order comparison of raw keys a, b (floats: NaNs equal, zeros equal if fold). */
+static int
+cmp_raw(gpo_type t, uint64_t a, uint64_t b, bool fold_zero)
+{
+	double		x,
+				y;
+
+	if (t == GPO_INT32)
+		return (int32_t) a < (int32_t) b ? -1 : (int32_t) a > (int32_t) b;
+	if (t == GPO_UINT32)
+		return (uint32_t) a < (uint32_t) b ? -1 : (uint32_t) a > (uint32_t) b;
+	if (t == GPO_INT64)
+		return (int64_t) a < (int64_t) b ? -1 : (int64_t) a > (int64_t) b;
+	if (t == GPO_FLOAT32)
+	{
+		float		fx,
+					fy;
+		uint32_t	ua = (uint32_t) a,
+					ub = (uint32_t) b;
+
+		memcpy(&fx, &ua, 4);
+		memcpy(&fy, &ub, 4);
+		x = fx;
+		y = fy;
+	}
+	else
+	{
+		memcpy(&x, &a, 8);
+		memcpy(&y, &b, 8);
+	}
+	if (isnan(x) || isnan(y))
+		return isnan(x) && isnan(y) ? 0 : isnan(x) ? 1 : -1;
+	if (x != y)
+		return x < y ? -1 : 1;
+	if (!fold_zero && x == 0)
+		return signbit(x) == signbit(y) ? 0 : signbit(x) ? -1 : 1;
+	return 0;
+}
+
+/* Canonical raw bits of a key (NaN -> quiet NaN, -0.0 -> 0.0); fold_zero says whether zeros fold. */
+static uint64_t
+canon(gpo_type t, uint64_t r, bool fold_zero)
+{
+	if (t == GPO_FLOAT32)
+	{
+		uint32_t	u = (uint32_t) r;
+
+		if ((u & 0x7fffffff) > 0x7f800000)
+			return 0x7fc00000;
+		return fold_zero && u == 0x80000000 ? 0 : u;
+	}
+	if (t == GPO_FLOAT64)
+	{
+		if ((r & UINT64_C(0x7fffffffffffffff)) > UINT64_C(0x7ff0000000000000))
+			return UINT64_C(0x7ff8000000000000);
+		return fold_zero && r == UINT64_C(0x8000000000000000) ? 0 : r;
+	}
+	return r;
+}
+
+/* qsort context (single-threaded tests). */
+static const flat *sort_keys;
+
+/* Stable reference order: valid keys first by key, then row. */
+static int
+ref_order(const void *pa, const void *pb)
+{
+	int64_t		a = *(const int64_t *) pa,
+				b = *(const int64_t *) pb;
+	int			c;
+
+	if (sort_keys->valid[a] != sort_keys->valid[b])
+		return sort_keys->valid[a] ? -1 : 1;
+	if (sort_keys->valid[a] &&
+		(c = cmp_raw(sort_keys->type, sort_keys->raw[a], sort_keys->raw[b], true)) != 0)
+		return c;
+	return a < b ? -1 : a > b;
+}
+
+/* Row order of keys under the reference (malloc'd). */
+static int64_t *
+ref_sort(const flat *keys)
+{
+	int64_t    *perm = malloc(sizeof(int64_t) * (keys->n + 1));
+
+	for (int64_t i = 0; i < keys->n; i++)
+		perm[i] = i;
+	sort_keys = keys;
+	qsort(perm, keys->n, sizeof(int64_t), ref_order);
+	return perm;
+}
+
+/* Reference results of one group. */
+typedef struct ref_group
+{
+	bool		kvalid;
+	uint64_t	key;			/* canonical raw bits */
+	int64_t		rows;
+	int64_t		count;
+	__int128	isum;
+	double		fsum;
+	double		fabs;			/* sum of |v|, for the tolerance */
+	uint64_t	mn,
+				mx;				/* raw bits (canonical NaN) */
+} ref_group;
+
+/* Adds row r's value to g. */
+static void
+ref_add(ref_group *g, const flat *vals, int64_t r)
+{
+	uint64_t	v;
+
+	g->rows++;
+	if (vals == NULL || !vals->valid[r])
+		return;
+	v = canon(vals->type, vals->raw[r], false);
+	if (vals->type == GPO_INT32)
+		g->isum += (int32_t) v;
+	else if (vals->type == GPO_INT64)
+		g->isum += (int64_t) v;
+	else
+	{
+		double		d;
+
+		if (vals->type == GPO_FLOAT32)
+		{
+			float		f;
+			uint32_t	u = (uint32_t) v;
+
+			memcpy(&f, &u, 4);
+			d = f;
+		}
+		else
+			memcpy(&d, &v, 8);
+		g->fsum += d;
+		g->fabs += isfinite(d) ? fabs(d) : 0;
+		g->fabs = isinf(g->fabs) ? 1e308 : g->fabs;
+	}
+	if (g->count == 0 || cmp_raw(vals->type, v, g->mn, false) < 0)
+		g->mn = v;
+	if (g->count == 0 || cmp_raw(vals->type, v, g->mx, false) > 0)
+		g->mx = v;
+	g->count++;
+}
+
+/* Reference grouping: groups in key order, NULL key last (malloc'd). */
+static ref_group *
+ref_groupagg(const flat *keys, const flat *vals, int64_t *ngroups)
+{
+	int64_t    *perm = ref_sort(keys);
+	ref_group  *gs = calloc(keys->n + 1, sizeof(ref_group));
+	int64_t		ng = 0;
+
+	for (int64_t i = 0; i < keys->n; i++)
+	{
+		int64_t		r = perm[i];
+		bool		newg = i == 0 || keys->valid[r] != keys->valid[perm[i - 1]] ||
+			(keys->valid[r] && cmp_raw(keys->type, keys->raw[r], keys->raw[perm[i - 1]], true) != 0);
+
+		if (newg)
+		{
+			ng++;
+			gs[ng - 1].kvalid = keys->valid[r];
+			gs[ng - 1].key = keys->valid[r] ? canon(keys->type, keys->raw[r], true) : 0;
+		}
+		ref_add(&gs[ng - 1], vals, r);
+	}
+	free(perm);
+	*ngroups = ng;
+	return gs;
+}
+
+/* An output buffer set for cap groups. */
+typedef struct outbuf
+{
+	gpo_agg_out o;
+	uint64_t   *keys;
+	uint64_t   *mn;
+	uint64_t   *mx;
+} outbuf;
+
+/* Allocates out arrays for cap groups (all wanted). */
+static void
+outbuf_make(outbuf *b, int64_t cap)
+{
+	memset(b, 0, sizeof(*b));
+	b->o.capacity = cap;
+	b->o.keys = b->keys = calloc(cap + 1, 8);
+	b->o.key_valid = calloc(cap + 1, 1);
+	b->o.rows = calloc(cap + 1, 8);
+	b->o.count = calloc(cap + 1, 8);
+	b->o.isum = calloc(cap + 1, sizeof(gpo_int128));
+	b->o.fsum = calloc(cap + 1, 8);
+	b->o.min = b->mn = calloc(cap + 1, 8);
+	b->o.max = b->mx = calloc(cap + 1, 8);
+}
+
+/* Frees out arrays. */
+static void
+outbuf_free(outbuf *b)
+{
+	free(b->o.keys);
+	free(b->o.key_valid);
+	free(b->o.rows);
+	free(b->o.count);
+	free(b->o.isum);
+	free(b->o.fsum);
+	free(b->o.min);
+	free(b->o.max);
+}
+
+/* Value i of an out array of element size w, as raw bits. */
+static uint64_t
+raw_in(const void *arr, size_t w, int64_t i)
+{
+	uint64_t	r = 0;
+
+	memcpy(&r, (const char *) arr + i * w, w);
+	return r;
+}
+
+/* Float sums agree within rounding (NaN/Inf by class). */
+static bool
+fsum_close(double got, double want, double mag)
+{
+	if (!(mag < 1e300))
+		return true;				/* the order decides overflow */
+	if (isnan(want) || isnan(got))
+		return isnan(want) && isnan(got);
+	if (isinf(want) || isinf(got))
+		return got == want;
+	return fabs(got - want) <= 1e-9 * mag + 1e-300;
+}
+
+/*
+ * Compares results of segments/groups 0..ng with the reference; keys too
+ * when with_keys.  ktype/vals name the types.
+ */
+static void
+check_groups(tcase *c, const gpo_agg_out *o, const ref_group *gs, int64_t ng,
+			 gpo_type ktype, const flat *vals, bool with_keys)
+{
+	size_t		kw = gpo_type_size(ktype);
+	size_t		vw = vals ? gpo_type_size(vals->type) : 8;
+	bool		vint = vals && (vals->type == GPO_INT32 || vals->type == GPO_INT64);
+
+	for (int64_t g = 0; g < ng && c->ok; g++)
+	{
+		const ref_group *r = &gs[g];
+		__int128	isum = ((__int128) o->isum[g].hi << 64) | o->isum[g].lo;
+		bool		any = vals && r->count > 0;
+
+		if (with_keys)
+		{
+			expect(c, o->key_valid[g] == r->kvalid, "group %lld key validity", (long long) g);
+			expect(c, raw_in(o->keys, kw, g) == (r->kvalid ? r->key : 0),
+				   "group %lld key %llx want %llx", (long long) g,
+				   (unsigned long long) raw_in(o->keys, kw, g), (unsigned long long) r->key);
+		}
+		expect(c, o->rows[g] == r->rows, "group %lld rows %lld want %lld",
+			   (long long) g, (long long) o->rows[g], (long long) r->rows);
+		expect(c, o->count[g] == r->count, "group %lld count", (long long) g);
+		expect(c, isum == (any && vint ? r->isum : 0), "group %lld isum", (long long) g);
+		if (vint)
+			expect(c, o->fsum[g] == (any ? (double) r->isum : 0.0), "group %lld fsum of ints", (long long) g);
+		else
+			expect(c, fsum_close(o->fsum[g], any ? r->fsum : 0.0, r->fabs),
+				   "group %lld fsum %.17g want %.17g", (long long) g, o->fsum[g], r->fsum);
+		expect(c, raw_in(o->min, vw, g) == (any ? r->mn : 0), "group %lld min %llx want %llx",
+			   (long long) g, (unsigned long long) raw_in(o->min, vw, g), (unsigned long long) r->mn);
+		expect(c, raw_in(o->max, vw, g) == (any ? r->mx : 0), "group %lld max", (long long) g);
+	}
+}
+
+/* The faces to run: CPU always, GPU when present (else counted skipped). */
+static int
+faces(tgroup *g, gpo_device *list)
+{
+	list[0] = GPO_DEVICE_CPU;
+	if (have_gpu)
+	{
+		list[1] = GPO_DEVICE_GPU;
+		return 2;
+	}
+	gpu_skip(g);
+	return 1;
+}
+
+/* One group aggregation case: every strategy that applies, every face. */
+static void
+groupagg_case(tgroup *tg, gpo_type kt, gpo_type vt, bool with_values,
+			  int64_t n, key_kind kind, int knull, int vnull, part_kind kp,
+			  part_kind vp)
+{
+	flat		keys,
+				vals;
+	tvec		tk,
+				tv;
+	int64_t		ng_ref;
+	ref_group  *ref;
+	gpo_device	devs[2];
+	int			nf = faces(tg, devs);
+
+	flat_make(&keys, kt, n, kind, knull);
+	flat_make(&vals, vt, n, (key_kind) rng_below(KEYS_COUNT), vnull);
+	flat_to_tvec(&keys, &tk, kp);
+	flat_to_tvec(&vals, &tv, vp);
+	ref = ref_groupagg(&keys, with_values ? &vals : NULL, &ng_ref);
+
+	for (int f = 0; f < nf; f++)
+		for (int s = GPO_AGG_AUTO; s <= GPO_AGG_SORT; s++)
+		{
+			gpo_ctx		ctx;
+			tcase		c;
+			outbuf		ob;
+			gpo_agg_strategy strat = (gpo_agg_strategy) s;
+			int64_t		ng = -1;
+			gpo_status	st;
+			char		dummy;
+			bool		dense_ok;
+
+			dense_ok = kt != GPO_FLOAT32 && kt != GPO_FLOAT64;
+			if (dense_ok && ng_ref > 0)
+			{
+				uint64_t	mn = UINT64_MAX,
+							mx = 0;
+
+				for (int64_t i = 0; i < n; i++)
+					if (keys.valid[i])
+					{
+						uint64_t	cd = gpo_key_code(kt, &keys.raw[i]);
+
+						mn = cd < mn ? cd : mn;
+						mx = cd > mx ? cd : mx;
+					}
+				dense_ok = mn == UINT64_MAX || mx - mn < (uint64_t) GPO_AGG_DENSE_MAX_RANGE;
+			}
+			test_ctx(&ctx, devs[f], f == 0 ? (int) rng_below(4) + 1 : 0);
+			case_begin(&c, "groupagg %s keys %s/%s values%s n=%lld %s nulls %d/%d parts %s/%s %s",
+					   devs[f] == GPO_DEVICE_GPU ? "gpu" : "cpu",
+					   gpo_type_name(kt), key_names[kind],
+					   with_values ? gpo_type_name(vt) : "(none)", (long long) n,
+					   gpo_agg_strategy_name(strat), knull, vnull,
+					   part_name(kp), part_name(vp), "");
+			outbuf_make(&ob, ng_ref);
+			st = gpo_groupagg(&ctx, &tk.v, with_values ? &tv.v : NULL, 0, &strat,
+							  &ob.o, &ng, &dummy, NULL);
+			if (s == GPO_AGG_DENSE && !dense_ok)
+				expect(&c, st == GPO_ERR_INVALID, "forced dense gave %s", gpo_status_text(st));
+			else
+			{
+				expect(&c, st == GPO_OK, "status %s (%s)", gpo_status_text(st), ctx.detail);
+				expect(&c, ng == ng_ref, "ngroups %lld want %lld", (long long) ng, (long long) ng_ref);
+				expect(&c, s == GPO_AGG_AUTO || strat == (gpo_agg_strategy) s, "strategy used");
+				if (c.ok)
+					check_groups(&c, &ob.o, ref, ng, kt, with_values ? &vals : NULL, true);
+				/* too little room: the count, and GPO_ERR_CAPACITY */
+				if (c.ok && ng_ref > 0 && rng_chance(1, 3))
+				{
+					ob.o.capacity = ng_ref - 1;
+					strat = (gpo_agg_strategy) s;
+					ng = -1;
+					st = gpo_groupagg(&ctx, &tk.v, with_values ? &tv.v : NULL, 0, &strat,
+									  &ob.o, &ng, &dummy, NULL);
+					expect(&c, st == GPO_ERR_CAPACITY && ng == ng_ref,
+						   "short capacity gave %s, ngroups %lld", gpo_status_text(st), (long long) ng);
+				}
+			}
+			case_result(tg, c.ok, c.msg);
+			outbuf_free(&ob);
+		}
+	free(ref);
+	tvec_free(&tk);
+	tvec_free(&tv);
+	flat_free(&keys);
+	flat_free(&vals);
+}
+
+/* One sort case on every face. */
+static void
+sort_case(tgroup *tg, gpo_type kt, int64_t n, key_kind kind, int knull,
+		  part_kind kp, part_kind op)
+{
+	flat		keys;
+	tvec		tk,
+				tko,
+				tro;
+	int64_t    *perm;
+	gpo_device	devs[2];
+	int			nf = faces(tg, devs);
+	size_t		w = gpo_type_size(kt);
+
+	flat_make(&keys, kt, n, kind, knull);
+	flat_to_tvec(&keys, &tk, kp);
+	perm = ref_sort(&keys);
+	tvec_make_kind(&tko, kt, op, n + (int64_t) rng_below(3), true);
+	tvec_make_kind(&tro, GPO_INT64, op, n + (int64_t) rng_below(3), false);
+	for (int f = 0; f < nf; f++)
+	{
+		gpo_ctx		ctx;
+		tcase		c;
+		size_t		bytes = 0;
+		void	   *scratch;
+		gpo_status	st;
+		uint8_t    *kout = malloc(w * (tko.rows + 1));
+		uint8_t    *kval = malloc(tko.rows + 1);
+		int64_t    *rout = malloc(sizeof(int64_t) * (tro.rows + 1));
+
+		test_ctx(&ctx, devs[f], f == 0 ? (int) rng_below(4) + 1 : 0);
+		case_begin(&c, "sort %s %s %s n=%lld nulls %d parts %s/%s",
+				   devs[f] == GPO_DEVICE_GPU ? "gpu" : "cpu", gpo_type_name(kt),
+				   key_names[kind], (long long) n, knull, part_name(kp), part_name(op));
+		tvec_sentinel(&tko);
+		tvec_sentinel(&tro);
+		st = gpo_sort_pairs(&ctx, &tk.v, &tko.v, &tro.v, NULL, &bytes);
+		scratch = malloc(bytes + 1);
+		if (st == GPO_OK)
+			st = gpo_sort_pairs(&ctx, &tk.v, &tko.v, &tro.v, scratch, &bytes);
+		expect(&c, st == GPO_OK, "status %s (%s)", gpo_status_text(st), ctx.detail);
+		if (c.ok)
+		{
+			tvec_read(&tko, kout, kval);
+			tvec_read(&tro, rout, NULL);
+			for (int64_t i = 0; i < n && c.ok; i++)
+			{
+				int64_t		r = perm[i];
+				uint64_t	want = keys.valid[r] ? canon(kt, keys.raw[r], true) : 0;
+
+				expect(&c, rout[i] == r, "row %lld: row %lld want %lld", (long long) i,
+					   (long long) rout[i], (long long) r);
+				expect(&c, raw_in(kout, w, i) == want, "row %lld: key", (long long) i);
+				expect(&c, kval[i] == keys.valid[r], "row %lld: key validity", (long long) i);
+			}
+			expect(&c, tvec_spare_untouched(&tko, n) && tvec_spare_untouched(&tro, n),
+				   "spare capacity written");
+		}
+		case_result(tg, c.ok, c.msg);
+		free(scratch);
+		free(kout);
+		free(kval);
+		free(rout);
+	}
+	free(perm);
+	tvec_free(&tk);
+	tvec_free(&tko);
+	tvec_free(&tro);
+	flat_free(&keys);
+}
+
+/* One segment offsets + segmented reduction case on every face. */
+static void
+segreduce_case(tgroup *tg, gpo_type vt, int64_t nsegs, int64_t maxlen,
+			   int vnull, part_kind vp)
+{
+	int64_t    *lens = malloc(sizeof(int64_t) * (nsegs + 1));
+	int64_t		n = 0;
+	flat		vals;
+	tvec		tl,
+				to,
+				tv;
+	ref_group  *ref = calloc(nsegs + 1, sizeof(ref_group));
+	gpo_device	devs[2];
+	int			nf = faces(tg, devs);
+
+	for (int64_t s = 0; s < nsegs; s++)
+	{
+		lens[s] = rng_chance(1, 5) ? 0 : (int64_t) rng_below(maxlen + 1);
+		n += lens[s];
+	}
+	flat_make(&vals, vt, n, (key_kind) rng_below(KEYS_COUNT), vnull);
+	flat_to_tvec(&vals, &tv, vp);
+	tvec_make_kind(&tl, GPO_INT64, (part_kind) rng_below(PART_COUNT), nsegs, false);
+	tvec_fill(&tl, lens, NULL);
+	tvec_make_kind(&to, GPO_INT64, (part_kind) rng_below(PART_COUNT), nsegs + 1, false);
+	for (int64_t s = 0, r = 0; s < nsegs; s++)
+		for (int64_t i = 0; i < lens[s]; i++)
+			ref_add(&ref[s], &vals, r++);
+	for (int f = 0; f < nf; f++)
+	{
+		gpo_ctx		ctx;
+		tcase		c;
+		outbuf		ob;
+		size_t		bytes = 0;
+		void	   *scratch = NULL;
+		int64_t		total = -1;
+		gpo_status	st;
+
+		test_ctx(&ctx, devs[f], f == 0 ? (int) rng_below(4) + 1 : 0);
+		case_begin(&c, "segreduce %s %s segs=%lld maxlen=%lld nulls %d parts %s",
+				   devs[f] == GPO_DEVICE_GPU ? "gpu" : "cpu", gpo_type_name(vt),
+				   (long long) nsegs, (long long) maxlen, vnull, part_name(vp));
+		outbuf_make(&ob, nsegs);
+		st = gpo_segment_offsets(&ctx, &tl.v, &to.v, &total, NULL, &bytes);
+		scratch = malloc(bytes + 1);
+		if (st == GPO_OK)
+			st = gpo_segment_offsets(&ctx, &tl.v, &to.v, &total, scratch, &bytes);
+		expect(&c, st == GPO_OK && total == n, "offsets: %s, total %lld want %lld",
+			   gpo_status_text(st), (long long) total, (long long) n);
+		free(scratch);
+		scratch = NULL;
+		if (c.ok)
+		{
+			st = gpo_segreduce(&ctx, &tv.v, &to.v, nsegs, &ob.o, NULL, &bytes);
+			scratch = malloc(bytes + 1);
+			if (st == GPO_OK)
+				st = gpo_segreduce(&ctx, &tv.v, &to.v, nsegs, &ob.o, scratch, &bytes);
+			expect(&c, st == GPO_OK, "status %s (%s)", gpo_status_text(st), ctx.detail);
+			if (c.ok)
+				check_groups(&c, &ob.o, ref, nsegs, vt, &vals, false);
+		}
+		case_result(tg, c.ok, c.msg);
+		free(scratch);
+		outbuf_free(&ob);
+	}
+	free(lens);
+	free(ref);
+	flat_free(&vals);
+	tvec_free(&tv);
+	tvec_free(&tl);
+	tvec_free(&to);
+}
+
+/* Sums that overflow int64 but fit 128 bits, on every strategy. */
+static void
+overflow_case(tgroup *tg)
+{
+	int64_t		n = 5000;
+
+	for (int sign = 0; sign < 2; sign++)
+	{
+		flat		keys,
+					vals;
+		tvec		tk,
+					tv;
+		ref_group  *ref;
+		int64_t		ng_ref;
+
+		flat_make(&keys, GPO_INT32, n, KEYS_SMALL, 5);
+		flat_make(&vals, GPO_INT64, n, KEYS_ONE, 3);
+		for (int64_t i = 0; i < n; i++)
+			vals.raw[i] = sign ? (uint64_t) (INT64_MIN + (int64_t) rng_below(10)) :
+				(uint64_t) (INT64_MAX - (int64_t) rng_below(10));
+		flat_to_tvec(&keys, &tk, (part_kind) rng_below(PART_COUNT));
+		flat_to_tvec(&vals, &tv, (part_kind) rng_below(PART_COUNT));
+		ref = ref_groupagg(&keys, &vals, &ng_ref);
+		for (int dev = 0; dev < 2; dev++)
+			for (int s = GPO_AGG_DENSE; s <= GPO_AGG_SORT; s++)
+			{
+				gpo_ctx		ctx;
+				tcase		c;
+				outbuf		ob;
+				gpo_agg_strategy strat = (gpo_agg_strategy) s;
+				int64_t		ng = 0;
+				gpo_status	st;
+				char		dummy;
+
+				if (dev == 1 && !have_gpu)
+				{
+					gpu_skip(tg);
+					continue;
+				}
+				test_ctx(&ctx, dev ? GPO_DEVICE_GPU : GPO_DEVICE_CPU, 0);
+				case_begin(&c, "int128 sums %s %s %s", sign ? "negative" : "positive",
+						   dev ? "gpu" : "cpu", gpo_agg_strategy_name(strat));
+				outbuf_make(&ob, ng_ref);
+				st = gpo_groupagg(&ctx, &tk.v, &tv.v, 0, &strat, &ob.o, &ng, &dummy, NULL);
+				expect(&c, st == GPO_OK && ng == ng_ref, "status %s", gpo_status_text(st));
+				if (c.ok)
+				{
+					check_groups(&c, &ob.o, ref, ng, GPO_INT32, &vals, true);
+					expect(&c, ref[0].count < 3 || (sign ? ob.o.isum[0].hi < -1 : ob.o.isum[0].hi > 0),
+						   "sum did not leave int64");
+				}
+				case_result(tg, c.ok, c.msg);
+				outbuf_free(&ob);
+			}
+		free(ref);
+		tvec_free(&tk);
+		tvec_free(&tv);
+		flat_free(&keys);
+		flat_free(&vals);
+	}
+}
+
+/* Runs the aggregation test groups. */
+void
+test_agg(void)
+{
+	static const gpo_type ktypes[] = {GPO_INT32, GPO_UINT32, GPO_INT64, GPO_FLOAT32, GPO_FLOAT64};
+	static const gpo_type vtypes[] = {GPO_INT32, GPO_INT64, GPO_FLOAT32, GPO_FLOAT64};
+	static const int64_t sizes[] = {0, 1, 2, 7, 100, 1000, 5000, 70000};
+	tgroup		g;
+
+	group_begin(&g, "agg sort");
+	for (int t = 0; t < 5; t++)
+		for (int k = 0; k < KEYS_COUNT; k++)
+			for (int si = 0; si < 8; si++)
+				sort_case(&g, ktypes[t], sizes[si], (key_kind) k,
+						  (int) rng_below(3) * 10, (part_kind) rng_below(PART_COUNT),
+						  (part_kind) rng_below(PART_COUNT));
+	for (int p = 0; p < PART_COUNT; p++)
+		sort_case(&g, GPO_INT32, 3000, KEYS_RANGE, 10, (part_kind) p, (part_kind) p);
+	if (!quick)
+		sort_case(&g, GPO_INT32, 12000000, KEYS_DISTINCT, 1, PART_UNEVEN, PART_ONE);
+	else
+		g.skipped++;
+	group_end(&g);
+
+	group_begin(&g, "agg segreduce");
+	for (int t = 0; t < 4; t++)
+		for (int p = 0; p < PART_COUNT; p++)
+		{
+			segreduce_case(&g, vtypes[t], (int64_t) rng_below(50), 10, 20, (part_kind) p);
+			segreduce_case(&g, vtypes[t], 500, 40, 10, (part_kind) p);
+			segreduce_case(&g, vtypes[t], 3, 60000, 30, (part_kind) p);
+		}
+	segreduce_case(&g, GPO_INT64, 0, 10, 0, PART_ONE);
+	if (!quick)
+		segreduce_case(&g, GPO_FLOAT64, 4, 6000000, 5, PART_UNEVEN);
+	else
+		g.skipped++;
+	group_end(&g);
+
+	group_begin(&g, "agg groupagg");
+	for (int t = 0; t < 5; t++)
+		for (int k = 0; k < KEYS_COUNT; k++)
+			for (int si = 0; si < 8; si++)
+			{
+				int			vt = (int) rng_below(4);
+
+				groupagg_case(&g, ktypes[t], vtypes[vt], !rng_chance(1, 6),
+							  sizes[si], (key_kind) k, (int) rng_below(3) * 5,
+							  (int) rng_below(3) * 20,
+							  (part_kind) rng_below(PART_COUNT),
+							  (part_kind) rng_below(PART_COUNT));
+			}
+	for (int p = 0; p < PART_COUNT; p++)
+	{
+		groupagg_case(&g, GPO_INT32, GPO_FLOAT64, true, 2000, KEYS_RANGE, 5, 5,
+					  (part_kind) p, (part_kind) ((p + 1) % PART_COUNT));
+		groupagg_case(&g, GPO_FLOAT64, GPO_FLOAT32, true, 2000, KEYS_EXTREME, 5, 50,
+					  (part_kind) p, (part_kind) p);
+	}
+	/* all-NULL values, all-NULL keys */
+	groupagg_case(&g, GPO_INT64, GPO_INT32, true, 3000, KEYS_SMALL, 0, 100, PART_MIXED, PART_UNEVEN);
+	groupagg_case(&g, GPO_INT32, GPO_FLOAT64, true, 3000, KEYS_SMALL, 100, 0, PART_UNEVEN, PART_MIXED);
+	overflow_case(&g);
+	if (!quick)
+	{
+		groupagg_case(&g, GPO_INT32, GPO_FLOAT64, true, 11000000, KEYS_RANGE, 1, 1,
+					  PART_UNEVEN, PART_ONE);
+		groupagg_case(&g, GPO_INT64, GPO_INT64, true, 11000000, KEYS_SKEW, 1, 1,
+					  PART_ONE, PART_UNEVEN);
+	}
+	else
+		g.skipped += 2;
+	group_end(&g);
+}

@@ -1,0 +1,43 @@
+/*
+ * test_core.c
+ *	  The engine's unit test program: runs every group and prints
+ *	  "N passed, N failed, N skipped"; exits 1 if any case failed.
+ *
+ * Environment: GPO_TEST_QUICK=1 skips the cases above 10M rows;
+ * GPO_TEST_SEED=n fixes the random seed (printed at the start).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "test_util.h"
+
+/* Runs the groups and reports. */
+int
+main(void)
+{
+	const char *q = getenv("GPO_TEST_QUICK");
+	const char *s = getenv("GPO_TEST_SEED");
+	uint64_t	seed = s ? strtoull(s, NULL, 10) : (uint64_t) time(NULL);
+	gpo_device_info info;
+
+	quick = q != NULL && strcmp(q, "0") != 0;
+	gpo_gpu_info(&info);
+	have_gpu = gpo_gpu_available();
+	snprintf(gpu_why, sizeof(gpu_why), "%s", info.error[0] ? info.error : "unknown");
+	printf("gpuops core unit tests: seed %llu%s, GPU: %s\n",
+		   (unsigned long long) seed, quick ? ", quick" : "",
+		   have_gpu ? info.name : gpu_why);
+	rng_seed(seed);
+
+	test_dispatch();
+	test_scan();
+	test_compact();
+	test_rle();
+	{ extern void test_agg(void); test_agg(); }
+	{ extern void test_histjoin(void); test_histjoin(); }
+
+	printf("%d passed, %d failed, %d skipped\n",
+		   total_passed, total_failed, total_skipped);
+	return total_failed > 0 ? 1 : 0;
+}
