@@ -56,8 +56,8 @@ gpo_gpu_available(void)
  * Starts a dispatcher call: clears the outputs of ctx.  Returns false (the
  * call must answer GPO_ERR_INVALID) when ctx is NULL.
  */
-static bool
-call_begin(gpo_ctx *ctx)
+bool
+gpo_call_begin(gpo_ctx *ctx)
 {
 	if (ctx == NULL)
 		return false;
@@ -70,8 +70,8 @@ call_begin(gpo_ctx *ctx)
  * Answers the scratch query or checks the scratch given.  Returns true when
  * the call is finished (*st says how), false when a face should run.
  */
-static bool
-scratch_phase(gpo_ctx *ctx, void *scratch, size_t *scratch_bytes,
+bool
+gpo_scratch_phase(gpo_ctx *ctx, void *scratch, size_t *scratch_bytes,
 			  size_t need, gpo_status *st)
 {
 	if (scratch == NULL)
@@ -102,8 +102,8 @@ scratch_phase(gpo_ctx *ctx, void *scratch, size_t *scratch_bytes,
  * Picks the face for rows input rows.  Returns GPO_OK with *face set, or
  * GPO_ERR_NO_DEVICE when the GPU was demanded and there is none.
  */
-static gpo_status
-pick_face(gpo_ctx *ctx, int64_t rows, gpo_device *face)
+gpo_status
+gpo_pick_face(gpo_ctx *ctx, int64_t rows, gpo_device *face)
 {
 	switch (ctx->device)
 	{
@@ -136,8 +136,8 @@ pick_face(gpo_ctx *ctx, int64_t rows, gpo_device *face)
  * After the GPU face returned st: true if AUTO should run the CPU face
  * instead (the reason is then in ctx->detail).
  */
-static bool
-gpu_fell_back(gpo_ctx *ctx, gpo_status st)
+bool
+gpo_gpu_fell_back(gpo_ctx *ctx, gpo_status st)
 {
 	char		why[sizeof(ctx->detail)];
 
@@ -166,19 +166,19 @@ gpo_scan(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *heads,
 	gpo_status	st;
 	gpo_device	face;
 
-	if (!call_begin(ctx))
+	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
 	if ((st = gpo_scan_check(ctx, in, heads, out)) != GPO_OK)
 		return st;
-	if (scratch_phase(ctx, scratch, scratch_bytes,
+	if (gpo_scratch_phase(ctx, scratch, scratch_bytes,
 					  gpo_scan_scratch_bytes(ctx, in, heads, out), &st))
 		return st;
-	if ((st = pick_face(ctx, gpo_vector_rows(in), &face)) != GPO_OK)
+	if ((st = gpo_pick_face(ctx, gpo_vector_rows(in), &face)) != GPO_OK)
 		return st;
 	if (face == GPO_DEVICE_GPU)
 	{
 		st = gpo_scan_gpu(ctx, in, heads, inclusive, out);
-		if (!gpu_fell_back(ctx, st))
+		if (!gpo_gpu_fell_back(ctx, st))
 		{
 			ctx->used = GPO_DEVICE_GPU;
 			return st;
@@ -197,19 +197,19 @@ gpo_compact(gpo_ctx *ctx, const gpo_vector *mask, uint32_t flags,
 	gpo_status	st;
 	gpo_device	face;
 
-	if (!call_begin(ctx))
+	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
 	if ((st = gpo_compact_check(ctx, mask, flags, index_map, count)) != GPO_OK)
 		return st;
-	if (scratch_phase(ctx, scratch, scratch_bytes,
+	if (gpo_scratch_phase(ctx, scratch, scratch_bytes,
 					  gpo_compact_scratch_bytes(ctx, mask, index_map), &st))
 		return st;
-	if ((st = pick_face(ctx, gpo_vector_rows(mask), &face)) != GPO_OK)
+	if ((st = gpo_pick_face(ctx, gpo_vector_rows(mask), &face)) != GPO_OK)
 		return st;
 	if (face == GPO_DEVICE_GPU)
 	{
 		st = gpo_compact_gpu(ctx, mask, flags, index_map, count);
-		if (!gpu_fell_back(ctx, st))
+		if (!gpo_gpu_fell_back(ctx, st))
 		{
 			ctx->used = GPO_DEVICE_GPU;
 			return st;
@@ -228,20 +228,20 @@ gpo_rle(gpo_ctx *ctx, const gpo_vector *in, gpo_vector *values,
 	gpo_status	st;
 	gpo_device	face;
 
-	if (!call_begin(ctx))
+	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
 	if ((st = gpo_rle_check(ctx, in, values, starts, lengths, count)) != GPO_OK)
 		return st;
-	if (scratch_phase(ctx, scratch, scratch_bytes,
+	if (gpo_scratch_phase(ctx, scratch, scratch_bytes,
 					  gpo_rle_scratch_bytes(ctx, in, values, starts, lengths),
 					  &st))
 		return st;
-	if ((st = pick_face(ctx, gpo_vector_rows(in), &face)) != GPO_OK)
+	if ((st = gpo_pick_face(ctx, gpo_vector_rows(in), &face)) != GPO_OK)
 		return st;
 	if (face == GPO_DEVICE_GPU)
 	{
 		st = gpo_rle_gpu(ctx, in, values, starts, lengths, count);
-		if (!gpu_fell_back(ctx, st))
+		if (!gpo_gpu_fell_back(ctx, st))
 		{
 			ctx->used = GPO_DEVICE_GPU;
 			return st;

@@ -231,20 +231,20 @@ gpo_gather(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *index,
 	gpo_status	st;
 	gpo_device	face;
 
-	if (!gpo_hj_begin(ctx))
+	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
 	if ((st = gpo_gather_check(ctx, in, index, out)) != GPO_OK)
 		return st;
-	if (gpo_hj_scratch_phase(ctx, scratch, scratch_bytes,
+	if (gpo_scratch_phase(ctx, scratch, scratch_bytes,
 							 gpo_gather_scratch_bytes(ctx, in, index, out),
 							 &st))
 		return st;
-	if ((st = gpo_hj_pick_face(ctx, gpo_vector_rows(index), &face)) != GPO_OK)
+	if ((st = gpo_pick_face(ctx, gpo_vector_rows(index), &face)) != GPO_OK)
 		return st;
 	if (face == GPO_DEVICE_GPU)
 	{
 		st = gpo_gather_gpu(ctx, in, index, out);
-		if (!gpo_hj_fell_back(ctx, st))
+		if (!gpo_gpu_fell_back(ctx, st))
 		{
 			ctx->used = GPO_DEVICE_GPU;
 			return st;

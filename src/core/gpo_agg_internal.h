@@ -85,20 +85,6 @@ extern bool gpo_agg_key_type_ok(gpo_type t);
 /* True for a value type of the aggregates. */
 extern bool gpo_agg_value_type_ok(gpo_type t);
 
-/* ---- face choice (agg_common.c; the same rules as dispatch.c) ---- */
-
-/* Clears ctx's outputs; false when ctx is NULL. */
-extern bool gpo_agg_call_begin(gpo_ctx *ctx);
-/* Answers the scratch query or checks the scratch; true when finished. */
-extern bool gpo_agg_scratch_phase(gpo_ctx *ctx, void *scratch,
-								  size_t *scratch_bytes, size_t need,
-								  gpo_status *st);
-/* Picks the face for rows input rows (GPO_ERR_NO_DEVICE if GPU demanded). */
-extern gpo_status gpo_agg_pick_face(gpo_ctx *ctx, int64_t rows,
-									gpo_device *face);
-/* After the GPU face returned st: true if AUTO should run the CPU face. */
-extern bool gpo_agg_gpu_fell_back(gpo_ctx *ctx, gpo_status st);
-
 /* ---- radix sort core (sort.c) ---- */
 
 /*

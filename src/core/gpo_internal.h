@@ -137,6 +137,19 @@ gpo_block_lo(int64_t n, int b, int nb)
 	return (int64_t) ((__int128) n * b / nb);
 }
 
+/* ---- dispatcher steps shared by every primitive (dispatch.c) ---- */
+
+/* Starts a dispatcher call: clears ctx's outputs; false when ctx is NULL. */
+extern bool gpo_call_begin(gpo_ctx *ctx);
+/* Answers the scratch query or checks the scratch given; true when the call is finished (*st says how). */
+extern bool gpo_scratch_phase(gpo_ctx *ctx, void *scratch,
+							  size_t *scratch_bytes, size_t need,
+							  gpo_status *st);
+/* Picks the face for rows input rows, or GPO_ERR_NO_DEVICE when the GPU was demanded and there is none. */
+extern gpo_status gpo_pick_face(gpo_ctx *ctx, int64_t rows, gpo_device *face);
+/* After the GPU face returned st: true if AUTO should run the CPU face instead. */
+extern bool gpo_gpu_fell_back(gpo_ctx *ctx, gpo_status st);
+
 /* ---- per-primitive argument checks and scratch sizes ---- */
 
 extern gpo_status gpo_scan_check(gpo_ctx *ctx, const gpo_vector *in,

@@ -327,14 +327,14 @@ gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 	gpo_agg_strategy want;
 	int64_t		n;
 
-	if (!gpo_agg_call_begin(ctx))
+	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
 	if ((st = groupagg_check(ctx, keys, values, strategy, out, ngroups)) != GPO_OK)
 		return st;
-	if (gpo_agg_scratch_phase(ctx, scratch, scratch_bytes, 0, &st))
+	if (gpo_scratch_phase(ctx, scratch, scratch_bytes, 0, &st))
 		return st;
 	n = gpo_vector_rows(keys);
-	if ((st = gpo_agg_pick_face(ctx, n, &face)) != GPO_OK)
+	if ((st = gpo_pick_face(ctx, n, &face)) != GPO_OK)
 		return st;
 	if (face == GPO_DEVICE_GPU && ctx->device == GPO_DEVICE_AUTO &&
 		n > GPU_MAX_ROWS)
@@ -344,7 +344,7 @@ gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 	{
 		st = gpo_groupagg_gpu(ctx, keys, values, est_groups, strategy, out,
 							  ngroups);
-		if (!gpo_agg_gpu_fell_back(ctx, st))
+		if (!gpo_gpu_fell_back(ctx, st))
 		{
 			ctx->used = GPO_DEVICE_GPU;
 			return st;

@@ -452,26 +452,26 @@ gpo_hash_join(gpo_ctx *ctx, const gpo_vector *build_keys,
 	gpo_status	st;
 	gpo_device	face;
 
-	if (!gpo_hj_begin(ctx))
+	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
 	if ((st = gpo_hash_join_check(ctx, build_keys, probe_keys, build_rows,
 								  probe_rows, count)) != GPO_OK)
 		return st;
-	if (gpo_hj_scratch_phase(ctx, scratch, scratch_bytes,
+	if (gpo_scratch_phase(ctx, scratch, scratch_bytes,
 							 gpo_hash_join_scratch_bytes(ctx, build_keys,
 														 probe_keys,
 														 build_rows,
 														 probe_rows),
 							 &st))
 		return st;
-	if ((st = gpo_hj_pick_face(ctx, gpo_vector_rows(build_keys) +
+	if ((st = gpo_pick_face(ctx, gpo_vector_rows(build_keys) +
 							   gpo_vector_rows(probe_keys), &face)) != GPO_OK)
 		return st;
 	if (face == GPO_DEVICE_GPU)
 	{
 		st = gpo_hash_join_gpu(ctx, build_keys, probe_keys, build_rows,
 							   probe_rows, count);
-		if (!gpo_hj_fell_back(ctx, st))
+		if (!gpo_gpu_fell_back(ctx, st))
 		{
 			ctx->used = GPO_DEVICE_GPU;
 			return st;

@@ -390,20 +390,20 @@ gpo_histogram(gpo_ctx *ctx, const gpo_vector *values, const gpo_vector *mask,
 	gpo_status	st;
 	gpo_device	face;
 
-	if (!gpo_hj_begin(ctx))
+	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
 	if ((st = gpo_histogram_check(ctx, values, mask, spec, counts)) != GPO_OK)
 		return st;
-	if (gpo_hj_scratch_phase(ctx, scratch, scratch_bytes,
+	if (gpo_scratch_phase(ctx, scratch, scratch_bytes,
 							 gpo_histogram_scratch_bytes(ctx, values, mask, spec),
 							 &st))
 		return st;
-	if ((st = gpo_hj_pick_face(ctx, gpo_vector_rows(values), &face)) != GPO_OK)
+	if ((st = gpo_pick_face(ctx, gpo_vector_rows(values), &face)) != GPO_OK)
 		return st;
 	if (face == GPO_DEVICE_GPU)
 	{
 		st = gpo_histogram_gpu(ctx, values, mask, spec, counts, domain);
-		if (!gpo_hj_fell_back(ctx, st))
+		if (!gpo_gpu_fell_back(ctx, st))
 		{
 			ctx->used = GPO_DEVICE_GPU;
 			return st;

@@ -281,15 +281,15 @@ gpo_segreduce(gpo_ctx *ctx, const gpo_vector *values,
 	uint8_t    *p3;
 	int64_t		nrows;
 
-	if (!gpo_agg_call_begin(ctx))
+	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
 	if ((st = segreduce_check(ctx, values, offsets, nsegs, out)) != GPO_OK)
 		return st;
 	nrows = values ? gpo_vector_rows(values) : 0;
 	segreduce_layout(&a, nrows, nsegs, &p1, &p2, &p3);
-	if (gpo_agg_scratch_phase(ctx, scratch, scratch_bytes, a.used, &st))
+	if (gpo_scratch_phase(ctx, scratch, scratch_bytes, a.used, &st))
 		return st;
-	if ((st = gpo_agg_pick_face(ctx, nrows, &face)) != GPO_OK)
+	if ((st = gpo_pick_face(ctx, nrows, &face)) != GPO_OK)
 		return st;
 	if (face == GPO_DEVICE_GPU && ctx->device == GPO_DEVICE_AUTO &&
 		(nrows > GPU_MAX_ROWS || nsegs > GPU_MAX_ROWS || values == NULL))
@@ -297,7 +297,7 @@ gpo_segreduce(gpo_ctx *ctx, const gpo_vector *values,
 	if (face == GPO_DEVICE_GPU)
 	{
 		st = gpo_segreduce_gpu(ctx, values, offsets, nsegs, out);
-		if (!gpo_agg_gpu_fell_back(ctx, st))
+		if (!gpo_gpu_fell_back(ctx, st))
 		{
 			ctx->used = GPO_DEVICE_GPU;
 			return st;
@@ -319,7 +319,7 @@ gpo_segment_offsets(gpo_ctx *ctx, const gpo_vector *lengths,
 				row = 0,
 				sum = 0;
 
-	if (!gpo_agg_call_begin(ctx))
+	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
 	if ((st = gpo_check_vector(ctx, lengths, "lengths")) != GPO_OK ||
 		(st = gpo_check_vector(ctx, offsets, "offsets")) != GPO_OK)

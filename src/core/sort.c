@@ -382,15 +382,15 @@ gpo_sort_pairs(gpo_ctx *ctx, const gpo_vector *keys, gpo_vector *keys_out,
 			   *p5;
 	int64_t		n;
 
-	if (!gpo_agg_call_begin(ctx))
+	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
 	if ((st = sort_check(ctx, keys, keys_out, rows_out)) != GPO_OK)
 		return st;
 	n = gpo_vector_rows(keys);
 	sort_layout(&a, n, gpo_threads(ctx), &p1, &p2, &p3, &p4, &p5);
-	if (gpo_agg_scratch_phase(ctx, scratch, scratch_bytes, a.used, &st))
+	if (gpo_scratch_phase(ctx, scratch, scratch_bytes, a.used, &st))
 		return st;
-	if ((st = gpo_agg_pick_face(ctx, n, &face)) != GPO_OK)
+	if ((st = gpo_pick_face(ctx, n, &face)) != GPO_OK)
 		return st;
 	if (face == GPO_DEVICE_GPU && ctx->device == GPO_DEVICE_AUTO &&
 		n > GPU_MAX_ROWS)
@@ -398,7 +398,7 @@ gpo_sort_pairs(gpo_ctx *ctx, const gpo_vector *keys, gpo_vector *keys_out,
 	if (face == GPO_DEVICE_GPU)
 	{
 		st = gpo_sort_pairs_gpu(ctx, keys, keys_out, rows_out);
-		if (!gpo_agg_gpu_fell_back(ctx, st))
+		if (!gpo_gpu_fell_back(ctx, st))
 		{
 			ctx->used = GPO_DEVICE_GPU;
 			return st;

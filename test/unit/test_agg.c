@@ -12,7 +12,6 @@
 #include "gpo_agg.h"
 #include "test_util.h"
 
-extern void test_agg(void);
 
 /* How keys are drawn. */
 typedef enum key_kind
@@ -439,7 +438,7 @@ check_groups(tcase *c, const gpo_agg_out *o, const ref_group *gs, int64_t ng,
 	for (int64_t g = 0; g < ng && c->ok; g++)
 	{
 		const ref_group *r = &gs[g];
-		__int128	isum = ((__int128) o->isum[g].hi << 64) | o->isum[g].lo;
+		__int128	isum = (__int128) (((unsigned __int128) (uint64_t) o->isum[g].hi << 64) | o->isum[g].lo);
 		bool		any = vals && r->count > 0;
 
 		if (with_keys)

@@ -34,8 +34,8 @@ main(void)
 	test_scan();
 	test_compact();
 	test_rle();
-	{ extern void test_agg(void); test_agg(); }
-	{ extern void test_histjoin(void); test_histjoin(); }
+	test_agg();
+	test_histjoin();
 
 	printf("%d passed, %d failed, %d skipped\n",
 		   total_passed, total_failed, total_skipped);

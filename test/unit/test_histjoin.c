@@ -1578,7 +1578,6 @@ test_gather(void)
 	group_end(&g);
 }
 
-extern void test_histjoin(void);
 
 /* Histogram, hash join and gather tests. */
 void

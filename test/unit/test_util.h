@@ -127,5 +127,7 @@ extern void test_scan(void);
 extern void test_compact(void);
 extern void test_rle(void);
 extern void test_dispatch(void);
+extern void test_agg(void);
+extern void test_histjoin(void);
 
 #endif							/* TEST_UTIL_H */
