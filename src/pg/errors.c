@@ -27,11 +27,41 @@ gpuops_overflow_message(Oid result_type)
 	}
 }
 
+/* The last engine call of this backend, for gpuops.last_run(). */
+static char gpuops_last_op[64];
+static gpo_device gpuops_last_face = GPO_DEVICE_AUTO;
+static char gpuops_last_detail[sizeof(((gpo_ctx *) 0)->detail)];
+
+/* Remembers which face ran an engine call (a scratch query runs none). */
+static void
+gpuops_note_run(gpo_status st, const gpo_ctx *ctx, const char *op)
+{
+	if (st == GPO_OK && ctx->used == GPO_DEVICE_AUTO)
+		return;
+	strlcpy(gpuops_last_op, op, sizeof(gpuops_last_op));
+	gpuops_last_face = ctx->used;
+	strlcpy(gpuops_last_detail, ctx->detail, sizeof(gpuops_last_detail));
+}
+
+/* The last engine call: its operation, its face ("gpu", "cpu" or "none") and detail; false if none yet. */
+bool
+gpuops_last_run(const char **op, const char **face, const char **detail)
+{
+	if (gpuops_last_op[0] == '\0')
+		return false;
+	*op = gpuops_last_op;
+	*face = gpuops_last_face == GPO_DEVICE_GPU ? "gpu" :
+		gpuops_last_face == GPO_DEVICE_CPU ? "cpu" : "none";
+	*detail = gpuops_last_detail[0] != '\0' ? gpuops_last_detail : NULL;
+	return true;
+}
+
 /* Report a failed engine call; on success, log an AUTO fallback at DEBUG1. */
 void
 gpuops_check_status(gpo_status st, const gpo_ctx *ctx, const char *op,
 					Oid result_type)
 {
+	gpuops_note_run(st, ctx, op);
 	switch (st)
 	{
 		case GPO_OK:

@@ -1,6 +1,7 @@
 /*
  * func_info.c
- *	  gpuops.info(): what this build and this backend's GPU can do.
+ *	  gpuops.info(): what this build and this backend's GPU can do;
+ *	  gpuops.last_run(): which face ran this backend's last engine call.
  *
  * Every key is always present; a value that does not apply (no GPU, built
  * without CUDA) is NULL.
@@ -13,6 +14,7 @@
 #include "utils/fmgrprotos.h"
 
 PG_FUNCTION_INFO_V1(gpuops_info);
+PG_FUNCTION_INFO_V1(gpuops_last_run_sql);
 
 /* Append one (key, value) row; value NULL means not applicable. */
 static void
@@ -76,5 +78,29 @@ gpuops_info(PG_FUNCTION_ARGS)
 	gpuops_info_row(rsinfo, "openmp_threads", psprintf("%d", gpo_threads(&ctx)));
 	gpuops_info_row(rsinfo, "device_setting", gpuops_device_name());
 
+	return (Datum) 0;
+}
+
+/* gpuops.last_run(): the operation, face and detail of this backend's last engine call (no row before the first). */
+Datum
+gpuops_last_run_sql(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const char *op;
+	const char *face;
+	const char *detail;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (!gpuops_last_run(&op, &face, &detail))
+		return (Datum) 0;
+	values[0] = CStringGetTextDatum(op);
+	values[1] = CStringGetTextDatum(face);
+	if (detail != NULL)
+		values[2] = CStringGetTextDatum(detail);
+	else
+		nulls[2] = true;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }

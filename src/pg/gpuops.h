@@ -27,6 +27,7 @@ extern int	gpuops_device;
 extern int	gpuops_gpu_min_rows;
 extern int	gpuops_threads;
 extern int	gpuops_chunk_size;
+extern int	gpuops_agg_strategy;	/* a gpo_agg_strategy */
 
 /* ---- gpuops.c ---- */
 
@@ -46,6 +47,9 @@ extern const char *gpuops_device_name(void);
  */
 extern void gpuops_check_status(gpo_status st, const gpo_ctx *ctx,
 								const char *op, Oid result_type);
+/* The last engine call of this backend (op, "gpu"/"cpu"/"none", detail or NULL); false if none yet. */
+extern bool gpuops_last_run(const char **op, const char **face,
+							const char **detail);
 
 /* ---- array.c ---- */
 
