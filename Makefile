@@ -9,6 +9,7 @@
 #                        throwaway cluster (what CI runs; needs root for apt)
 #   make demo            set up, build, install and run a short demonstration
 #   make gpubench        build the GPU benchmarks bench/gpu_* (CUDA builds only)
+#   make cpubench        build the CPU benchmark bench/cpu_primitives
 
 EXTENSION = gpuops
 MODULE_big = gpuops
@@ -46,12 +47,12 @@ PG_CPPFLAGS = -I$(srcdir)/src/core
 PG_CFLAGS = -fopenmp
 SHLIB_LINK = -fopenmp $(CUDA_LIBS)
 
-EXTRA_CLEAN = test/unit/test_core $(GPU_BENCHES) kernels/*.o src/core/*.o \
-	build-info.txt
+EXTRA_CLEAN = test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives \
+	kernels/*.o src/core/*.o build-info.txt
 
 # ---- targets that work before PostgreSQL's headers are installed ----
 .DEFAULT_GOAL := all
-.PHONY: test demo unittest gpubench build-info
+.PHONY: test demo unittest gpubench cpubench build-info
 
 test:
 	bash scripts/test.sh
@@ -92,6 +93,11 @@ test/unit/test_core: $(UNIT_SRCS) $(wildcard test/unit/*.h) $(CORE_OBJS)
 
 unittest: test/unit/test_core
 	./test/unit/test_core
+
+bench/cpu_primitives: bench/cpu_primitives.c $(CORE_OBJS)
+	$(CC) -std=gnu11 -O2 -fopenmp -I$(srcdir)/src/core bench/cpu_primitives.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
+
+cpubench: bench/cpu_primitives
 
 GPU_BENCHES = $(patsubst %.cu,%,$(wildcard bench/gpu_*.cu))
 
