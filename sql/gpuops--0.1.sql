@@ -73,3 +73,61 @@ LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpuops.info() IS
 'build, CUDA and GPU facts and the current gpuops.device setting';
+
+-- Which face ran this backend's last engine call: backend state, so
+-- VOLATILE and PARALLEL RESTRICTED (a worker's calls are its own).
+CREATE FUNCTION gpuops.last_run()
+RETURNS TABLE(operation text, device text, detail text)
+AS 'MODULE_PATHNAME', 'gpuops_last_run_sql'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuops.last_run() IS
+'the operation, the face (gpu, cpu or none) and any fallback detail of this backend''s last engine call';
+
+-- Histogram with even bins: width_bucket(v::float8, lo, hi, bins) counts of
+-- an int2, int4, int8, float4 or float8 array; lo and hi both NULL: the
+-- domain is the minimum and maximum finite element.  The counts are the same
+-- on both faces: IMMUTABLE.  Not STRICT, so that lo and hi can default to
+-- NULL; a NULL array or a NULL bins gives no rows, as STRICT would.
+CREATE FUNCTION gpuops.histogram(vals anyarray, bins int,
+                                 lo float8 DEFAULT NULL, hi float8 DEFAULT NULL)
+RETURNS TABLE(bucket int, lower_bound float8, upper_bound float8, count bigint)
+AS 'MODULE_PATHNAME', 'gpuops_histogram'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpuops.histogram(anyarray, int, float8, float8) IS
+'even-bin histogram: width_bucket counts per bucket, with a given or an automatic domain';
+
+-- Equi-join of two key arrays: every (build_pos, probe_pos) pair of 1-based
+-- positions with equal keys, ordered by probe_pos, then build_pos.  The same
+-- pairs in the same order on both faces: IMMUTABLE.
+CREATE FUNCTION gpuops.hash_join(build_keys anyarray, probe_keys anyarray)
+RETURNS TABLE(build_pos bigint, probe_pos bigint)
+AS 'MODULE_PATHNAME', 'gpuops_hash_join'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpuops.hash_join(anyarray, anyarray) IS
+'hash equi-join: every (build_pos, probe_pos) pair of positions with equal keys';
+
+-- GROUP BY over two arrays: one row per distinct key, in the key type's order,
+-- the NULL key last; keys of int2, int4, int8, float4, float8, date,
+-- timestamp, timestamptz or bool.  The float8 variant is STABLE (its sums may
+-- differ in the last bits between faces, strategies and thread counts); the
+-- int8 variant is exact everywhere: IMMUTABLE.
+CREATE FUNCTION gpuops.group_agg(keys anyarray, vals float8[])
+RETURNS TABLE(key anyelement, rows bigint, count bigint, sum float8,
+              min float8, max float8, avg float8)
+AS 'MODULE_PATHNAME', 'gpuops_group_agg_float8'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpuops.group_agg(anyarray, float8[]) IS
+'GROUP BY keys: per distinct key count(*), count, sum, min, max and avg of the double precision values';
+
+CREATE FUNCTION gpuops.group_agg(keys anyarray, vals int8[])
+RETURNS TABLE(key anyelement, rows bigint, count bigint, sum numeric,
+              min bigint, max bigint, avg numeric)
+AS 'MODULE_PATHNAME', 'gpuops_group_agg_int8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpuops.group_agg(anyarray, int8[]) IS
+'GROUP BY keys: per distinct key count(*), count, exact sum, min, max and avg of the bigint values';

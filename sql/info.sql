@@ -43,4 +43,19 @@ RESET gpuops.device;
 SELECT p.oid::regprocedure AS function, provolatile, proisstrict, proparallel, proretset
   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
  WHERE n.nspname = 'gpuops'
- ORDER BY 1::text;
+ ORDER BY p.oid::regprocedure::text;
+
+-- gpuops.last_run(): no engine call yet in this session, then the face that
+-- ran one: the one gpuops.device names (cpu in CI, gpu on a GPU machine)
+SELECT count(*) AS calls_before FROM gpuops.last_run();
+SELECT gpuops.unique(ARRAY[1, 1, 2]);
+SELECT operation,
+       device = CASE current_setting('gpuops.device')
+                    WHEN 'auto' THEN device
+                    ELSE current_setting('gpuops.device') END AS ran_where_asked,
+       detail IS NULL AS no_fallback
+  FROM gpuops.last_run();
+SET gpuops.device = 'cpu';
+SELECT gpuops.prefix_sum(ARRAY[1, 2]::int8[]);
+SELECT * FROM gpuops.last_run();
+RESET gpuops.device;

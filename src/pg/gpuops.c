@@ -14,6 +14,8 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
+#include "gpo_agg.h"
+
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
@@ -26,7 +28,17 @@ static const struct config_enum_entry gpuops_device_options[] = {
 	{NULL, 0, false}
 };
 
+/* gpuops.agg_strategy values; the numbers are gpo_agg_strategy's */
+static const struct config_enum_entry gpuops_agg_strategy_options[] = {
+	{"auto", GPO_AGG_AUTO, false},
+	{"dense", GPO_AGG_DENSE, false},
+	{"hash", GPO_AGG_HASH, false},
+	{"sort", GPO_AGG_SORT, false},
+	{NULL, 0, false}
+};
+
 int			gpuops_device = GPO_DEVICE_AUTO;
+int			gpuops_agg_strategy = GPO_AGG_AUTO;
 int			gpuops_gpu_min_rows = 100000;
 int			gpuops_threads = 0;
 int			gpuops_chunk_size = 64 * 1024 * 1024;
@@ -76,6 +88,18 @@ _PG_init(void)
 							PGC_USERSET,
 							GUC_UNIT_BYTE,
 							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("gpuops.agg_strategy",
+							 "How gpuops group aggregation forms its groups: auto, dense, hash or sort.",
+							 "auto chooses from the observed key range; dense applies only to "
+							 "integer keys of a small range and otherwise means auto.  "
+							 "Results do not depend on it.",
+							 &gpuops_agg_strategy,
+							 GPO_AGG_AUTO,
+							 gpuops_agg_strategy_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpuops");
 }
