@@ -24,6 +24,29 @@
 /* Threads per block of the plain (non-CUB) kernels. */
 #define GPO_CUDA_THREADS 256
 
+/* Adds each thread's local count into *d_count, one atomic per block. */
+__device__ __forceinline__ void
+gpo_block_count_add(unsigned long long local, unsigned long long *d_count)
+{
+	__shared__ unsigned long long warp_sums[GPO_CUDA_THREADS / 32];
+	int			lane = threadIdx.x & 31;
+	int			warp = threadIdx.x >> 5;
+
+	for (int off = 16; off > 0; off >>= 1)
+		local += __shfl_down_sync(0xffffffffu, local, off);
+	if (lane == 0)
+		warp_sums[warp] = local;
+	__syncthreads();
+	if (warp == 0)
+	{
+		local = lane < (int) (blockDim.x / 32) ? warp_sums[lane] : 0;
+		for (int off = 16; off > 0; off >>= 1)
+			local += __shfl_down_sync(0xffffffffu, local, off);
+		if (lane == 0 && local != 0)
+			atomicAdd(d_count, local);
+	}
+}
+
 /*
  * Runs a CUDA call; on failure records it in ctx->detail, sets st and jumps
  * to the enclosing function's cleanup label.

@@ -91,29 +91,6 @@ gpo_load4(const T *p, T x[4])
 #define GPO_ALIGNED_VALID	2
 #define GPO_ALIGNED_HEADS	4
 
-/* Adds each thread's local count into *d_count, one atomic per block. */
-__device__ __forceinline__ void
-gpo_rle_count_add(unsigned long long local, unsigned long long *d_count)
-{
-	__shared__ unsigned long long warp_sums[GPO_CUDA_THREADS / 32];
-	int			lane = threadIdx.x & 31;
-	int			warp = threadIdx.x >> 5;
-
-	for (int off = 16; off > 0; off >>= 1)
-		local += __shfl_down_sync(0xffffffffu, local, off);
-	if (lane == 0)
-		warp_sums[warp] = local;
-	__syncthreads();
-	if (warp == 0)
-	{
-		local = lane < (int) (blockDim.x / 32) ? warp_sums[lane] : 0;
-		for (int off = 16; off > 0; off >>= 1)
-			local += __shfl_down_sync(0xffffffffu, local, off);
-		if (lane == 0 && local != 0)
-			atomicAdd(d_count, local);
-	}
-}
-
 /*
  * Boundary flags, four rows per thread and step: d_heads[i] = 1 when row i
  * starts a run.  Adds the number of heads to *d_count when it is not NULL
@@ -183,7 +160,7 @@ gpo_k_rle_heads(const T *d_in, const uint8_t *d_valid, int64_t n, int aligned,
 				d_heads[i0 + k] = (uint8_t) ((flags >> (8 * k)) & 0xffu);
 	}
 	if (d_count != NULL)
-		gpo_rle_count_add(local, d_count);
+		gpo_block_count_add(local, d_count);
 }
 
 /*
