@@ -47,8 +47,12 @@ typedef enum gpo_agg_strategy
 
 /* Dense is possible for integer keys whose max - min + 1 is at most this. */
 #define GPO_AGG_DENSE_MAX_RANGE		(INT64_C(1) << 22)
-/* The chooser prefers hash up to this many (estimated) groups, then sort. */
-#define GPO_AGG_HASH_MAX_GROUPS		(INT64_C(1) << 25)
+/*
+ * The chooser prefers hash up to this many (estimated) groups, then sort.
+ * Measured (bench/RESULTS.md): hash beats sort at 1e3 groups on both faces
+ * and loses at 1e6 on both; the crossover lies in between.
+ */
+#define GPO_AGG_HASH_MAX_GROUPS		(INT64_C(1) << 16)
 
 /*
  * Per-group (per-segment) results, as caller-owned arrays of capacity

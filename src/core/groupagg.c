@@ -19,6 +19,73 @@
 /* The GPU face's row limit (its row numbers are 32-bit). */
 #define GPU_MAX_ROWS	((int64_t) INT32_MAX)
 
+/* Keys read, evenly spaced, to estimate the number of groups. */
+#define SAMPLE_ROWS		4096
+
+/* Orders two key codes, for qsort. */
+static int
+code_cmp(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Estimates the number of distinct non-NULL keys from SAMPLE_ROWS evenly
+ * spaced rows (deterministic): d distinct codes in the sample, f1 of them
+ * seen once and f2 twice give Chao's estimate d + f1^2 / (2 f2) (d + f1 (f1
+ * - 1) / 2 when f2 = 0), at most the row count.  0 for an empty input.
+ */
+static int64_t
+sample_groups(const gpo_vector *keys, int64_t n)
+{
+	uint64_t	codes[SAMPLE_ROWS];
+	int64_t    *starts = gpo_starts_of(keys);
+	size_t		taken = 0;
+	int64_t		d = 0,
+				f1 = 0,
+				f2 = 0,
+				est;
+	size_t		i,
+				j;
+
+	if (starts == NULL || n == 0)
+	{
+		free(starts);
+		return 0;
+	}
+	for (int64_t s = 0; s < SAMPLE_ROWS && s < n; s++)
+	{
+		int64_t		row = n <= SAMPLE_ROWS ? s : (int64_t) ((__int128) s * n / SAMPLE_ROWS);
+		int32_t		c = gpo_find_chunk(keys, starts, row);
+		const gpo_chunk *ch = &keys->chunks[c];
+		int64_t		off = row - starts[c];
+
+		if (gpo_valid(ch, off))
+			codes[taken++] = gpo_key_code(keys->type,
+										  (const char *) ch->data +
+										  off * gpo_type_size(keys->type));
+	}
+	free(starts);
+	if (taken == 0)
+		return 0;
+	qsort(codes, taken, sizeof(uint64_t), code_cmp);
+	for (i = 0; i < taken; i = j)
+	{
+		for (j = i + 1; j < taken && codes[j] == codes[i]; j++)
+			;
+		d++;
+		f1 += (j - i == 1);
+		f2 += (j - i == 2);
+	}
+	if (taken == (size_t) n)
+		return d;				/* the whole input was read */
+	est = f2 > 0 ? d + f1 * f1 / (2 * f2) : d + f1 * (f1 - 1) / 2;
+	return est < n ? est : n;
+}
+
 /* Positions it at logical row of both vectors. */
 void
 gpo_kv_seek(gpo_kv_iter *it, const gpo_vector *keys, const int64_t *kstarts,
@@ -340,6 +407,8 @@ gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 		n > GPU_MAX_ROWS)
 		face = GPO_DEVICE_CPU;
 	want = *strategy;
+	if (want == GPO_AGG_AUTO && est_groups <= 0)
+		est_groups = sample_groups(keys, n);
 	if (face == GPO_DEVICE_GPU)
 	{
 		st = gpo_groupagg_gpu(ctx, keys, values, est_groups, strategy, out,
