@@ -93,7 +93,7 @@ gpuops_check_status(gpo_status st, const gpo_ctx *ctx, const char *op,
 							   op,
 							   ctx->detail[0] != '\0' ? ": " : ".",
 							   ctx->detail),
-					 errhint("Lower gpuops.chunk_size, or set gpuops.device to 'cpu'.")));
+					 errhint("The GPU face holds the whole input on the device: set gpuops.device to 'cpu' (or 'auto', which falls back) for inputs this large.")));
 			break;
 
 		case GPO_ERR_NO_DEVICE:
