@@ -9,6 +9,7 @@
  * index map's validity bitmaps, if any, are left alone (as on the GPU face).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpo_internal.h"
 
@@ -99,6 +100,9 @@ gpo_compact_check(gpo_ctx *ctx, const gpo_vector *mask, uint32_t flags,
 	return GPO_OK;
 }
 
+/* Rows a block classifies at a time before copying the kept ones out. */
+#define WRITE_TILE	256
+
 /* True if mask row j of chunk c is kept. */
 static inline bool
 kept(const gpo_chunk *c, const uint8_t *m, int64_t j, bool drop)
@@ -162,17 +166,40 @@ compact_write(compact_args *a, int b)
 		const uint8_t *m = (const uint8_t *) c->data;
 		int64_t		first = row - cm.off;	/* logical row of the chunk's row 0 */
 
-		len = len < hi - row ? len : hi - row;
-		for (int64_t j = cm.off; j < cm.off + len; j++)
-		{
-			gpo_chunk  *oc;
+		int64_t		end;
 
-			if (!kept(c, m, j, a->drop))
-				continue;
-			gpo_cursor_avail(&co);
-			oc = gpo_cursor_chunk(&co);
-			((int64_t *) oc->data)[co.off] = first + j;
-			co.off++;
+		len = len < hi - row ? len : hi - row;
+		end = cm.off + len;
+		for (int64_t j = cm.off; j < end;)
+		{
+			int64_t		tile[WRITE_TILE + 1];
+			int64_t		stop = end - j < WRITE_TILE ? end : j + WRITE_TILE;
+			int64_t		k = 0;
+
+			/* branch-free into the tile: write every row, advance past kept ones */
+			if (c->validity == NULL)
+				for (; j < stop; j++)
+				{
+					tile[k] = first + j;
+					k += (m[j] != 0) != a->drop;
+				}
+			else
+				for (; j < stop; j++)
+				{
+					tile[k] = first + j;
+					k += kept(c, m, j, a->drop);
+				}
+			/* then the kept prefix into the output chunks (they have room) */
+			for (int64_t t = 0; t < k;)
+			{
+				int64_t		room = gpo_cursor_avail(&co);
+				int64_t		take = room < k - t ? room : k - t;
+
+				memcpy((int64_t *) gpo_cursor_chunk(&co)->data + co.off,
+					   tile + t, sizeof(int64_t) * take);
+				co.off += take;
+				t += take;
+			}
 		}
 		cm.off += len;
 		row += len;
