@@ -1,7 +1,13 @@
 -- gpuops 0.1: data-parallel primitives (run-length encoding, adjacent-unique,
--- prefix sums, compaction) on the GPU (CUDA) or every CPU core (OpenMP).
+-- prefix sums, compaction, grouped aggregation, histograms, hash joins) on the
+-- GPU (CUDA) or every CPU core (OpenMP).
 
 \echo Use "CREATE EXTENSION gpuops" to load this file. \quit
+
+-- Every role may call the functions (EXECUTE is PUBLIC's by default); the
+-- ones that take a query run it as the caller, so privileges and row-level
+-- security decide what it reads.
+GRANT USAGE ON SCHEMA gpuops TO PUBLIC;
 
 -- Volatility.  gpuops.device, gpuops.gpu_min_rows, gpuops.threads and
 -- gpuops.chunk_size only choose which face computes a result and how the
@@ -131,3 +137,43 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpuops.group_agg(anyarray, int8[]) IS
 'GROUP BY keys: per distinct key count(*), count, exact sum, min, max and avg of the bigint values';
+
+-- Query versions.  These run a query (one SELECT or VALUES, as the calling
+-- user: privileges and row-level security apply) and stream its rows into
+-- the engine in chunks of gpuops.chunk_size bytes per column.  VOLATILE
+-- (they read tables) and PARALLEL UNSAFE (they run SPI).  Not STRICT: the
+-- type arguments are usually NULL (NULL::text); a NULL query gives no rows.
+
+CREATE FUNCTION gpuops.histogram(query text, bins int,
+                                 lo float8 DEFAULT NULL, hi float8 DEFAULT NULL)
+RETURNS TABLE(bucket int, lower_bound float8, upper_bound float8, count bigint)
+AS 'MODULE_PATHNAME', 'gpuops_histogram_query'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gpuops.histogram(text, int, float8, float8) IS
+'even-bin histogram of a query''s numeric column, streamed in chunks; given or automatic domain';
+
+CREATE FUNCTION gpuops.rle(query text, value_type anyelement)
+RETURNS TABLE(value anyelement, start_pos bigint, run_length bigint)
+AS 'MODULE_PATHNAME', 'gpuops_rle_query'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gpuops.rle(text, anyelement) IS
+'run-length encoding of a query''s column in its row order, streamed in chunks: one row (value, start_pos, run_length) per run';
+
+CREATE FUNCTION gpuops.unique(query text, value_type anyelement)
+RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'gpuops_unique_query'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gpuops.unique(text, anyelement) IS
+'adjacent-unique of a query''s column in its row order, streamed in chunks';
+
+CREATE FUNCTION gpuops.group_agg(query text, key_type anyelement)
+RETURNS TABLE(key anyelement, rows bigint, count bigint, sum float8,
+              min float8, max float8, avg float8)
+AS 'MODULE_PATHNAME', 'gpuops_group_agg_query'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gpuops.group_agg(text, anyelement) IS
+'GROUP BY over a query''s (key, double precision value) rows, streamed in chunks: per key count(*), count, sum, min, max and avg';

@@ -59,3 +59,6 @@ SET gpuops.device = 'cpu';
 SELECT gpuops.prefix_sum(ARRAY[1, 2]::int8[]);
 SELECT * FROM gpuops.last_run();
 RESET gpuops.device;
+
+-- every role may use the schema (the functions' EXECUTE is PUBLIC's by default)
+SELECT has_schema_privilege('public', 'gpuops', 'USAGE') AS public_usage;

@@ -47,13 +47,6 @@ PG_FUNCTION_INFO_V1(gpuops_group_agg_int8);
 /* Result columns: key, rows, count, sum, min, max, avg. */
 #define GPUOPS_GROUPAGG_NATTS	7
 
-/* The engine's per-group results, in arrays of capacity entries. */
-typedef struct GpuopsGroups
-{
-	int64		ngroups;
-	gpo_agg_out out;
-} GpuopsGroups;
-
 /* True for a key element type that group_agg hands to the engine. */
 static bool
 gpuops_groupagg_key_type_ok(Oid elemtype)
@@ -122,7 +115,7 @@ gpuops_groupagg_strategy(const GpuopsColumn *keys)
 }
 
 /* Result arrays with room for capacity groups (values of vtype). */
-static void
+void
 gpuops_groupagg_alloc(gpo_agg_out *out, int64 capacity, gpo_type ktype,
 					  gpo_type vtype)
 {
@@ -188,7 +181,7 @@ gpuops_groupagg_call(gpo_ctx *ctx, const GpuopsColumn *keys,
 }
 
 /* Groups of keys with aggregates of vals, checked for consistency. */
-static void
+void
 gpuops_groupagg_run(const GpuopsColumn *keys, const GpuopsColumn *vals,
 					GpuopsGroups *groups, Oid result_type)
 {
@@ -331,6 +324,50 @@ gpuops_groupagg_int8_row(const gpo_agg_out *out, int64 g, Datum *values)
 	values[6] = DirectFunctionCall2(numeric_div, sum, count);
 }
 
+/*
+ * Emit one row per group (key, rows, count, sum, min, max, avg): shared by
+ * the array and the query versions.  keys gives the key's SQL and physical
+ * types.
+ */
+void
+gpuops_groupagg_output(ReturnSetInfo *rsinfo, const GpuopsColumn *keys,
+					   const GpuopsGroups *groups, Oid value_type)
+{
+	int64		g;
+
+	for (g = 0; g < groups->ngroups; g++)
+	{
+		const gpo_agg_out *out = &groups->out;
+		Datum		values[GPUOPS_GROUPAGG_NATTS];
+		bool		nulls[GPUOPS_GROUPAGG_NATTS];
+		int			i;
+
+		for (i = 0; i < GPUOPS_GROUPAGG_NATTS; i++)
+			nulls[i] = false;
+		nulls[0] = out->key_valid[g] == 0;
+		values[0] = nulls[0] ? (Datum) 0 :
+			gpuops_groupagg_key_datum(keys, out, g);
+		values[1] = Int64GetDatum(out->rows[g]);
+		values[2] = Int64GetDatum(out->count[g]);
+		if (out->count[g] == 0)
+		{
+			/* no non-NULL value: sum, min, max and avg are NULL */
+			for (i = 3; i < GPUOPS_GROUPAGG_NATTS; i++)
+			{
+				values[i] = (Datum) 0;
+				nulls[i] = true;
+			}
+		}
+		else if (value_type == INT8OID)
+			gpuops_groupagg_int8_row(out, g, values);
+		else
+			gpuops_groupagg_float8_row(out, g, values);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		if ((g & 0xFFFF) == 0xFFFF)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
 /* Shared body of both group_agg variants; value_type is vals' element type. */
 static void
 gpuops_group_agg(FunctionCallInfo fcinfo, Oid value_type)
@@ -345,7 +382,6 @@ gpuops_group_agg(FunctionCallInfo fcinfo, Oid value_type)
 	GpuopsColumn keys;
 	GpuopsColumn vals;
 	GpuopsGroups groups;
-	int64		g;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (rsinfo->setDesc->natts != GPUOPS_GROUPAGG_NATTS)
@@ -374,37 +410,7 @@ gpuops_group_agg(FunctionCallInfo fcinfo, Oid value_type)
 	gpuops_array_to_column(varr, &vals);
 	gpuops_groupagg_run(&keys, &vals, &groups, result_type);
 
-	for (g = 0; g < groups.ngroups; g++)
-	{
-		const gpo_agg_out *out = &groups.out;
-		Datum		values[GPUOPS_GROUPAGG_NATTS];
-		bool		nulls[GPUOPS_GROUPAGG_NATTS];
-		int			i;
-
-		for (i = 0; i < GPUOPS_GROUPAGG_NATTS; i++)
-			nulls[i] = false;
-		nulls[0] = out->key_valid[g] == 0;
-		values[0] = nulls[0] ? (Datum) 0 :
-			gpuops_groupagg_key_datum(&keys, out, g);
-		values[1] = Int64GetDatum(out->rows[g]);
-		values[2] = Int64GetDatum(out->count[g]);
-		if (out->count[g] == 0)
-		{
-			/* no non-NULL value: sum, min, max and avg are NULL */
-			for (i = 3; i < GPUOPS_GROUPAGG_NATTS; i++)
-			{
-				values[i] = (Datum) 0;
-				nulls[i] = true;
-			}
-		}
-		else if (value_type == INT8OID)
-			gpuops_groupagg_int8_row(out, g, values);
-		else
-			gpuops_groupagg_float8_row(out, g, values);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		if ((g & 0xFFFF) == 0xFFFF)
-			CHECK_FOR_INTERRUPTS();
-	}
+	gpuops_groupagg_output(rsinfo, &keys, &groups, value_type);
 }
 
 /* gpuops.group_agg(anyarray, float8[]): per key rows, count, sum, min, max, avg. */

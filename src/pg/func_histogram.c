@@ -115,6 +115,72 @@ gpuops_hist_emit(ReturnSetInfo *rsinfo, int32 bucket, float8 lower,
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/*
+ * The spec from arguments 1..3 (bins, lo, hi; bins not NULL), checked:
+ * shared by the array and the query versions.
+ */
+void
+gpuops_hist_spec_from_args(FunctionCallInfo fcinfo, gpo_hist_spec *spec)
+{
+	if (PG_ARGISNULL(2) != PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("lower and upper bounds must both be given or both be NULL"),
+				 errhint("Give neither for an automatic domain from the minimum and maximum finite values.")));
+
+	spec->bins = PG_GETARG_INT32(1);
+	spec->auto_domain = PG_ARGISNULL(2);
+	spec->lo = spec->auto_domain ? 0.0 : PG_GETARG_FLOAT8(2);
+	spec->hi = spec->auto_domain ? 0.0 : PG_GETARG_FLOAT8(3);
+	gpuops_hist_check_args(spec->bins, spec->auto_domain, spec->lo, spec->hi);
+}
+
+/*
+ * Check the counts of num_values values against spec and domain, and emit
+ * the result rows: shared by the array and the query versions.
+ */
+void
+gpuops_hist_output(ReturnSetInfo *rsinfo, const gpo_hist_spec *spec,
+				   const int64 *counts, const gpo_hist_domain *domain,
+				   int64 num_values)
+{
+	int32		bins = spec->bins;
+	int64		total = 0;
+	int32		b;
+
+	/* every counted element is a non-NULL element */
+	for (b = 0; b <= bins + 1; b++)
+	{
+		if (counts[b] < 0)
+			elog(ERROR, "gpuops: engine published a negative count for bucket %d", b);
+		total += counts[b];
+	}
+	if (total > num_values)
+		elog(ERROR, "gpuops: engine counted " INT64_FORMAT " of " INT64_FORMAT " elements",
+			 total, num_values);
+	if (!domain->valid && (!spec->auto_domain || total != 0))
+		elog(ERROR, "gpuops: engine published no domain for a histogram of " INT64_FORMAT " values",
+			 total);
+
+	if (counts[0] > 0)
+		gpuops_hist_emit(rsinfo, 0, -get_float8_infinity(), false,
+						 domain->lo, false, counts[0]);
+	for (b = 1; b <= bins; b++)
+	{
+		if ((b & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		gpuops_hist_emit(rsinfo, b,
+						 gpuops_hist_edge(domain->lo, domain->hi, bins, b - 1),
+						 !domain->valid,
+						 gpuops_hist_edge(domain->lo, domain->hi, bins, b),
+						 !domain->valid,
+						 counts[b]);
+	}
+	if (counts[bins + 1] > 0)
+		gpuops_hist_emit(rsinfo, bins + 1, domain->hi, false,
+						 get_float8_infinity(), false, counts[bins + 1]);
+}
+
 /* gpuops.histogram(anyarray, bins, lo, hi): width_bucket counts per bucket. */
 Datum
 gpuops_histogram(PG_FUNCTION_ARGS)
@@ -131,8 +197,6 @@ gpuops_histogram(PG_FUNCTION_ARGS)
 	size_t		scratch_bytes = 0;
 	void	   *scratch;
 	gpo_status	st;
-	int64		total = 0;
-	int32		b;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (rsinfo->setDesc->natts != 4)
@@ -152,18 +216,8 @@ gpuops_histogram(PG_FUNCTION_ARGS)
 						format_type_be(elemtype)),
 				 errhint("Use an array of smallint, integer, bigint, real or double precision, e.g. cast it to double precision[].")));
 
-	if (PG_ARGISNULL(2) != PG_ARGISNULL(3))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("lower and upper bounds must both be given or both be NULL"),
-				 errhint("Give neither for an automatic domain from the minimum and maximum finite values.")));
-
-	bins = PG_GETARG_INT32(1);
-	spec.bins = bins;
-	spec.auto_domain = PG_ARGISNULL(2);
-	spec.lo = spec.auto_domain ? 0.0 : PG_GETARG_FLOAT8(2);
-	spec.hi = spec.auto_domain ? 0.0 : PG_GETARG_FLOAT8(3);
-	gpuops_hist_check_args(bins, spec.auto_domain, spec.lo, spec.hi);
+	gpuops_hist_spec_from_args(fcinfo, &spec);
+	bins = spec.bins;
 
 	counts = palloc0(((Size) bins + 2) * sizeof(int64));
 	gpuops_array_to_column(arr, &col);
@@ -179,37 +233,6 @@ gpuops_histogram(PG_FUNCTION_ARGS)
 	gpuops_check_status(st, &ctx, "histogram", INT8OID);
 	CHECK_FOR_INTERRUPTS();
 
-	/* every counted element is a non-NULL element */
-	for (b = 0; b <= bins + 1; b++)
-	{
-		if (counts[b] < 0)
-			elog(ERROR, "gpuops: engine published a negative count for bucket %d", b);
-		total += counts[b];
-	}
-	if (total > col.num_rows)
-		elog(ERROR, "gpuops: engine counted " INT64_FORMAT " of " INT64_FORMAT " elements",
-			 total, col.num_rows);
-	if (!domain.valid && (!spec.auto_domain || total != 0))
-		elog(ERROR, "gpuops: engine published no domain for a histogram of " INT64_FORMAT " values",
-			 total);
-
-	if (counts[0] > 0)
-		gpuops_hist_emit(rsinfo, 0, -get_float8_infinity(), false,
-						 domain.lo, false, counts[0]);
-	for (b = 1; b <= bins; b++)
-	{
-		if ((b & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		gpuops_hist_emit(rsinfo, b,
-						 gpuops_hist_edge(domain.lo, domain.hi, bins, b - 1),
-						 !domain.valid,
-						 gpuops_hist_edge(domain.lo, domain.hi, bins, b),
-						 !domain.valid,
-						 counts[b]);
-	}
-	if (counts[bins + 1] > 0)
-		gpuops_hist_emit(rsinfo, bins + 1, domain.hi, false,
-						 get_float8_infinity(), false, counts[bins + 1]);
-
+	gpuops_hist_output(rsinfo, &spec, counts, &domain, col.num_rows);
 	return (Datum) 0;
 }

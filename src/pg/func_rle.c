@@ -12,6 +12,8 @@
  */
 #include "gpuops.h"
 
+#include <math.h>
+
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -23,9 +25,12 @@
 PG_FUNCTION_INFO_V1(gpuops_rle);
 PG_FUNCTION_INFO_V1(gpuops_unique);
 
-/* Emit one result row: (value) for unique, (value, start_pos, run_length) for rle. */
-static void
-gpuops_emit_run(ReturnSetInfo *rsinfo, bool want_runs, Datum value,
+/*
+ * Emit one result row: (value) for unique, (value, start_pos, run_length)
+ * for rle; start is 0-based.  Shared with the query versions.
+ */
+void
+gpuops_rle_emit(ReturnSetInfo *rsinfo, bool want_runs, Datum value,
 				bool isnull, int64 start, int64 length)
 {
 	Datum		values[3];
@@ -36,6 +41,51 @@ gpuops_emit_run(ReturnSetInfo *rsinfo, bool want_runs, Datum value,
 	values[1] = Int64GetDatum(start + 1);	/* 1-based, as WITH ORDINALITY */
 	values[2] = Int64GetDatum(length);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * Binary equality of two elements of a non-device type, two NULLs equal:
+ * the rule for every type the engine does not compare.
+ */
+bool
+gpuops_rle_datum_eq(Datum a, bool a_null, Datum b, bool b_null,
+					bool typbyval, int16 typlen)
+{
+	if (a_null || b_null)
+		return a_null == b_null;
+	return datum_image_eq(a, b, typbyval, typlen);
+}
+
+/*
+ * The engine's equality of two values of physical type (gpo.h, gpo_rle):
+ * two NULLs equal, every NaN equals every NaN, -0.0 equals 0.0, other
+ * values by their bits.  For joining runs across chunk seams.
+ */
+bool
+gpuops_rle_value_eq(gpo_type type, const void *a, bool a_null,
+					const void *b, bool b_null)
+{
+	if (a_null || b_null)
+		return a_null == b_null;
+	switch (type)
+	{
+		case GPO_FLOAT32:
+			{
+				float4		x = *(const float4 *) a;
+				float4		y = *(const float4 *) b;
+
+				return x == y || (isnan(x) && isnan(y));
+			}
+		case GPO_FLOAT64:
+			{
+				float8		x = *(const float8 *) a;
+				float8		y = *(const float8 *) b;
+
+				return x == y || (isnan(x) && isnan(y));
+			}
+		default:
+			return memcmp(a, b, gpo_type_size(type)) == 0;
+	}
 }
 
 /* Check the run heads an engine call published. */
@@ -133,7 +183,7 @@ gpuops_runs_device(ReturnSetInfo *rsinfo, ArrayType *arr, bool want_runs)
 		Datum		value = isnull ? (Datum) 0 :
 			gpuops_value_to_datum(col.elemtype, col.type, values_data, r);
 
-		gpuops_emit_run(rsinfo, want_runs, value, isnull,
+		gpuops_rle_emit(rsinfo, want_runs, value, isnull,
 						want_runs ? starts_data[r] : 0,
 						want_runs ? lengths_data[r] : 0);
 	}
@@ -179,10 +229,9 @@ gpuops_runs_generic(ReturnSetInfo *rsinfo, ArrayType *arr, Oid elemtype,
 
 		if (i == 0)
 			flags[i] = 1;
-		else if (isnull || prev_null)
-			flags[i] = isnull != prev_null;
 		else
-			flags[i] = !datum_image_eq(prev, value, typbyval, typlen);
+			flags[i] = !gpuops_rle_datum_eq(prev, prev_null, value, isnull,
+											typbyval, typlen);
 		prev = value;
 		prev_null = isnull;
 		if ((i & 0xFFFF) == 0)
@@ -214,7 +263,7 @@ gpuops_runs_generic(ReturnSetInfo *rsinfo, ArrayType *arr, Oid elemtype,
 
 		if (i != heads[r])
 			continue;
-		gpuops_emit_run(rsinfo, want_runs, value, isnull, heads[r],
+		gpuops_rle_emit(rsinfo, want_runs, value, isnull, heads[r],
 						(r + 1 < count ? heads[r + 1] : num_rows) - heads[r]);
 		r++;
 	}

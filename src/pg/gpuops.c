@@ -81,7 +81,8 @@ _PG_init(void)
 
 	DefineCustomIntVariable("gpuops.chunk_size",
 							"Largest column chunk handed to the engine.",
-							"Arrays are cut into zero-copy chunks of at most this many bytes.",
+							"Arrays are cut into zero-copy chunks of at most this many bytes; "
+							"the functions over a query fill one buffer of this size per column.",
 							&gpuops_chunk_size,
 							64 * 1024 * 1024,
 							16, 1024 * 1024 * 1024,
