@@ -28,18 +28,7 @@
 
 #include "gpo_agg.h"
 #include "../kernels/gpo_agg_kernels.cuh"
-
-/* Exits with a message when a CUDA call fails. */
-#define BENCH_CHECK(call) \
-	do { \
-		cudaError_t bench_err_ = (call); \
-		if (bench_err_ != cudaSuccess) \
-		{ \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-					cudaGetErrorString(bench_err_)); \
-			exit(1); \
-		} \
-	} while (0)
+#include "bench_cuda.cuh"
 
 /* Exits with a message when an engine call fails. */
 #define BENCH_OK(call, ctx) \
@@ -52,16 +41,6 @@
 			exit(1); \
 		} \
 	} while (0)
-
-/* A well-mixed 64-bit hash (splitmix64's finalizer). */
-__host__ __device__ static inline uint64_t
-bench_hash(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
 
 /* Keys hash(i) mod distinct (offset so some are negative), values in [0, 1). */
 __global__ void

@@ -28,28 +28,7 @@
 
 #include "gpo.h"
 #include "../kernels/gpo_histjoin.cuh"
-
-/* Exits with a message when a CUDA call fails. */
-#define BENCH_CHECK(call) \
-	do { \
-		cudaError_t bench_err_ = (call); \
-		if (bench_err_ != cudaSuccess) \
-		{ \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
-					cudaGetErrorString(bench_err_)); \
-			exit(1); \
-		} \
-	} while (0)
-
-/* A well-mixed 64-bit hash (splitmix64's finalizer). */
-__host__ __device__ static inline uint64_t
-bench_hash(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
+#include "bench_cuda.cuh"
 
 /* Build key of build row i: distinct for every i < 2^32. */
 __host__ __device__ static inline int32_t
@@ -89,37 +68,6 @@ bench_fill_index(int64_t *d_index, int64_t n, int64_t n_in)
 	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
 		 i += (int64_t) gridDim.x * blockDim.x)
 		d_index[i] = (int64_t) (bench_hash((uint64_t) i * 7 + 1) % (uint64_t) n_in);
-}
-
-/* Times fn reps times (after 2 warm-ups) with CUDA events; the median in ms. */
-template <typename F>
-static double
-time_ms(F fn, int reps)
-{
-	std::vector<float> t;
-	cudaEvent_t start;
-	cudaEvent_t stop;
-
-	BENCH_CHECK(cudaEventCreate(&start));
-	BENCH_CHECK(cudaEventCreate(&stop));
-	for (int r = 0; r < 2; r++)
-		fn();
-	BENCH_CHECK(cudaDeviceSynchronize());
-	for (int r = 0; r < reps; r++)
-	{
-		float		ms = 0;
-
-		BENCH_CHECK(cudaEventRecord(start, 0));
-		fn();
-		BENCH_CHECK(cudaEventRecord(stop, 0));
-		BENCH_CHECK(cudaEventSynchronize(stop));
-		BENCH_CHECK(cudaEventElapsedTime(&ms, start, stop));
-		t.push_back(ms);
-	}
-	BENCH_CHECK(cudaEventDestroy(start));
-	BENCH_CHECK(cudaEventDestroy(stop));
-	std::sort(t.begin(), t.end());
-	return t[t.size() / 2];
 }
 
 /* Prints one table row: rows/s over rows, GB/s over bytes, % of copy. */
@@ -199,17 +147,17 @@ main(int argc, char **argv)
 	printf("| operation | ms | Grows/s | GB/s | %% copy | bytes counted |\n");
 	printf("| --- | ---: | ---: | ---: | ---: | --- |\n");
 
-	ms = time_ms([&]() {
+	ms = bench_time(reps, [&]() {
 		BENCH_CHECK(cudaMemcpyAsync(d_copy, d_f64, sizeof(double) * n,
 									cudaMemcpyDeviceToDevice, 0));
-	}, reps);
+	});
 	copy_gbs = 16.0 * nb / (ms * 1e-3) / 1e9;
 	row("device copy, float64", ms, nb, 16.0 * nb, copy_gbs, "8 read + 8 written a row");
 
-	ms = time_ms([&]() {
+	ms = bench_time(reps, [&]() {
 		BENCH_CHECK(gpo_cuda_histogram(GPO_FLOAT64, d_f64, NULL, NULL, NULL, n,
 									   &given, d_minmax, d_counts, 0));
-	}, reps);
+	});
 	row("histogram float64, 100 bins, given [0,1)", ms, nb, 8.0 * nb, copy_gbs,
 		"8 read a row");
 	BENCH_CHECK(cudaMemcpy(h_counts, d_counts, sizeof(h_counts), cudaMemcpyDeviceToHost));
@@ -223,24 +171,24 @@ main(int argc, char **argv)
 				   sum, (long long) n);
 	}
 
-	ms = time_ms([&]() {
+	ms = bench_time(reps, [&]() {
 		BENCH_CHECK(gpo_cuda_histogram(GPO_FLOAT64, d_f64, NULL, NULL, NULL, n,
 									   &autod, d_minmax, d_counts, 0));
-	}, reps);
+	});
 	row("histogram float64, 100 bins, automatic domain", ms, nb, 8.0 * nb, copy_gbs,
 		"8 a row (the data is read twice)");
 
-	ms = time_ms([&]() {
+	ms = bench_time(reps, [&]() {
 		BENCH_CHECK(gpo_cuda_join_build(GPO_INT32, d_build, NULL, m, &t, d_temp,
 										&build_bytes, 0));
-	}, reps);
+	});
 	row("join build, int32 keys (build rows)", ms, mb, 4.0 * mb, copy_gbs,
 		"4 a build row");
 
-	ms = time_ms([&]() {
+	ms = bench_time(reps, [&]() {
 		BENCH_CHECK(gpo_cuda_join_count(GPO_INT32, d_probe, NULL, n, &t, d_pos,
 										d_temp, &scan_bytes, 0));
-	}, reps);
+	});
 	row("join probe size pass (count + scan)", ms, nb, 4.0 * nb + 16.0 * nb, copy_gbs,
 		"4 key + 8 count written + 8 scan read");
 	BENCH_CHECK(cudaMemcpy(&total, d_pos + n, sizeof(total), cudaMemcpyDeviceToHost));
@@ -248,28 +196,28 @@ main(int argc, char **argv)
 		printf("| (check failed: %lld pairs, want %lld) | | | | | |\n",
 			   total, (long long) n);
 
-	ms = time_ms([&]() {
+	ms = bench_time(reps, [&]() {
 		BENCH_CHECK(gpo_cuda_join_fill(GPO_INT32, d_probe, NULL, n, &t, d_pos,
 									   d_ob, d_op, 0));
-	}, reps);
+	});
 	row("join probe fill pass (pairs)", ms, nb, 4.0 * nb + 8.0 * nb + 16.0 * nb,
 		copy_gbs, "4 key + 8 position read + 16 pair written");
 
-	ms = time_ms([&]() {
+	ms = bench_time(reps, [&]() {
 		BENCH_CHECK(gpo_cuda_join_build(GPO_INT32, d_build, NULL, m, &t, d_temp,
 										&build_bytes, 0));
 		BENCH_CHECK(gpo_cuda_join_count(GPO_INT32, d_probe, NULL, n, &t, d_pos,
 										d_temp, &scan_bytes, 0));
 		BENCH_CHECK(gpo_cuda_join_fill(GPO_INT32, d_probe, NULL, n, &t, d_pos,
 									   d_ob, d_op, 0));
-	}, reps);
+	});
 	row("hash join, build + probe (probe rows)", ms, nb, 4.0 * nb + 16.0 * nb,
 		copy_gbs, "4 key read + 16 pair written a probe row");
 
-	ms = time_ms([&]() {
+	ms = bench_time(reps, [&]() {
 		BENCH_CHECK(gpo_cuda_gather(sizeof(double), d_f64, NULL, n, d_index, NULL,
 									n, d_copy, NULL, d_bad, 0));
-	}, reps);
+	});
 	row("gather float64, random index", ms, nb, 24.0 * nb, copy_gbs,
 		"8 index + 8 random value read + 8 written");
 
