@@ -20,9 +20,10 @@
 #define GPUOPS_VERSION "0.1"
 
 /*
- * Alignment of engine scratch: the engine carves 16-byte aligned pieces
- * (holding __int128 sums) at offsets from the scratch base, so the base must
- * be at least that aligned; palloc only guarantees MAXALIGN (8).
+ * Alignment of engine scratch: a cache line.  The engine aligns its own
+ * pieces (16 bytes, for __int128 sums) in absolute terms, so palloc's MAXALIGN
+ * would do; a cache-line start keeps the first pieces off a line shared with
+ * the allocation's header.
  */
 #define GPUOPS_SCRATCH_ALIGN 64
 
