@@ -166,7 +166,7 @@ gpo_compact_gpu(gpo_ctx *ctx, const gpo_vector *mask, uint32_t flags,
 	}
 	if (index_map != NULL)
 		GPO_TRY(gpo_cuda_check_vector(ctx, index_map, "compaction index map"));
-	n = gpo_cuda_rows(mask);
+	n = gpo_vector_rows(mask);
 	if (n == 0)
 	{
 		*count = 0;
@@ -189,11 +189,11 @@ gpo_compact_gpu(gpo_ctx *ctx, const gpo_vector *mask, uint32_t flags,
 	*count = kept;
 	if (index_map == NULL || kept == 0)
 		goto cleanup;
-	if (gpo_cuda_rows(index_map) < kept)
+	if (gpo_vector_rows(index_map) < kept)
 	{
 		snprintf(ctx->detail, sizeof(ctx->detail),
 				 "index map holds %lld rows but %lld are kept",
-				 (long long) gpo_cuda_rows(index_map), (long long) kept);
+				 (long long) gpo_vector_rows(index_map), (long long) kept);
 		st = GPO_ERR_CAPACITY;
 		goto cleanup;
 	}

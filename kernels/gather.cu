@@ -103,9 +103,9 @@ gpo_gather_gpu(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *index,
 		return GPO_ERR_INVALID;
 	if ((st = gpo_gather_check(ctx, in, index, out)) != GPO_OK)
 		return st;
-	n_in = gpo_cuda_rows(in);
-	n = gpo_cuda_rows(index);
-	elem = gpo_cuda_type_size(in->type);
+	n_in = gpo_vector_rows(in);
+	n = gpo_vector_rows(index);
+	elem = gpo_type_size(in->type);
 	if (n == 0)
 		return GPO_OK;
 

@@ -92,10 +92,6 @@ extern void gpo_cuda_end(const sigset_t *old);
 /* Blocks for a grid-stride kernel over items work items (at least 1). */
 extern unsigned int gpo_cuda_blocks(int64_t items);
 
-/* Total rows (or capacity) of a vector; 0 for NULL. */
-extern int64_t gpo_cuda_rows(const gpo_vector *v);
-/* Bytes of one value of type; 0 for an unknown type. */
-extern size_t gpo_cuda_type_size(gpo_type type);
 /* True if some chunk of v has a validity bitmap. */
 extern bool gpo_cuda_has_validity(const gpo_vector *v);
 /* Checks that every chunk with rows has data; sets detail if not. */

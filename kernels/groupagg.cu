@@ -625,7 +625,7 @@ run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 	GPO_CUDA_TRY(GPO_LAUNCHED());
 	if (vt >= 0)
 	{
-		GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d_vs, gpo_cuda_type_size((gpo_type) vt) * (size_t) n));
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d_vs, gpo_type_size((gpo_type) vt) * (size_t) n));
 		if (d_vvalid != NULL)
 			GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_vvs, (size_t) n));
 		gpo_k_gather_values<<<blocks, GPO_CUDA_THREADS>>>(vt, d_vals, d_vvalid, d_ids, n, d_vs, d_vvs);

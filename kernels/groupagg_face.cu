@@ -98,8 +98,8 @@ gpo_cuda_groups_download(gpo_ctx *ctx, const gpo_cuda_groups *res, gpo_type kt,
 {
 	gpo_status	st = GPO_OK;
 	int64_t		ng = res->ngroups;
-	size_t		kw = gpo_cuda_type_size(kt);
-	size_t		vw = vt >= 0 ? gpo_cuda_type_size((gpo_type) vt) : 0;
+	size_t		kw = gpo_type_size(kt);
+	size_t		vw = vt >= 0 ? gpo_type_size((gpo_type) vt) : 0;
 	bool		vint = vt >= 0 && gpo_type_is_int((gpo_type) vt);
 	bool		int_fsum = out->fsum != NULL && vint;
 	gpo_int128 *isum = out->isum;
@@ -181,10 +181,10 @@ gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 	gpo_status	st = GPO_OK;
 	sigset_t	old;
 	gpo_dmem	mem = {};
-	int64_t		n = gpo_cuda_rows(keys);
-	size_t		kw = gpo_cuda_type_size(keys->type);
+	int64_t		n = gpo_vector_rows(keys);
+	size_t		kw = gpo_type_size(keys->type);
 	int			vt = values ? (int) values->type : -1;
-	size_t		vw = values ? gpo_cuda_type_size(values->type) : 0;
+	size_t		vw = values ? gpo_type_size(values->type) : 0;
 	void	   *d_keys = NULL;
 	uint8_t    *d_kvalid = NULL;
 	void	   *d_vals = NULL;

@@ -370,9 +370,9 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 								  probe_rows, count)) != GPO_OK)
 		return st;
 	*count = 0;
-	m = gpo_cuda_rows(build_keys);
-	n = gpo_cuda_rows(probe_keys);
-	elem = gpo_cuda_type_size(build_keys->type);
+	m = gpo_vector_rows(build_keys);
+	n = gpo_vector_rows(probe_keys);
+	elem = gpo_type_size(build_keys->type);
 	if (m == 0 || n == 0)
 		return GPO_OK;
 
@@ -414,8 +414,8 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 									 d_pos, d_temp, &scan_bytes, 0));
 	GPO_CUDA_TRY(cudaMemcpy(&total, d_pos + n, sizeof(total), cudaMemcpyDeviceToHost));
 	*count = total;
-	if ((build_rows && gpo_cuda_rows(build_rows) < total) ||
-		(probe_rows && gpo_cuda_rows(probe_rows) < total))
+	if ((build_rows && gpo_vector_rows(build_rows) < total) ||
+		(probe_rows && gpo_vector_rows(probe_rows) < total))
 	{
 		snprintf(ctx->detail, sizeof(ctx->detail),
 				 "join emits %lld pairs but an output holds fewer", total);

@@ -244,7 +244,7 @@ gpo_histogram_gpu(gpo_ctx *ctx, const gpo_vector *values,
 	if ((st = gpo_histogram_check(ctx, values, mask, spec, counts)) != GPO_OK)
 		return st;
 	buckets = (int64_t) spec->bins + 2;
-	elem = gpo_cuda_type_size(values->type);
+	elem = gpo_type_size(values->type);
 	memset(counts, 0, sizeof(int64_t) * (size_t) buckets);
 	if (domain != NULL)
 	{
@@ -252,7 +252,7 @@ gpo_histogram_gpu(gpo_ctx *ctx, const gpo_vector *values,
 		domain->lo = spec->auto_domain ? 0.0 : spec->lo;
 		domain->hi = spec->auto_domain ? 0.0 : spec->hi;
 	}
-	n = gpo_cuda_rows(values);
+	n = gpo_vector_rows(values);
 	if (n == 0)
 		return GPO_OK;
 

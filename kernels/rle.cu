@@ -286,7 +286,7 @@ gpo_cuda_rle(gpo_type type, const void *d_in, const uint8_t *d_valid,
 			 int64_t *d_starts, int64_t *d_lengths, int64_t *d_count,
 			 void *d_temp, size_t *temp_bytes, cudaStream_t stream)
 {
-	size_t		elem = gpo_cuda_type_size(type);
+	size_t		elem = gpo_type_size(type);
 	size_t		heads_bytes = gpo_round256(n > 0 ? (size_t) n : 1);
 	size_t		sel_bytes = 0;
 	uint8_t    *d_heads;
@@ -341,10 +341,10 @@ gpo_rle_out_ok(gpo_ctx *ctx, const gpo_vector *v, gpo_type want, const char *wha
 static bool
 gpo_rle_fits(gpo_ctx *ctx, const gpo_vector *v, int64_t runs, const char *what)
 {
-	if (v == NULL || gpo_cuda_rows(v) >= runs)
+	if (v == NULL || gpo_vector_rows(v) >= runs)
 		return true;
 	snprintf(ctx->detail, sizeof(ctx->detail), "rle %s holds %lld rows but there are %lld runs",
-			 what, (long long) gpo_cuda_rows(v), (long long) runs);
+			 what, (long long) gpo_vector_rows(v), (long long) runs);
 	return false;
 }
 
@@ -377,13 +377,13 @@ gpo_rle_gpu(gpo_ctx *ctx, const gpo_vector *in, gpo_vector *values,
 		!gpo_rle_out_ok(ctx, starts, GPO_INT64, "starts") ||
 		!gpo_rle_out_ok(ctx, lengths, GPO_INT64, "lengths"))
 		return GPO_ERR_INVALID;
-	n = gpo_cuda_rows(in);
+	n = gpo_vector_rows(in);
 	if (n == 0)
 	{
 		*count = 0;
 		return GPO_OK;
 	}
-	elem = gpo_cuda_type_size(in->type);
+	elem = gpo_type_size(in->type);
 
 	st = gpo_cuda_begin(ctx, &old);
 	began = true;				/* gpo_cuda_end is harmless after a failure */

@@ -417,20 +417,20 @@ gpo_scan_gpu(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *heads,
 		snprintf(ctx->detail, sizeof(ctx->detail), "scan types not supported");
 		return GPO_ERR_INVALID;
 	}
-	n = gpo_cuda_rows(in);
-	if (heads != NULL && gpo_cuda_rows(heads) != n)
+	n = gpo_vector_rows(in);
+	if (heads != NULL && gpo_vector_rows(heads) != n)
 	{
 		snprintf(ctx->detail, sizeof(ctx->detail), "scan heads and input differ in rows");
 		return GPO_ERR_INVALID;
 	}
-	if (gpo_cuda_rows(out) < n)
+	if (gpo_vector_rows(out) < n)
 	{
 		snprintf(ctx->detail, sizeof(ctx->detail), "scan output is smaller than its input");
 		return GPO_ERR_CAPACITY;
 	}
 	if (n == 0)
 		return GPO_OK;
-	elem = gpo_cuda_type_size(in->type);
+	elem = gpo_type_size(in->type);
 
 	st = gpo_cuda_begin(ctx, &old);
 	began = true;				/* gpo_cuda_end is harmless after a failure */

@@ -226,9 +226,9 @@ gpo_segreduce_gpu(gpo_ctx *ctx, const gpo_vector *values,
 	gpo_status	st = GPO_OK;
 	sigset_t	old;
 	gpo_dmem	mem = {};
-	int64_t		n = gpo_cuda_rows(values);
+	int64_t		n = gpo_vector_rows(values);
 	int			vt = values->type;
-	size_t		w = gpo_cuda_type_size(values->type);
+	size_t		w = gpo_type_size(values->type);
 	void	   *d_vals = NULL;
 	uint8_t    *d_vvalid = NULL;
 	int64_t    *d_off = NULL;

@@ -326,8 +326,8 @@ gpo_sort_pairs_gpu(gpo_ctx *ctx, const gpo_vector *keys, gpo_vector *keys_out,
 	gpo_status	st = GPO_OK;
 	sigset_t	old;
 	gpo_dmem	mem = {};
-	int64_t		n = gpo_cuda_rows(keys);
-	size_t		w = gpo_cuda_type_size(keys->type);
+	int64_t		n = gpo_vector_rows(keys);
+	size_t		w = gpo_type_size(keys->type);
 	void	   *d_keys = NULL;
 	uint8_t    *d_valid = NULL;
 	void	   *d_kout = NULL;

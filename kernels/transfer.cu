@@ -50,39 +50,6 @@ gpo_k_bytes_to_bits(const uint8_t *d_bytes, int64_t rows, uint8_t *d_bits)
 	}
 }
 
-/* Total rows (or capacity) of a vector; 0 for NULL. */
-int64_t
-gpo_cuda_rows(const gpo_vector *v)
-{
-	int64_t		n = 0;
-
-	if (v == NULL || v->chunks == NULL)
-		return 0;
-	for (int32_t c = 0; c < v->nchunks; c++)
-		if (v->chunks[c].n > 0)
-			n += v->chunks[c].n;
-	return n;
-}
-
-/* Bytes of one value of type; 0 for an unknown type. */
-size_t
-gpo_cuda_type_size(gpo_type type)
-{
-	switch (type)
-	{
-		case GPO_INT32:
-		case GPO_UINT32:
-		case GPO_FLOAT32:
-			return 4;
-		case GPO_INT64:
-		case GPO_FLOAT64:
-			return 8;
-		case GPO_UINT8:
-			return 1;
-	}
-	return 0;
-}
-
 /* True if some chunk of v has a validity bitmap. */
 bool
 gpo_cuda_has_validity(const gpo_vector *v)
@@ -101,7 +68,7 @@ gpo_cuda_check_vector(gpo_ctx *ctx, const gpo_vector *v, const char *what)
 {
 	if (v == NULL || (v->nchunks > 0 && v->chunks == NULL) || v->nchunks < 0)
 		goto bad;
-	if (gpo_cuda_type_size(v->type) == 0)
+	if (gpo_type_size(v->type) == 0)
 		goto bad;
 	for (int32_t c = 0; c < v->nchunks; c++)
 		if (v->chunks[c].n < 0 || (v->chunks[c].n > 0 && v->chunks[c].data == NULL))
