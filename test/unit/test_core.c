@@ -36,6 +36,8 @@ main(void)
 	test_rle();
 	test_agg();
 	test_histjoin();
+	test_keypack();
+	test_filter();
 
 	printf("%d passed, %d failed, %d skipped\n",
 		   total_passed, total_failed, total_skipped);

@@ -129,5 +129,7 @@ extern void test_rle(void);
 extern void test_dispatch(void);
 extern void test_agg(void);
 extern void test_histjoin(void);
+extern void test_keypack(void);
+extern void test_filter(void);
 
 #endif							/* TEST_UTIL_H */
