@@ -1,0 +1,548 @@
+/*
+ * scan_reader.c
+ *	  The column reader: fixed-width columns of one table -> column batches,
+ *	  through page batches (heap) or slots (any table AM).
+ *
+ * Fast path.  The backend pins up to GPUOPS_SCAN_BATCH_PAGES heap pages in
+ * block order through the buffer manager (with a bulk-read ring when the
+ * table is larger than a quarter of shared_buffers, as a seq scan does),
+ * and for each page, under its share lock, records the visible tuples: on a
+ * page marked all-visible (and a snapshot not taken during recovery) every
+ * normal line pointer, otherwise those HeapTupleSatisfiesVisibility accepts;
+ * that is heapgetpage's page-at-a-time mode, pruning included.  Then OpenMP
+ * threads decode the recorded tuples into the batch (scan_heap_decode.c),
+ * and once every tuple of the page batch is delivered the pins are released
+ * and interrupts checked.  A page batch may span output batches: a cursor
+ * into its recorded tuples carries over, and its pins are held until then
+ * (the resource owner releases them on ERROR).
+ *
+ * The fast path needs a heap relation, an MVCC snapshot, no CPU qual and an
+ * isolation level below SERIALIZABLE (the heap scan's predicate locks and
+ * conflict checks are the slot path's).  Everything else takes the slot
+ * path: table_beginscan and table_scan_getnextslot, the CPU qual evaluated
+ * on each slot, slot_getsomeattrs up to the highest needed attribute.
+ */
+#include "gpuops_scan.h"
+
+#include "access/heapam.h"
+#include "access/tableam.h"
+#include "access/tupdesc_details.h"
+#include "access/xact.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "storage/bufmgr.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
+
+#include "gpo_internal.h"
+
+/* Most heap pages pinned at once by the fast path. */
+#ifndef GPUOPS_SCAN_BATCH_PAGES
+#define GPUOPS_SCAN_BATCH_PAGES 2048
+#endif
+
+/* Rows between interrupt checks on the slot path. */
+#define GPUOPS_SCAN_CFI_ROWS 4096
+
+struct GpuopsScanReader
+{
+	Relation	rel;
+	Snapshot	snapshot;
+	GpuopsScanBatch batch;
+	GpuopsScanStats stats;
+	GpuopsDecodeCol *dcols;		/* [ncols], sorted by attribute */
+	int			maxatt;			/* highest needed attnum */
+	bool		done;			/* no rows left */
+
+	/* fast path */
+	GpuopsDecodePlan plan;
+	BlockNumber nblocks;		/* blocks at begin (or rescan) */
+	BlockNumber next_block;		/* first block of the next page batch */
+	int			max_pages;		/* pages pinned at once */
+	BufferAccessStrategy strategy;	/* bulk-read ring, or NULL */
+	Buffer	   *bufs;			/* [max_pages] pinned buffers */
+	int			nbufs;
+	HeapTupleHeader *tups;		/* [max_pages * MaxHeapTuplesPerPage] */
+	int64		ntups;			/* visible tuples of the page batch */
+	int64		tup_next;		/* first one not yet delivered */
+
+	/* slot path */
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	ExprState  *qual;
+	ExprContext *econtext;
+};
+
+/* The physical batch type of a column type, or false if the reader can't extract it. */
+bool
+gpuops_scan_col_type(Oid typid, gpo_type *type)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case DATEOID:
+		case BOOLOID:
+			*type = GPO_INT32;
+			return true;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			*type = GPO_INT64;
+			return true;
+		case FLOAT4OID:
+			*type = GPO_FLOAT32;
+			return true;
+		case FLOAT8OID:
+			*type = GPO_FLOAT64;
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* The conversion from a stored typid to batch type, or elog if there is none. */
+static GpuopsScanConv
+gpuops_scan_conv(Oid typid, gpo_type type)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			if (type == GPO_INT32)
+				return GPUOPS_CONV_INT16_INT32;
+			break;
+		case INT4OID:
+		case DATEOID:
+			if (type == GPO_INT32)
+				return GPUOPS_CONV_INT32;
+			break;
+		case BOOLOID:
+			if (type == GPO_INT32)
+				return GPUOPS_CONV_BOOL_INT32;
+			if (type == GPO_UINT8)
+				return GPUOPS_CONV_BOOL_UINT8;
+			break;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			if (type == GPO_INT64)
+				return GPUOPS_CONV_INT64;
+			break;
+		case FLOAT4OID:
+			if (type == GPO_FLOAT32)
+				return GPUOPS_CONV_FLOAT32;
+			break;
+		case FLOAT8OID:
+			if (type == GPO_FLOAT64)
+				return GPUOPS_CONV_FLOAT64;
+			break;
+	}
+	elog(ERROR, "gpuops column reader: type %u can't be read as %s",
+		 typid, gpo_type_name(type));
+	return GPUOPS_CONV_INT32;	/* keep compiler quiet */
+}
+
+/* qsort comparator of decode columns by attribute, then batch column. */
+static int
+gpuops_scan_dcol_cmp(const void *a, const void *b)
+{
+	const GpuopsDecodeCol *x = (const GpuopsDecodeCol *) a;
+	const GpuopsDecodeCol *y = (const GpuopsDecodeCol *) b;
+
+	if (x->attidx != y->attidx)
+		return x->attidx < y->attidx ? -1 : 1;
+	return x->out < y->out ? -1 : (x->out > y->out ? 1 : 0);
+}
+
+/* Check cols against the relation and describe them for the decoders. */
+static void
+gpuops_scan_setup_cols(GpuopsScanReader *r, int ncols,
+					   const GpuopsScanCol *cols)
+{
+	TupleDesc	desc = RelationGetDescr(r->rel);
+	int			i;
+
+	r->dcols = palloc0(sizeof(GpuopsDecodeCol) * Max(ncols, 1));
+	r->maxatt = 0;
+	for (i = 0; i < ncols; i++)
+	{
+		const GpuopsScanCol *col = &cols[i];
+		GpuopsDecodeCol *dc = &r->dcols[i];
+		Form_pg_attribute att;
+
+		if (col->attnum < 1 || col->attnum > desc->natts)
+			elog(ERROR, "gpuops column reader: relation \"%s\" has no column %d",
+				 RelationGetRelationName(r->rel), col->attnum);
+		att = TupleDescAttr(desc, col->attnum - 1);
+		if (att->attisdropped)
+			elog(ERROR, "gpuops column reader: column %d of relation \"%s\" is dropped",
+				 col->attnum, RelationGetRelationName(r->rel));
+		if (att->atttypid != col->typid &&
+			getBaseType(att->atttypid) != col->typid)
+			elog(ERROR, "gpuops column reader: column %d of relation \"%s\" has type %u, not %u",
+				 col->attnum, RelationGetRelationName(r->rel),
+				 att->atttypid, col->typid);
+		dc->attidx = col->attnum - 1;
+		dc->conv = gpuops_scan_conv(col->typid, col->type);
+		dc->data = r->batch.data[i];
+		dc->validity = r->batch.validity[i];
+		dc->out = i;
+
+		/* the value of a tuple stored before the column was added */
+		dc->miss_null = true;
+		dc->miss_value = (Datum) 0;
+		if (att->atthasmissing && desc->constr && desc->constr->missing)
+		{
+			AttrMissing *miss = &desc->constr->missing[col->attnum - 1];
+
+			if (miss->am_present)
+			{
+				dc->miss_null = false;
+				dc->miss_value = miss->am_value;
+			}
+		}
+		r->maxatt = Max(r->maxatt, col->attnum);
+	}
+	qsort(r->dcols, ncols, sizeof(GpuopsDecodeCol), gpuops_scan_dcol_cmp);
+}
+
+/* True if the page-batch path may read rel under snapshot. */
+static bool
+gpuops_scan_can_fast(Relation rel, Snapshot snapshot, ExprState *cpu_qual)
+{
+	if (cpu_qual != NULL)
+		return false;
+	if (rel->rd_tableam != GetHeapamTableAmRoutine() ||
+		rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+		return false;
+	if (snapshot == NULL || !IsMVCCSnapshot(snapshot))
+		return false;
+	if (IsolationIsSerializable())
+		return false;
+	return true;
+}
+
+/* Starts reading cols of rel under snapshot in batches of batch_rows. */
+GpuopsScanReader *
+gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
+				  const GpuopsScanCol *cols, int64 batch_rows,
+				  ExprState *cpu_qual, ExprContext *econtext,
+				  bool allow_fast, int nthreads)
+{
+	GpuopsScanReader *r = palloc0(sizeof(GpuopsScanReader));
+	GpuopsScanBatch *b = &r->batch;
+	int			i;
+
+	if (ncols < 0 || batch_rows < 1)
+		elog(ERROR, "gpuops column reader: bad arguments (%d columns, %lld rows a batch)",
+			 ncols, (long long) batch_rows);
+	if (rel->rd_tableam == NULL)
+		elog(ERROR, "gpuops column reader: relation \"%s\" has no table access method",
+			 RelationGetRelationName(rel));
+	if (cpu_qual != NULL && econtext == NULL)
+		elog(ERROR, "gpuops column reader: a CPU qual needs an expression context");
+
+	r->rel = rel;
+	r->snapshot = snapshot;
+	r->qual = cpu_qual;
+	r->econtext = econtext;
+
+	/* the batch */
+	b->ncols = ncols;
+	b->capacity = batch_rows;
+	b->data = palloc0(sizeof(void *) * Max(ncols, 1));
+	b->validity = palloc0(sizeof(uint8 *) * Max(ncols, 1));
+	b->has_nulls = palloc0(sizeof(bool) * Max(ncols, 1));
+	for (i = 0; i < ncols; i++)
+	{
+		b->data[i] = palloc_extended(batch_rows * gpo_type_size(cols[i].type),
+									 MCXT_ALLOC_HUGE);
+		b->validity[i] = palloc_extended((batch_rows + 7) / 8, MCXT_ALLOC_HUGE);
+	}
+	gpuops_scan_setup_cols(r, ncols, cols);
+
+	r->stats.fast = allow_fast && gpuops_scan_can_fast(rel, snapshot, cpu_qual);
+	if (r->stats.fast)
+	{
+		int			pages = GPUOPS_SCAN_BATCH_PAGES;
+
+		/* leave most buffers unpinned for the other backends */
+		if (RelationUsesLocalBuffers(rel))
+			pages = Min(pages, Max(num_temp_buffers / 4, 1));
+		else
+			pages = Min(pages, Max(NBuffers / 16, 1));
+		r->max_pages = pages;
+		r->bufs = palloc(sizeof(Buffer) * pages);
+		r->tups = palloc_extended(sizeof(HeapTupleHeader) * pages *
+								  MaxHeapTuplesPerPage, MCXT_ALLOC_HUGE);
+		gpuops_decode_plan_init(&r->plan, RelationGetDescr(rel), ncols,
+								r->dcols, nthreads);
+		if (r->plan.nthreads > 1)
+			gpo_omp_prepare(r->plan.nthreads);
+		r->nblocks = RelationGetNumberOfBlocks(rel);
+		if (!RelationUsesLocalBuffers(rel) && r->nblocks > NBuffers / 4)
+			r->strategy = GetAccessStrategy(BAS_BULKREAD);
+	}
+	else
+	{
+		r->scan = table_beginscan(rel, snapshot, 0, NULL);
+		r->slot = table_slot_create(rel, NULL);
+	}
+	return r;
+}
+
+/* Release the pins of the current page batch and forget its tuples. */
+static void
+gpuops_scan_release_pages(GpuopsScanReader *r)
+{
+	int			i;
+
+	for (i = 0; i < r->nbufs; i++)
+		ReleaseBuffer(r->bufs[i]);
+	r->nbufs = 0;
+	r->ntups = 0;
+	r->tup_next = 0;
+}
+
+/*
+ * Pin the next page batch and record its visible tuples, each page under its
+ * share lock (heapgetpage's page-at-a-time mode); pages without a visible
+ * tuple are released at once.
+ */
+static void
+gpuops_scan_pin_pages(GpuopsScanReader *r)
+{
+	Relation	rel = r->rel;
+	Snapshot	snapshot = r->snapshot;
+	BlockNumber end = r->next_block + Min((BlockNumber) r->max_pages,
+										  r->nblocks - r->next_block);
+	BlockNumber blkno;
+	int64		ntups = 0;
+
+	Assert(r->nbufs == 0);
+	for (blkno = r->next_block; blkno < end; blkno++)
+	{
+		Buffer		buf;
+		Page		page;
+		OffsetNumber lines;
+		OffsetNumber off;
+		ItemId		lpp;
+		bool		all_visible;
+		int64		first = ntups;
+
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								 r->strategy);
+		heap_page_prune_opt(rel, buf);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		TestForOldSnapshot(snapshot, rel, page);
+		lines = PageGetMaxOffsetNumber(page);
+		all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery;
+
+		for (off = FirstOffsetNumber, lpp = PageGetItemId(page, off);
+			 off <= lines; off++, lpp++)
+		{
+			HeapTupleHeader tup;
+
+			if (!ItemIdIsNormal(lpp))
+				continue;
+			tup = (HeapTupleHeader) PageGetItem(page, lpp);
+			if (!all_visible)
+			{
+				HeapTupleData loctup;
+
+				loctup.t_tableOid = RelationGetRelid(rel);
+				loctup.t_data = tup;
+				loctup.t_len = ItemIdGetLength(lpp);
+				ItemPointerSet(&loctup.t_self, blkno, off);
+				if (!HeapTupleSatisfiesVisibility(&loctup, snapshot, buf))
+					continue;
+			}
+			r->tups[ntups++] = tup;
+		}
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (ntups > first)
+			r->bufs[r->nbufs++] = buf;
+		else
+			ReleaseBuffer(buf);
+	}
+	r->stats.pages += end - r->next_block;
+	r->next_block = end;
+	r->ntups = ntups;
+	r->tup_next = 0;
+}
+
+/* Fill the batch from page batches; true if the table is exhausted. */
+static bool
+gpuops_scan_next_fast(GpuopsScanReader *r)
+{
+	GpuopsScanBatch *b = &r->batch;
+
+	while (b->nrows < b->capacity)
+	{
+		if (r->tup_next < r->ntups)
+		{
+			int64		n = Min(r->ntups - r->tup_next, b->capacity - b->nrows);
+
+			gpuops_decode_tuples(&r->plan, r->tups + r->tup_next, n, b,
+								 b->nrows);
+			r->tup_next += n;
+			b->nrows += n;
+			continue;
+		}
+		gpuops_scan_release_pages(r);
+		if (r->next_block >= r->nblocks)
+			return true;
+		CHECK_FOR_INTERRUPTS();
+		gpuops_scan_pin_pages(r);
+	}
+	return false;
+}
+
+/* Fill the batch from slots; true if the table is exhausted. */
+static bool
+gpuops_scan_next_slot(GpuopsScanReader *r)
+{
+	GpuopsScanBatch *b = &r->batch;
+	TupleTableSlot *slot = r->slot;
+	int			ncols = b->ncols;
+	int64		since_cfi = 0;
+
+	while (b->nrows < b->capacity)
+	{
+		int64		row = b->nrows;
+		int			c;
+
+		if (++since_cfi >= GPUOPS_SCAN_CFI_ROWS)
+		{
+			CHECK_FOR_INTERRUPTS();
+			since_cfi = 0;
+		}
+		if (!table_scan_getnextslot(r->scan, ForwardScanDirection, slot))
+			return true;
+		if (r->qual != NULL)
+		{
+			bool		keep;
+
+			ResetExprContext(r->econtext);
+			r->econtext->ecxt_scantuple = slot;
+			keep = ExecQual(r->qual, r->econtext);
+			if (!keep)
+			{
+				r->stats.cpu_filtered++;
+				continue;
+			}
+		}
+		slot_getsomeattrs(slot, r->maxatt);
+		for (c = 0; c < ncols; c++)
+		{
+			const GpuopsDecodeCol *dc = &r->dcols[c];
+
+			if (slot->tts_isnull[dc->attidx])
+			{
+				gpuops_scan_put_null(dc, row);
+				b->has_nulls[dc->out] = true;
+			}
+			else
+				gpuops_scan_put_datum(dc->conv, dc->data, row,
+									  slot->tts_values[dc->attidx]);
+		}
+		b->nrows++;
+	}
+	return false;
+}
+
+/* Fills the next batch; false (and nrows 0) when the table is exhausted. */
+bool
+gpuops_scan_next(GpuopsScanReader *r, GpuopsScanBatch **batch)
+{
+	GpuopsScanBatch *b = &r->batch;
+	instr_time	start;
+	instr_time	end;
+	int			i;
+
+	*batch = b;
+	b->nrows = 0;
+	if (r->done)
+		return false;
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (i = 0; i < b->ncols; i++)
+	{
+		/* every row valid until a NULL clears its bit */
+		memset(b->validity[i], 0xFF, (b->capacity + 7) / 8);
+		b->has_nulls[i] = false;
+	}
+	if (r->stats.fast)
+		r->done = gpuops_scan_next_fast(r);
+	else
+		r->done = gpuops_scan_next_slot(r);
+	r->stats.tuples += b->nrows;
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_SUBTRACT(end, start);
+	r->stats.read_ms += INSTR_TIME_GET_MILLISEC(end);
+	return b->nrows > 0;
+}
+
+/* Restarts from the first block (for rescans). */
+void
+gpuops_scan_rescan(GpuopsScanReader *r)
+{
+	r->done = false;
+	r->batch.nrows = 0;
+	if (r->stats.fast)
+	{
+		gpuops_scan_release_pages(r);
+		r->next_block = 0;
+		r->nblocks = RelationGetNumberOfBlocks(r->rel);
+	}
+	else
+		table_rescan(r->scan, NULL);
+}
+
+/* The reader's counters so far. */
+const GpuopsScanStats *
+gpuops_scan_stats(const GpuopsScanReader *r)
+{
+	return &r->stats;
+}
+
+/* Releases pins, ends the table scan and frees the batch. */
+void
+gpuops_scan_end(GpuopsScanReader *r)
+{
+	int			i;
+
+	if (r->stats.fast)
+	{
+		gpuops_scan_release_pages(r);
+		if (r->strategy != NULL)
+			FreeAccessStrategy(r->strategy);
+		pfree(r->bufs);
+		pfree(r->tups);
+		pfree(r->plan.attlen);
+		pfree(r->plan.attalign);
+		pfree(r->plan.fixoff);
+		pfree(r->plan.seen);
+	}
+	else
+	{
+		ExecDropSingleTupleTableSlot(r->slot);
+		table_endscan(r->scan);
+	}
+	for (i = 0; i < r->batch.ncols; i++)
+	{
+		pfree(r->batch.data[i]);
+		pfree(r->batch.validity[i]);
+	}
+	pfree(r->batch.data);
+	pfree(r->batch.validity);
+	pfree(r->batch.has_nulls);
+	pfree(r->dcols);
+	pfree(r);
+}
