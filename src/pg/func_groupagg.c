@@ -241,7 +241,7 @@ gpuops_groupagg_key_datum(const GpuopsColumn *keys, const gpo_agg_out *out,
 }
 
 /* An exact 128-bit integer as a numeric (through its decimal digits). */
-static Datum
+Datum
 gpuops_int128_to_numeric(gpo_int128 v)
 {
 	uint64		lo = v.lo;

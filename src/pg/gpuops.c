@@ -7,6 +7,7 @@
  * initializes both lazily in the backend that first needs them.
  */
 #include "gpuops.h"
+#include "gpuops_agg.h"
 
 #include <limits.h>
 
@@ -42,6 +43,11 @@ int			gpuops_agg_strategy = GPO_AGG_AUTO;
 int			gpuops_gpu_min_rows = 100000;
 int			gpuops_threads = 0;
 int			gpuops_chunk_size = 64 * 1024 * 1024;
+bool		gpuops_enabled = true;
+double		gpuops_gpu_setup_cost = 5000.0;
+double		gpuops_gpu_row_cost = 0.0005;
+double		gpuops_cpu_setup_cost = 1000.0;
+double		gpuops_cpu_row_cost = 0.002;
 
 /* Define the gpuops.* GUCs and reserve their prefix. */
 void
@@ -102,7 +108,57 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuops.enabled",
+							 "Lets the planner run eligible aggregate queries through GpuOpsAgg.",
+							 "Off always gives the native plan.",
+							 &gpuops_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuops.gpu_setup_cost",
+							 "Planner's cost of starting a GpuOpsAgg scan on the GPU.",
+							 NULL,
+							 &gpuops_gpu_setup_cost,
+							 5000.0,
+							 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuops.gpu_row_cost",
+							 "Planner's cost of one input row of a GpuOpsAgg scan on the GPU.",
+							 NULL,
+							 &gpuops_gpu_row_cost,
+							 0.0005,
+							 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuops.cpu_setup_cost",
+							 "Planner's cost of starting a GpuOpsAgg scan on the CPU cores.",
+							 NULL,
+							 &gpuops_cpu_setup_cost,
+							 1000.0,
+							 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuops.cpu_row_cost",
+							 "Planner's cost of one input row of a GpuOpsAgg scan on the CPU cores.",
+							 NULL,
+							 &gpuops_cpu_row_cost,
+							 0.002,
+							 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("gpuops");
+	gpuops_agg_register();
 }
 
 /* Fill an engine context from the current GUC settings. */

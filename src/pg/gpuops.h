@@ -136,6 +136,8 @@ extern void gpuops_groupagg_alloc(gpo_agg_out *out, int64 capacity,
 extern void gpuops_groupagg_run(const GpuopsColumn *keys,
 								const GpuopsColumn *vals,
 								GpuopsGroups *groups, Oid result_type);
+/* An exact 128-bit integer as a numeric. */
+extern Datum gpuops_int128_to_numeric(gpo_int128 v);
 /* Emit one group_agg row per group. */
 extern void gpuops_groupagg_output(ReturnSetInfo *rsinfo,
 								   const GpuopsColumn *keys,

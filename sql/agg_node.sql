@@ -1,0 +1,261 @@
+-- Custom Scan (GpuOpsAgg): plain SQL GROUP BY through gpuops, checked
+-- against PostgreSQL's own answer.  pg_temp.check runs a query with the node
+-- (and fails loudly if the planner did not use it) and without it, and
+-- counts the rows of EXCEPT ALL both ways.  Every float value is a small
+-- dyadic fraction or a special value, so no summation order changes a sum.
+\set SHOW_CONTEXT never
+LOAD 'gpuops';
+-- small tables take the node; native plans without workers, for stable EXPLAINs
+SET gpuops.cpu_setup_cost = 0;
+SET gpuops.gpu_setup_cost = 0;
+SET max_parallel_workers_per_gather = 0;
+
+-- the plan of q, without the Device line (auto, cpu or gpu by setting)
+CREATE FUNCTION pg_temp.plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF line NOT LIKE '%Device: %' THEN
+			RETURN NEXT line;
+		END IF;
+	END LOOP;
+END
+$$;
+
+-- q with gpuops on (the node must be in the plan) against gpuops off
+CREATE FUNCTION pg_temp.check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	used boolean := false;
+	n bigint;
+	d1 bigint;
+	d2 bigint;
+BEGIN
+	PERFORM set_config('gpuops.enabled', 'on', true);
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		used := used OR line LIKE '%GpuOpsAgg%';
+	END LOOP;
+	IF NOT used THEN
+		RETURN 'NODE NOT USED';
+	END IF;
+	EXECUTE 'CREATE TEMP TABLE chk_on AS ' || q;
+	PERFORM set_config('gpuops.enabled', 'off', true);
+	EXECUTE 'CREATE TEMP TABLE chk_off AS ' || q;
+	PERFORM set_config('gpuops.enabled', 'on', true);
+	SELECT count(*) INTO n FROM chk_on;
+	SELECT count(*) INTO d1 FROM (TABLE chk_on EXCEPT ALL TABLE chk_off) x;
+	SELECT count(*) INTO d2 FROM (TABLE chk_off EXCEPT ALL TABLE chk_on) x;
+	DROP TABLE chk_on;
+	DROP TABLE chk_off;
+	RETURN CASE WHEN d1 = 0 AND d2 = 0 THEN 'same, ' || n || ' rows'
+		ELSE format('DIFFERENT: %s rows, %s only with gpuops, %s only without', n, d1, d2) END;
+END
+$$;
+
+-- runs a statement and reports its SQLSTATE and message (or 'ok')
+CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END
+$$;
+
+SELECT setseed(0.42);
+CREATE TABLE agg_t (i int4, k int4, k2 int8, ks int2, kb bool, kd date,
+                    kts timestamp, ktz timestamptz, kf4 float4, kf8 float8,
+                    v float8, v4 float4, w int4, w2 int2, w8 int8, txt text);
+INSERT INTO agg_t
+SELECT i,
+       CASE WHEN r1 < 0.02 THEN NULL ELSE (r2 * 1000)::int END,
+       CASE WHEN i % 997 = 0 THEN 9223372036854775807
+            WHEN i % 991 = 0 THEN -9223372036854775808
+            ELSE (r3 * 1e12)::int8 % 40000 END,
+       CASE WHEN i % 101 = 0 THEN NULL WHEN i % 103 = 0 THEN -32768
+            WHEN i % 107 = 0 THEN 32767 ELSE (i % 50)::int2 END,
+       CASE i % 3 WHEN 0 THEN NULL WHEN 1 THEN true ELSE false END,
+       CASE WHEN i % 89 = 0 THEN NULL ELSE date '2020-01-01' + i % 400 END,
+       timestamp '2020-01-01' + (i % 5000) * interval '1 hour',
+       timestamptz '2020-01-01 00:00+00' + (i % 7000) * interval '1 minute',
+       CASE i % 41 WHEN 0 THEN 'NaN' WHEN 1 THEN 'Infinity' WHEN 2 THEN '-Infinity'
+            WHEN 3 THEN '-0' WHEN 4 THEN NULL ELSE (i % 37) / 4.0 END,
+       CASE i % 43 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' WHEN 2 THEN NULL
+            ELSE (i % 29 - 14) / 8.0 END,
+       CASE WHEN r4 < 0.03 THEN NULL
+            WHEN i % 5003 = 0 THEN 'NaN'
+            WHEN i % 4999 = 0 THEN 'Infinity'
+            WHEN i % 4993 = 0 THEN '-Infinity'
+            ELSE (i % 2001 - 1000) / 8.0 END,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE (i % 41 - 20) / 4.0 END,
+       CASE WHEN i % 19 = 0 THEN NULL WHEN i % 23 = 0 THEN 2147483647
+            WHEN i % 29 = 0 THEN -2147483648 ELSE i % 1000 - 500 END,
+       CASE WHEN i % 31 = 0 THEN NULL WHEN i % 37 = 0 THEN 32767
+            ELSE (i % 200 - 100)::int2 END,
+       CASE WHEN i % 13 = 0 THEN NULL
+            ELSE 4611686018427387904 + i::int8 * 1000000007 END,
+       CASE WHEN i % 7 = 0 THEN NULL ELSE md5(i::text) END
+FROM (SELECT i, random() r1, random() r2, random() r3, random() r4
+      FROM generate_series(1, 100000) i) s;
+ANALYZE agg_t;
+
+-- ---- plans ----
+
+-- eligible: one or several plain keys, or none; WHERE split into device
+-- and CPU clauses; HAVING, ORDER BY and LIMIT on top
+SELECT pg_temp.plan('SELECT k, count(*), sum(v), avg(v), min(v), max(v) FROM agg_t GROUP BY k');
+SELECT pg_temp.plan('SELECT k, kb, count(w) FROM agg_t WHERE w > 0 AND (v < 10 OR kb) AND txt LIKE ''a%'' GROUP BY k, kb');
+SELECT pg_temp.plan('SELECT count(*), sum(w8) FROM agg_t WHERE k IN (1, 2, 3) AND kd BETWEEN ''2020-02-01'' AND ''2020-03-01''');
+SELECT pg_temp.plan('SELECT k, sum(v) FROM agg_t GROUP BY k HAVING count(*) > 90 ORDER BY 2 DESC LIMIT 3');
+-- not eligible: a text key, an expression key, DISTINCT and FILTER
+-- aggregates, numeric input, a join, a subquery in WHERE, grouping sets
+SELECT pg_temp.plan('SELECT txt, count(*) FROM agg_t GROUP BY txt');
+SELECT pg_temp.plan('SELECT k + 1, count(*) FROM agg_t GROUP BY k + 1');
+SELECT pg_temp.plan('SELECT count(DISTINCT k) FROM agg_t');
+SELECT pg_temp.plan('SELECT sum(v) FILTER (WHERE w > 0) FROM agg_t');
+SELECT pg_temp.plan('SELECT sum(v::numeric) FROM agg_t');
+SELECT pg_temp.plan('SELECT a.k, count(*) FROM agg_t a JOIN agg_t b USING (i) GROUP BY a.k');
+SELECT pg_temp.plan('SELECT count(*) FROM agg_t WHERE v > (SELECT avg(v) FROM agg_t)');
+SELECT pg_temp.plan('SELECT k, kb, count(*) FROM agg_t GROUP BY ROLLUP (k, kb)');
+-- switched off
+SET gpuops.enabled = off;
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
+RESET gpuops.enabled;
+
+-- ---- results equal PostgreSQL's ----
+
+-- every key type; aggregates over every value type
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, count(v) AS count_v, sum(v) AS sum_v, avg(v) AS avg_v, min(v) AS min_v, max(v) AS max_v FROM agg_t GROUP BY k');
+SELECT pg_temp.check('SELECT k2, count(*) AS count_all, sum(w8) AS sum_w8, avg(w8) AS avg_w8, min(w8) AS min_w8, max(w8) AS max_w8 FROM agg_t GROUP BY k2');
+SELECT pg_temp.check('SELECT ks, sum(w2) AS sum_w2, avg(w2) AS avg_w2, min(w2) AS min_w2, max(w2) AS max_w2, sum(w) AS sum_w, avg(w) AS avg_w, count(w) AS count_w FROM agg_t GROUP BY ks');
+SELECT pg_temp.check('SELECT kb, count(*) AS count_all, sum(v4) AS sum_v4, avg(v4) AS avg_v4, min(v4) AS min_v4, max(v4) AS max_v4 FROM agg_t GROUP BY kb');
+SELECT pg_temp.check('SELECT kd, count(kd) AS count_kd, min(kts) AS min_kts, max(ktz) AS max_ktz, min(kd) AS min_kd, max(kd) AS max_kd FROM agg_t GROUP BY kd');
+SELECT pg_temp.check('SELECT kts, count(*) AS count_all, sum(w) AS sum_w FROM agg_t GROUP BY kts');
+SELECT pg_temp.check('SELECT ktz, count(*) AS count_all, max(v) AS max_v FROM agg_t GROUP BY ktz');
+SELECT pg_temp.check('SELECT kf4, count(*) AS count_all, sum(w) AS sum_w, min(kf8) AS min_kf8, max(kf8) AS max_kf8 FROM agg_t GROUP BY kf4');
+SELECT pg_temp.check('SELECT kf8, count(*) AS count_all, sum(v) AS sum_v, min(kf4) AS min_kf4, max(kf4) AS max_kf4, avg(kf4) AS avg_kf4 FROM agg_t GROUP BY kf8');
+-- several keys: packed, ranked and combined
+SELECT pg_temp.check('SELECT k, kb, count(*) AS count_all, sum(v) AS sum_v FROM agg_t GROUP BY k, kb');
+SELECT pg_temp.check('SELECT ks, kf8, kd, count(*) AS count_all, min(w) AS min_w, max(w) AS max_w FROM agg_t GROUP BY ks, kf8, kd');
+SELECT pg_temp.check('SELECT k2, k, ks, kb, count(*) AS count_all, sum(w8) AS sum_w8 FROM agg_t GROUP BY k2, k, ks, kb');
+SELECT pg_temp.check('SELECT kts, ktz, kf4, count(*) AS count_all FROM agg_t GROUP BY kts, ktz, kf4');
+-- no GROUP BY
+SELECT pg_temp.check('SELECT count(*) AS count_all, count(v) AS count_v, sum(v) AS sum_v, avg(w8) AS avg_w8, min(kf8) AS min_kf8, max(kd) AS max_kd, sum(w2) AS sum_w2 FROM agg_t');
+SELECT pg_temp.check('SELECT count(*) AS count_all FROM agg_t');
+-- keys outside the target list, expressions over aggregates, HAVING
+SELECT pg_temp.check('SELECT count(*) AS count_all FROM agg_t GROUP BY k');
+SELECT pg_temp.check('SELECT k, sum(v) / count(*) AS mean, count(*) + 1 AS n1, max(w)::int8 - min(w) AS spread FROM agg_t GROUP BY k');
+SELECT pg_temp.check('SELECT k, sum(v) AS sum_v FROM agg_t GROUP BY k HAVING count(*) > 100 AND max(v) > 50');
+SELECT pg_temp.check('SELECT ks, count(*) AS count_all FROM agg_t GROUP BY ks HAVING ks > 10');
+SELECT * FROM (SELECT k, sum(v), count(*) FROM agg_t GROUP BY k HAVING count(*) > 90
+               ORDER BY 3 DESC, 1 LIMIT 4) s;
+
+-- WHERE on the device, on the CPU, and both
+SELECT q, pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, count(w) AS count_w FROM agg_t WHERE ' || q || ' GROUP BY k') FROM (VALUES
+  ('w > 0 AND v < 10'),
+  ('k IN (1, 2, 3, NULL)'),
+  ('k NOT IN (5, 6)'),
+  ('k NOT IN (5, NULL)'),
+  ('kf8 = ''NaN'''),
+  ('kf8 > ''Infinity'''),
+  ('kf8 <> ''NaN'' AND kf8 >= 0'),
+  ('kf4 = 0'),
+  ('kf4 < ''-Infinity''::float8'),
+  ('v BETWEEN -5 AND 5'),
+  ('v NOT BETWEEN -5 AND 5'),
+  ('NOT (k < 500)'),
+  ('kb'),
+  ('NOT kb'),
+  ('kb IS NULL OR v IS NULL'),
+  ('k IS NOT NULL AND ks <> 3'),
+  ('k2 >= 9223372036854775807'),
+  ('k2 = -9223372036854775808 OR k2 < 10'),
+  ('w2 < 10::int8 AND w8 > 4611686018427387904'),
+  ('ks = 32767 OR ks = -32768'),
+  ('kd >= ''2020-06-01'''),
+  ('kts < ''2020-03-01'' AND ktz > ''2020-01-02 00:00+00'''),
+  ('(k > 10 OR v IS NULL) AND ks <> 3'),
+  ('w > 0 AND length(txt) > 3 AND txt < ''8'''),
+  ('txt LIKE ''a%'''),
+  ('k > 100000')
+) q(q);
+SELECT pg_temp.check('SELECT count(*) AS count_all, sum(v) AS sum_v, min(k) AS min_k FROM agg_t WHERE k > 100000');
+SELECT count(*), sum(v), min(k), avg(w) FROM agg_t WHERE k > 100000;
+
+-- every strategy, and batches of a few rows (gpuops.chunk_size) so that
+-- groups meet across batch seams
+SET gpuops.agg_strategy = dense;
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
+SET gpuops.agg_strategy = hash;
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
+SELECT pg_temp.check('SELECT k, kf8, count(*) AS count_all, sum(w8) AS sum_w8 FROM agg_t GROUP BY k, kf8');
+SET gpuops.agg_strategy = sort;
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
+SELECT pg_temp.check('SELECT k, kf8, count(*) AS count_all, sum(w8) AS sum_w8 FROM agg_t GROUP BY k, kf8');
+RESET gpuops.agg_strategy;
+SET gpuops.chunk_size = 4096;
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, avg(w8) AS avg_w8, min(kf8) AS min_kf8, max(ktz) AS max_ktz FROM agg_t GROUP BY k');
+SELECT pg_temp.check('SELECT kb, ks, count(*) AS count_all, sum(w) AS sum_w FROM agg_t WHERE v > 0 GROUP BY kb, ks');
+SELECT pg_temp.check('SELECT count(*) AS count_all, sum(v) AS sum_v FROM agg_t WHERE kf8 = ''NaN''');
+SET gpuops.chunk_size = 64;
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, max(kd) AS max_kd FROM agg_t WHERE i <= 3000 GROUP BY k');
+RESET gpuops.chunk_size;
+
+-- an empty table; a table whose tuples predate added columns; deleted rows
+CREATE TABLE agg_empty (k int, v float8);
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v FROM agg_empty GROUP BY k');
+SELECT pg_temp.check('SELECT count(*) AS count_all, sum(v) AS sum_v, max(k) AS max_k FROM agg_empty');
+SELECT count(*), sum(v), max(k) FROM agg_empty;
+CREATE TABLE agg_old AS SELECT i % 10 AS k FROM generate_series(1, 1000) i;
+ALTER TABLE agg_old ADD COLUMN v float8 DEFAULT 2.5, ADD COLUMN w int;
+INSERT INTO agg_old SELECT i % 10, i / 4.0, i FROM generate_series(1, 500) i;
+DELETE FROM agg_old WHERE k = 3;
+UPDATE agg_old SET v = -1 WHERE k = 4;
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, count(w) AS count_w, sum(v) AS sum_v, sum(w) AS sum_w, min(v) AS min_v FROM agg_old GROUP BY k');
+BEGIN;
+DELETE FROM agg_old WHERE k = 5;
+INSERT INTO agg_old VALUES (42, 1, 1);
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v FROM agg_old GROUP BY k');
+ROLLBACK;
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v FROM agg_old GROUP BY k');
+
+-- ---- errors ----
+
+-- float sums that overflow raise as float8pl does, with or without the node
+CREATE TABLE agg_big (k int, v float8, f float4);
+INSERT INTO agg_big VALUES (1, 1e308, 3e38), (1, 1e308, 3e38), (2, 1, 1);
+SELECT pg_temp.try('SELECT k, sum(v) FROM agg_big GROUP BY k');
+SELECT pg_temp.try('SELECT k, sum(f) FROM agg_big GROUP BY k');
+SELECT pg_temp.try('SELECT avg(v) FROM agg_big');
+SET gpuops.enabled = off;
+SELECT pg_temp.try('SELECT k, sum(v) FROM agg_big GROUP BY k');
+SELECT pg_temp.try('SELECT k, sum(f) FROM agg_big GROUP BY k');
+SELECT pg_temp.try('SELECT avg(v) FROM agg_big');
+RESET gpuops.enabled;
+-- cancel between batches
+SET gpuops.chunk_size = 64;
+SET statement_timeout = '10ms';
+SELECT pg_temp.try('SELECT k2, count(*) FROM agg_t a GROUP BY k2');
+RESET statement_timeout;
+RESET gpuops.chunk_size;
+SELECT pg_temp.check('SELECT kb, count(*) AS count_all FROM agg_t GROUP BY kb');
+
+-- ---- privileges and row-level security ----
+
+CREATE ROLE agg_reader;
+CREATE TABLE agg_rls (owner text, k int, v float8);
+INSERT INTO agg_rls SELECT CASE WHEN i % 3 = 0 THEN 'agg_reader' ELSE 'other' END,
+                           i % 10, i / 2.0 FROM generate_series(1, 3000) i;
+ALTER TABLE agg_rls ENABLE ROW LEVEL SECURITY;
+CREATE POLICY agg_own ON agg_rls FOR SELECT USING (owner = current_user);
+GRANT SELECT ON agg_rls TO agg_reader;
+SET ROLE agg_reader;
+-- every clause runs in PostgreSQL, the policy's first
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_rls WHERE v > 10 GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v FROM agg_rls WHERE v > 10 GROUP BY k');
+SELECT count(*), sum(v) FROM agg_rls;
+SELECT pg_temp.try('SELECT count(*) FROM agg_t');
+RESET ROLE;
+DROP TABLE agg_rls;
+DROP ROLE agg_reader;

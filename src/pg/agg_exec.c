@@ -1,0 +1,689 @@
+/*
+ * agg_exec.c
+ *	  Execution of the GpuOpsAgg custom scan.
+ *
+ * The node reads the needed columns of its table in batches (scan_reader.c:
+ * page batches decoded by all cores for heap tables, the table AM's slots
+ * otherwise or when a clause must run in PostgreSQL), so MVCC, privileges
+ * and row-level security hold as in a sequential scan.  For each batch the
+ * engine evaluates the device clauses as a mask (gpo_filter), compacts the
+ * passing rows (gpo_compact + gpo_gather), forms one key per row (the column
+ * itself, or gpo_keypack for several keys) and aggregates every value
+ * column (gpo_groupagg); the batch's groups merge into the running groups
+ * (agg_state.c).  When the table is exhausted, the groups come out as scan
+ * tuples, and PostgreSQL applies HAVING and the target list to them.
+ *
+ * Every engine call runs on the face gpuops.device selects; interrupts are
+ * checked between batches.  All memory is palloc'd in the query's contexts
+ * (a per-batch context is reset after each batch), and the engine's GPU
+ * faces free device memory before they return, so an error or a cancel
+ * leaks nothing.
+ */
+#include "gpuops_agg.h"
+#include "gpuops_scan.h"
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "gpo_join.h"
+#include "gpo_keypack.h"
+
+/* The node's executor state. */
+typedef struct GpuopsAggScanState
+{
+	CustomScanState css;
+	GpuopsAggSpec spec;
+	int			ncols;			/* columns the reader extracts */
+	GpuopsScanCol *cols;
+	int			key_col[GPUOPS_AGG_MAX_KEYS];	/* reader column of each key */
+	int		   *val_col;		/* reader column of each value column */
+	gpo_pred   *prog;			/* device clauses, postfix */
+	int			nprog;
+	ExprState  *cpu_qual;
+	ExprContext *qual_cxt;
+	GpuopsScanReader *reader;
+	MemoryContext batch_cxt;	/* reset after each batch */
+	GpuopsAggState groups;
+	bool		aggregated;		/* every batch merged */
+	int64		next_group;
+	/* EXPLAIN ANALYZE */
+	int64		rows_in;
+	int64		rows_passed;
+	int64		batches;
+	int64		bytes_in;
+	int64		gpu_calls;
+	int64		cpu_calls;
+	int64		strategy_batches[4];	/* by gpo_agg_strategy */
+	double		engine_ms;
+} GpuopsAggScanState;
+
+static Node *gpuops_agg_create_state(CustomScan *cscan);
+static void gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *gpuops_agg_exec(CustomScanState *node);
+static void gpuops_agg_end(CustomScanState *node);
+static void gpuops_agg_rescan(CustomScanState *node);
+static void gpuops_agg_explain(CustomScanState *node, List *ancestors,
+							   ExplainState *es);
+
+CustomScanMethods gpuops_agg_scan_methods = {
+	.CustomName = "GpuOpsAgg",
+	.CreateCustomScanState = gpuops_agg_create_state,
+};
+
+static CustomExecMethods gpuops_agg_exec_methods = {
+	.CustomName = "GpuOpsAgg",
+	.BeginCustomScan = gpuops_agg_begin,
+	.ExecCustomScan = gpuops_agg_exec,
+	.EndCustomScan = gpuops_agg_end,
+	.ReScanCustomScan = gpuops_agg_rescan,
+	.ExplainCustomScan = gpuops_agg_explain,
+};
+
+/* CreateCustomScanState: an empty GpuOpsAgg state. */
+static Node *
+gpuops_agg_create_state(CustomScan *cscan)
+{
+	GpuopsAggScanState *s = palloc0(sizeof(GpuopsAggScanState));
+
+	NodeSetTag(s, T_CustomScanState);
+	s->css.methods = &gpuops_agg_exec_methods;
+	return (Node *) s;
+}
+
+/* The reader column of attno, added if new. */
+static int
+gpuops_agg_add_col(GpuopsAggScanState *s, Relation rel, AttrNumber attno)
+{
+	int			i;
+	GpuopsScanCol *c;
+
+	for (i = 0; i < s->ncols; i++)
+		if (s->cols[i].attnum == attno)
+			return i;
+	c = &s->cols[s->ncols];
+	c->attnum = attno;
+	c->typid = TupleDescAttr(RelationGetDescr(rel), attno - 1)->atttypid;
+	if (!gpuops_scan_col_type(c->typid, &c->type))
+		elog(ERROR, "GpuOpsAgg cannot read column %d of type %u", attno,
+			 c->typid);
+	return s->ncols++;
+}
+
+/* The key and value types of the running groups. */
+static void
+gpuops_agg_state_types(GpuopsAggScanState *s)
+{
+	gpo_type	key_types[GPUOPS_AGG_MAX_KEYS];
+	gpo_type   *val_types = palloc(sizeof(gpo_type) * Max(s->spec.nvals, 1));
+	int			i;
+
+	for (i = 0; i < s->spec.nkeys; i++)
+		key_types[i] = s->cols[s->key_col[i]].type;
+	for (i = 0; i < s->spec.nvals; i++)
+		val_types[i] = s->cols[s->val_col[i]].type;
+	gpuops_aggstate_init(&s->groups, s->spec.nkeys, key_types, s->spec.nvals,
+						 val_types);
+}
+
+/* Rows per batch: gpuops.chunk_size bytes of the widest column. */
+static int64
+gpuops_agg_batch_rows(GpuopsAggScanState *s)
+{
+	size_t		widest = 4;
+	int			i;
+
+	for (i = 0; i < s->ncols; i++)
+		widest = Max(widest, gpo_type_size(s->cols[i].type));
+	return Max((int64) 1, (int64) gpuops_chunk_size / (int64) widest);
+}
+
+/* BeginCustomScan: decode the plan, set up the reader and the device program. */
+static void
+gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Relation	rel = node->ss.ss_currentRelation;
+	int			natts = RelationGetDescr(rel)->natts;
+	int		   *attno_col;
+	gpo_type   *col_types;
+	Bitmapset  *qual_attnos;
+	gpo_ctx		ctx;
+	int			i;
+	int			x;
+
+	gpuops_agg_spec_from_plan(cscan, &s->spec);
+	s->cols = palloc0(sizeof(GpuopsScanCol) * (natts + 1));
+	s->val_col = palloc0(sizeof(int) * Max(s->spec.nvals, 1));
+	for (i = 0; i < s->spec.nkeys; i++)
+		s->key_col[i] = gpuops_agg_add_col(s, rel, s->spec.key_attnos[i]);
+	for (i = 0; i < s->spec.nvals; i++)
+		s->val_col[i] = gpuops_agg_add_col(s, rel, s->spec.val_attnos[i]);
+	qual_attnos = gpuops_quals_attnos(s->spec.device_quals, NULL);
+	x = -1;
+	while ((x = bms_next_member(qual_attnos, x)) >= 0)
+		gpuops_agg_add_col(s, rel, (AttrNumber) x);
+
+	attno_col = palloc(sizeof(int) * (natts + 1));
+	for (i = 0; i <= natts; i++)
+		attno_col[i] = -1;
+	col_types = palloc(sizeof(gpo_type) * Max(s->ncols, 1));
+	for (i = 0; i < s->ncols; i++)
+	{
+		attno_col[s->cols[i].attnum] = i;
+		col_types[i] = s->cols[i].type;
+	}
+	s->nprog = gpuops_quals_program(s->spec.device_quals, cscan->scan.scanrelid,
+									attno_col, natts, col_types, &s->prog);
+
+	if (s->spec.cpu_quals != NIL)
+	{
+		/*
+		 * No parent: the node's own scan slot is virtual (the groups), while
+		 * this qual reads the table's slots, which must be deformed.
+		 */
+		s->cpu_qual = ExecInitQual(s->spec.cpu_quals, NULL);
+		s->qual_cxt = CreateExprContext(estate);
+	}
+	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										 "GpuOpsAgg batch",
+										 ALLOCSET_DEFAULT_SIZES);
+	gpuops_agg_state_types(s);
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	gpuops_ctx_init(&ctx);
+	s->reader = gpuops_scan_begin(rel, estate->es_snapshot, s->ncols, s->cols,
+								  gpuops_agg_batch_rows(s), s->cpu_qual,
+								  s->qual_cxt, true, gpo_threads(&ctx));
+}
+
+/* Counts an engine call's face and checks its status. */
+static void
+gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st, gpo_ctx *ctx,
+				   const char *op)
+{
+	gpuops_check_status(st, ctx, op, InvalidOid);
+	if (ctx->used == GPO_DEVICE_GPU)
+		s->gpu_calls++;
+	else
+		s->cpu_calls++;
+}
+
+/* A one-chunk vector over n values at data, validity optional. */
+static void
+gpuops_agg_vec(gpo_vector *v, gpo_chunk *c, gpo_type type, void *data,
+			   uint8 *validity, int64 n)
+{
+	c->data = data;
+	c->validity = validity;
+	c->n = n;
+	v->type = type;
+	v->nchunks = 1;
+	v->chunks = c;
+}
+
+/*
+ * Runs the device program over the batch and compacts the passing rows of
+ * every column into new buffers (cols/chunks updated); returns the rows
+ * left.
+ */
+static int64
+gpuops_agg_filter(GpuopsAggScanState *s, gpo_vector *vecs, gpo_chunk *chunks,
+				  int64 n)
+{
+	gpo_ctx		ctx;
+	gpo_vector	maskv;
+	gpo_chunk	maskc;
+	gpo_vector	idxv;
+	gpo_chunk	idxc;
+	size_t		bytes = 0;
+	int64		count = 0;
+	gpo_status	st;
+	int			i;
+
+	gpuops_agg_vec(&maskv, &maskc, GPO_UINT8, palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE), NULL, n);
+	gpuops_ctx_init(&ctx);
+	st = gpo_filter(&ctx, s->ncols, vecs, s->prog, s->nprog, &maskv, &count,
+					NULL, &bytes);
+	if (st == GPO_OK)
+		st = gpo_filter(&ctx, s->ncols, vecs, s->prog, s->nprog, &maskv,
+						&count, gpuops_alloc_scratch(bytes), NULL);
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg filter");
+	if (count == n || count == 0)
+		return count;
+
+	gpuops_agg_vec(&idxv, &idxc, GPO_INT64,
+				   palloc_extended(sizeof(int64) * count, MCXT_ALLOC_HUGE),
+				   NULL, count);
+	gpuops_ctx_init(&ctx);
+	bytes = 0;
+	st = gpo_compact(&ctx, &maskv, 0, &idxv, &count, NULL, &bytes);
+	if (st == GPO_OK)
+		st = gpo_compact(&ctx, &maskv, 0, &idxv, &count,
+						 gpuops_alloc_scratch(bytes), NULL);
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg compaction");
+
+	for (i = 0; i < s->ncols; i++)
+	{
+		gpo_vector	outv;
+		gpo_chunk	outc;
+		size_t		w = gpo_type_size(vecs[i].type);
+		uint8	   *valid = NULL;
+
+		if (chunks[i].validity != NULL)
+			valid = palloc_extended((count + 7) / 8, MCXT_ALLOC_HUGE);
+		gpuops_agg_vec(&outv, &outc, vecs[i].type,
+					   palloc_extended(w * Max(count, 1), MCXT_ALLOC_HUGE),
+					   valid, count);
+		gpuops_ctx_init(&ctx);
+		bytes = 0;
+		st = gpo_gather(&ctx, &vecs[i], &idxv, &outv, NULL, &bytes);
+		if (st == GPO_OK)
+			st = gpo_gather(&ctx, &vecs[i], &idxv, &outv,
+							gpuops_alloc_scratch(bytes), NULL);
+		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg gather");
+		chunks[i] = outc;
+		vecs[i].chunks = &chunks[i];
+	}
+	return count;
+}
+
+/* Result arrays with room for capacity groups. */
+static void
+gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity, gpo_type ktype,
+					 gpo_type vtype, bool with_keys)
+{
+	Size		n = (Size) Max(capacity, 1);
+
+	memset(out, 0, sizeof(*out));
+	out->capacity = capacity;
+	if (with_keys)
+	{
+		out->keys = palloc_extended(gpo_type_size(ktype) * n, MCXT_ALLOC_HUGE);
+		out->key_valid = palloc_extended(n, MCXT_ALLOC_HUGE);
+		out->rows = palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE);
+	}
+	out->count = palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE);
+	out->isum = palloc_extended(sizeof(gpo_int128) * n, MCXT_ALLOC_HUGE);
+	out->fsum = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
+	out->min = palloc_extended(gpo_type_size(vtype) * n, MCXT_ALLOC_HUGE);
+	out->max = palloc_extended(gpo_type_size(vtype) * n, MCXT_ALLOC_HUGE);
+}
+
+/*
+ * Groups keys with the aggregates of values (NULL: rows only) into out,
+ * growing out when the groups don't fit; returns the group count.  The
+ * first call of a batch counts the strategy used for EXPLAIN.
+ */
+static int64
+gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
+				 const gpo_vector *values, gpo_agg_out *out, bool first)
+{
+	gpo_ctx		ctx;
+	gpo_agg_strategy strategy;
+	int64		ngroups = 0;
+	size_t		bytes = 0;
+	gpo_status	st;
+	char		scratch;
+
+	for (;;)
+	{
+		gpuops_ctx_init(&ctx);
+		strategy = (gpo_agg_strategy) gpuops_agg_strategy;
+		st = gpo_groupagg(&ctx, keys, values, (int64) s->spec.est_groups,
+						  &strategy, out, &ngroups, NULL, &bytes);
+		if (st == GPO_OK)
+			st = gpo_groupagg(&ctx, keys, values, (int64) s->spec.est_groups,
+							  &strategy, out, &ngroups, &scratch, NULL);
+		if (st != GPO_ERR_CAPACITY)
+			break;
+		gpuops_agg_out_alloc(out, ngroups, keys->type,
+							 values ? values->type : GPO_INT32,
+							 out->keys != NULL);
+	}
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg group aggregation");
+	if (first && (int) strategy >= 0 && (int) strategy < 4)
+		s->strategy_batches[strategy]++;
+	return ngroups;
+}
+
+/* Aggregates one batch of n rows (vecs: one per reader column) and merges it. */
+static void
+gpuops_agg_batch(GpuopsAggScanState *s, gpo_vector *vecs, int64 n)
+{
+	GpuopsAggSpec *spec = &s->spec;
+	gpo_vector	keyv;
+	gpo_chunk	keyc;
+	gpo_keypack *pack = NULL;
+	gpo_agg_out first;
+	gpo_agg_out *vals = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
+	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
+	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
+	int64		ngroups;
+	int64		cap;
+	int64		g;
+	int			k;
+	int			v;
+
+	/* one key per row */
+	if (spec->nkeys == 0)
+		gpuops_agg_vec(&keyv, &keyc, GPO_INT32,
+					   palloc_extended(sizeof(int32) * n,
+									   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO),
+					   NULL, n);
+	else if (spec->nkeys == 1)
+		keyv = vecs[s->key_col[0]];
+	else
+	{
+		gpo_vector	kv[GPUOPS_AGG_MAX_KEYS];
+		gpo_ctx		ctx;
+		gpo_status	st;
+
+		for (k = 0; k < spec->nkeys; k++)
+			kv[k] = vecs[s->key_col[k]];
+		gpuops_agg_vec(&keyv, &keyc, GPO_INT64,
+					   palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE),
+					   NULL, n);
+		gpuops_ctx_init(&ctx);
+		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &keyv, &pack);
+		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
+	}
+
+	/* the groups, with every value column's aggregates */
+	cap = Min(n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
+	gpuops_agg_out_alloc(&first, cap, keyv.type,
+						 spec->nvals > 0 ? vecs[s->val_col[0]].type : GPO_INT32,
+						 true);
+	ngroups = gpuops_agg_group(s, &keyv,
+							   spec->nvals > 0 ? &vecs[s->val_col[0]] : NULL,
+							   &first, true);
+	if (spec->nvals > 0)
+		vals[0] = first;
+	for (v = 1; v < spec->nvals; v++)
+	{
+		gpuops_agg_out_alloc(&vals[v], ngroups, keyv.type,
+							 vecs[s->val_col[v]].type, false);
+		if (gpuops_agg_group(s, &keyv, &vecs[s->val_col[v]], &vals[v], false) !=
+			ngroups)
+			elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
+	}
+
+	/* the groups' keys as key codes, in the running state's form */
+	for (k = 0; k < spec->nkeys; k++)
+	{
+		codes[k] = palloc_extended(sizeof(uint64) * Max(ngroups, 1), MCXT_ALLOC_HUGE);
+		valid[k] = palloc_extended(Max(ngroups, 1), MCXT_ALLOC_HUGE);
+	}
+	if (spec->nkeys == 1)
+	{
+		size_t		w = gpo_type_size(keyv.type);
+
+		for (g = 0; g < ngroups; g++)
+		{
+			valid[0][g] = first.key_valid[g];
+			codes[0][g] = first.key_valid[g] ?
+				gpo_key_code(keyv.type, (const char *) first.keys + w * g) : 0;
+		}
+	}
+	else if (spec->nkeys > 1)
+	{
+		void	   *values[GPUOPS_AGG_MAX_KEYS];
+
+		for (k = 0; k < spec->nkeys; k++)
+			values[k] = palloc_extended(8 * Max(ngroups, 1), MCXT_ALLOC_HUGE);
+		gpo_keypack_decode(pack, ngroups, (const int64_t *) first.keys,
+						   values, valid);
+		for (k = 0; k < spec->nkeys; k++)
+		{
+			gpo_type	t = s->groups.key_types[k];
+			size_t		w = gpo_type_size(t);
+
+			for (g = 0; g < ngroups; g++)
+				codes[k][g] = valid[k][g] ?
+					gpo_key_code(t, (const char *) values[k] + w * g) : 0;
+		}
+		gpo_keypack_free(pack);
+	}
+	gpuops_aggstate_merge(&s->groups, ngroups, codes, valid, first.rows, vals);
+}
+
+/* Reads every batch and aggregates it. */
+static void
+gpuops_agg_run(GpuopsAggScanState *s)
+{
+	GpuopsScanBatch *batch;
+	gpo_vector *vecs = palloc(sizeof(gpo_vector) * Max(s->ncols, 1));
+	gpo_chunk  *chunks = palloc(sizeof(gpo_chunk) * Max(s->ncols, 1));
+	MemoryContext old;
+
+	while (gpuops_scan_next(s->reader, &batch))
+	{
+		int64		n = batch->nrows;
+		instr_time	start;
+		instr_time	dur;
+		int			i;
+
+		CHECK_FOR_INTERRUPTS();
+		if (n == 0)
+			continue;
+		s->batches++;
+		s->rows_in += n;
+		INSTR_TIME_SET_CURRENT(start);
+		old = MemoryContextSwitchTo(s->batch_cxt);
+		for (i = 0; i < s->ncols; i++)
+		{
+			gpuops_agg_vec(&vecs[i], &chunks[i], s->cols[i].type,
+						   batch->data[i],
+						   batch->has_nulls[i] ? batch->validity[i] : NULL, n);
+			s->bytes_in += n * gpo_type_size(s->cols[i].type);
+		}
+		if (s->nprog > 0)
+			n = gpuops_agg_filter(s, vecs, chunks, n);
+		s->rows_passed += n;
+		if (n > 0)
+			gpuops_agg_batch(s, vecs, n);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(s->batch_cxt);
+		INSTR_TIME_SET_CURRENT(dur);
+		INSTR_TIME_SUBTRACT(dur, start);
+		s->engine_ms += INSTR_TIME_GET_MILLISEC(dur);
+	}
+	s->aggregated = true;
+	s->next_group = 0;
+}
+
+/* The next group as a scan tuple, or NULL when all are out. */
+static TupleTableSlot *
+gpuops_agg_next_group(GpuopsAggScanState *s)
+{
+	TupleTableSlot *slot = s->css.ss.ss_ScanTupleSlot;
+	int			a;
+
+	ExecClearTuple(slot);
+	if (s->spec.nkeys == 0 && s->groups.ngroups == 0)
+	{
+		/* aggregates without GROUP BY over no rows: one row, as Agg gives */
+		if (s->next_group > 0)
+			return NULL;
+		for (a = 0; a < s->spec.naggs; a++)
+		{
+			GpuopsAggKind kind = s->spec.aggs[a].kind;
+			bool		counts = kind == GPUOPS_AGG_COUNT ||
+				kind == GPUOPS_AGG_COUNT_STAR;
+
+			slot->tts_values[a] = Int64GetDatum(0);
+			slot->tts_isnull[a] = !counts;
+		}
+		s->next_group++;
+		return ExecStoreVirtualTuple(slot);
+	}
+	if (s->next_group >= s->groups.ngroups)
+		return NULL;
+	gpuops_aggstate_tuple(&s->groups, &s->spec, s->next_group,
+						  slot->tts_values, slot->tts_isnull);
+	s->next_group++;
+	return ExecStoreVirtualTuple(slot);
+}
+
+/* ExecCustomScan: aggregate on the first call, then return groups through HAVING and the target list. */
+static TupleTableSlot *
+gpuops_agg_exec(CustomScanState *node)
+{
+	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprState  *qual = node->ss.ps.qual;
+	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+
+	if (!s->aggregated)
+		gpuops_agg_run(s);
+	for (;;)
+	{
+		TupleTableSlot *slot;
+
+		CHECK_FOR_INTERRUPTS();
+		slot = gpuops_agg_next_group(s);
+		if (slot == NULL)
+			return NULL;
+		ResetExprContext(econtext);
+		econtext->ecxt_scantuple = slot;
+		if (qual != NULL && !ExecQual(qual, econtext))
+		{
+			InstrCountFiltered1(node, 1);
+			continue;
+		}
+		return proj ? ExecProject(proj) : slot;
+	}
+}
+
+/* EndCustomScan: release the reader (pins, table scan). */
+static void
+gpuops_agg_end(CustomScanState *node)
+{
+	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
+
+	if (s->reader)
+		gpuops_scan_end(s->reader);
+	s->reader = NULL;
+}
+
+/* ReScanCustomScan: forget the groups and read the table again. */
+static void
+gpuops_agg_rescan(CustomScanState *node)
+{
+	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
+
+	if (s->reader)
+		gpuops_scan_rescan(s->reader);
+	gpuops_agg_state_types(s);
+	s->aggregated = false;
+	s->next_group = 0;
+}
+
+/* The strategy the engine is expected to choose, for plain EXPLAIN. */
+static const char *
+gpuops_agg_planned_strategy(const GpuopsAggSpec *spec)
+{
+	if (gpuops_agg_strategy != GPO_AGG_AUTO)
+		return gpo_agg_strategy_name((gpo_agg_strategy) gpuops_agg_strategy);
+	if (spec->nkeys == 0)
+		return "dense";
+	return spec->est_groups <= (double) GPO_AGG_HASH_MAX_GROUPS ?
+		"dense or hash" : "sort";
+}
+
+/* Deparsed implicit-AND clauses, or NULL for none. */
+static char *
+gpuops_agg_deparse(List *clauses, List *context, bool useprefix)
+{
+	if (clauses == NIL)
+		return NULL;
+	return deparse_expression((Node *) make_ands_explicit(clauses), context,
+							  useprefix, false);
+}
+
+/* ExplainCustomScan: device, strategy, keys, quals and, under ANALYZE, the work done. */
+static void
+gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+	bool		useprefix = es->verbose;
+	static const char *const devices[] = {"auto", "cpu", "gpu"};
+	char	   *text;
+
+	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
+									   ancestors);
+	ExplainPropertyText("Device", devices[s->spec.planned_device], es);
+	if (s->spec.nkeys > 0)
+	{
+		List	   *keys = NIL;
+		ListCell   *lc;
+
+		foreach(lc, (List *) linitial(cscan->custom_private))
+		{
+			Var		   *v = (Var *) copyObject(lfirst(lc));
+
+			v->varno = cscan->scan.scanrelid;
+			v->varnosyn = cscan->scan.scanrelid;
+			keys = lappend(keys, deparse_expression((Node *) v, context,
+													useprefix, false));
+		}
+		ExplainPropertyList("Group Keys", keys, es);
+	}
+	if (es->analyze && s->batches > 0)
+	{
+		StringInfoData buf;
+		int			i;
+
+		initStringInfo(&buf);
+		for (i = 1; i < 4; i++)
+			if (s->strategy_batches[i] > 0)
+				appendStringInfo(&buf, "%s%s (%lld chunk%s)",
+								 buf.len ? ", " : "",
+								 gpo_agg_strategy_name((gpo_agg_strategy) i),
+								 (long long) s->strategy_batches[i],
+								 s->strategy_batches[i] == 1 ? "" : "s");
+		ExplainPropertyText("Strategy", buf.data, es);
+	}
+	else
+		ExplainPropertyText("Strategy", gpuops_agg_planned_strategy(&s->spec),
+							es);
+	text = gpuops_agg_deparse(s->spec.device_quals, context, useprefix);
+	if (text)
+		ExplainPropertyText("Device Filter", text, es);
+	text = gpuops_agg_deparse(s->spec.cpu_quals, context, useprefix);
+	if (text)
+		ExplainPropertyText("CPU Filter", text, es);
+	if (s->reader)
+		ExplainPropertyText("Table Read",
+							gpuops_scan_stats(s->reader)->fast ?
+							"page batches" : "slots", es);
+	if (es->analyze)
+	{
+		ExplainPropertyInteger("Rows In", NULL, s->rows_in, es);
+		ExplainPropertyInteger("Rows Passed", NULL, s->rows_passed, es);
+		ExplainPropertyInteger("Groups", NULL, s->groups.ngroups, es);
+		ExplainPropertyInteger("Chunks", NULL, s->batches, es);
+		if (es->verbose || s->gpu_calls > 0)
+			ExplainPropertyInteger("Bytes Sent", "kB", s->bytes_in / 1024, es);
+		ExplainPropertyInteger("GPU Calls", NULL, s->gpu_calls, es);
+		ExplainPropertyInteger("CPU Calls", NULL, s->cpu_calls, es);
+		if (es->timing)
+		{
+			ExplainPropertyFloat("Read Time", "ms",
+								 s->reader ? gpuops_scan_stats(s->reader)->read_ms : 0,
+								 3, es);
+			ExplainPropertyFloat("Engine Time", "ms", s->engine_ms, 3, es);
+		}
+	}
+}

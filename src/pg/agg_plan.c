@@ -1,0 +1,612 @@
+/*
+ * agg_plan.c
+ *	  Planning of the GpuOpsAgg custom scan: a create_upper_paths_hook that
+ *	  offers `Custom Scan (GpuOpsAgg)` for GROUP BY (or plain aggregates) over
+ *	  one table, and the plan it turns into.
+ *
+ * The path is offered only when every piece is something the node computes
+ * exactly as PostgreSQL does: the input is one plain table (no inheritance,
+ * no TABLESAMPLE), the grouping keys are up to four plain columns of
+ * supported types, every aggregate is count(*), count(x), sum, avg, min or
+ * max of a plain column (no DISTINCT, ORDER BY or FILTER), and no qual needs
+ * a subplan or an executor parameter.  WHERE clauses that are comparisons of
+ * a column with a constant (agg_quals.c) run as a device mask; the others
+ * run in PostgreSQL, row by row, before rows reach the engine.  With
+ * row-level security every clause runs in PostgreSQL, in the order the
+ * planner gave them.
+ *
+ * The plan is a CustomScan on the table's range-table entry whose scan tuple
+ * (custom_scan_tlist) is the grouping keys followed by the aggregates; the
+ * target list and the HAVING quals refer to it, so PostgreSQL projects and
+ * filters the groups as an Agg node would.
+ */
+#include "gpuops_agg.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+
+/* Positions in the path's and the plan's custom_private. */
+enum
+{
+	PRIV_KEYS = 0,				/* List of key Vars */
+	PRIV_AGGREFS,				/* List of Aggrefs, in scan-tuple order */
+	PRIV_DEVICE_QUALS,			/* List of clauses run as a device mask */
+	PRIV_CPU_QUALS,				/* List of clauses run by PostgreSQL */
+	PRIV_HAVING,				/* implicit-AND HAVING quals (path only) */
+	PRIV_EST_GROUPS,			/* Float: estimated groups */
+	PRIV_DEVICE,				/* Integer: gpuops.device at plan time */
+	PRIV_RELID,					/* Integer: the table's range-table index */
+	PRIV_COUNT
+};
+
+static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
+
+static Plan *gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
+								  CustomPath *best_path, List *tlist,
+								  List *clauses, List *custom_plans);
+
+static CustomPathMethods gpuops_agg_path_methods = {
+	.CustomName = "GpuOpsAgg",
+	.PlanCustomPath = gpuops_agg_plan_path,
+};
+
+/* The physical type the node holds a column of SQL type typid in, or false. */
+bool
+gpuops_agg_col_type(Oid typid, gpo_type *type)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case DATEOID:
+		case BOOLOID:
+			*type = GPO_INT32;
+			return true;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			*type = GPO_INT64;
+			return true;
+		case FLOAT4OID:
+			*type = GPO_FLOAT32;
+			return true;
+		case FLOAT8OID:
+			*type = GPO_FLOAT64;
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* True if node is a plain user column of relid (no system column, no whole row). */
+static bool
+gpuops_plain_column(Node *node, Index relid)
+{
+	Var		   *var;
+
+	if (node == NULL || !IsA(node, Var))
+		return false;
+	var = (Var *) node;
+	return var->varno == (int) relid && var->varlevelsup == 0 &&
+		var->varattno > 0;
+}
+
+/* True if a numeric argument type (sum, avg). */
+static bool
+gpuops_numeric_arg(Oid typid)
+{
+	return typid == INT2OID || typid == INT4OID || typid == INT8OID ||
+		typid == FLOAT4OID || typid == FLOAT8OID;
+}
+
+/* The result type PostgreSQL gives kind over argtype. */
+static Oid
+gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
+{
+	switch (kind)
+	{
+		case GPUOPS_AGG_COUNT_STAR:
+		case GPUOPS_AGG_COUNT:
+			return INT8OID;
+		case GPUOPS_AGG_SUM:
+			if (argtype == INT2OID || argtype == INT4OID)
+				return INT8OID;
+			if (argtype == INT8OID)
+				return NUMERICOID;
+			return argtype;
+		case GPUOPS_AGG_AVG:
+			return (argtype == FLOAT4OID || argtype == FLOAT8OID) ?
+				FLOAT8OID : NUMERICOID;
+		case GPUOPS_AGG_MIN:
+		case GPUOPS_AGG_MAX:
+			return argtype;
+	}
+	return InvalidOid;
+}
+
+/*
+ * Classify an Aggref: true (with *kind, *argattno, *argtype) if the node
+ * computes it over a plain column of relid exactly as PostgreSQL does.
+ */
+static bool
+gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
+					 AttrNumber *argattno, Oid *argtype)
+{
+	char	   *name;
+	TargetEntry *tle;
+	gpo_type	phys;
+
+	if (aggref->aggorder != NIL || aggref->aggdistinct != NIL ||
+		aggref->aggfilter != NULL || aggref->aggkind != AGGKIND_NORMAL ||
+		aggref->agglevelsup != 0 || aggref->aggsplit != AGGSPLIT_SIMPLE ||
+		aggref->aggvariadic)
+		return false;
+	if (get_func_namespace(aggref->aggfnoid) != PG_CATALOG_NAMESPACE)
+		return false;
+	name = get_func_name(aggref->aggfnoid);
+	if (name == NULL)
+		return false;
+
+	*argattno = InvalidAttrNumber;
+	*argtype = InvalidOid;
+	if (aggref->aggstar)
+	{
+		if (strcmp(name, "count") != 0)
+			return false;
+		*kind = GPUOPS_AGG_COUNT_STAR;
+		return aggref->aggtype == INT8OID;
+	}
+	if (list_length(aggref->args) != 1)
+		return false;
+	tle = linitial_node(TargetEntry, aggref->args);
+	if (!gpuops_plain_column((Node *) tle->expr, relid))
+		return false;
+	*argattno = ((Var *) tle->expr)->varattno;
+	*argtype = exprType((Node *) tle->expr);
+	if (!gpuops_agg_col_type(*argtype, &phys))
+		return false;
+
+	if (strcmp(name, "count") == 0)
+		*kind = GPUOPS_AGG_COUNT;
+	else if (strcmp(name, "sum") == 0 && gpuops_numeric_arg(*argtype))
+		*kind = GPUOPS_AGG_SUM;
+	else if (strcmp(name, "avg") == 0 && gpuops_numeric_arg(*argtype))
+		*kind = GPUOPS_AGG_AVG;
+	else if (strcmp(name, "min") == 0 && *argtype != BOOLOID)
+		*kind = GPUOPS_AGG_MIN;
+	else if (strcmp(name, "max") == 0 && *argtype != BOOLOID)
+		*kind = GPUOPS_AGG_MAX;
+	else
+		return false;
+	/* a catalog with other overloads than expected keeps the native plan */
+	return aggref->aggtype == gpuops_agg_result_type(*kind, *argtype);
+}
+
+/* Walker: true if the tree holds a subplan, an executor Param or a SRF. */
+static bool
+gpuops_needs_executor_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) ||
+		IsA(node, SubLink))
+		return true;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+		return true;
+	if (IsA(node, PlaceHolderVar))
+		return true;
+	return expression_tree_walker(node, gpuops_needs_executor_walker, context);
+}
+
+/* A restriction clause with its evaluation order keys. */
+typedef struct GpuopsQualItem
+{
+	Expr	   *clause;
+	Index		security_level;
+	Cost		cost;
+} GpuopsQualItem;
+
+/*
+ * Split the table's restriction clauses into device and CPU clauses; false
+ * if some clause keeps the whole query native.  The CPU clauses come in the
+ * order a scan would evaluate them (createplan.c's order_qual_clauses:
+ * security level first, then cost, stable), so security barrier quals run
+ * before any user clause.
+ */
+static bool
+gpuops_agg_split_quals(PlannerInfo *root, RelOptInfo *rel,
+					   List **device_quals, List **cpu_quals)
+{
+	ListCell   *lc;
+	bool		rls = false;
+	GpuopsQualItem *items;
+	int			n = 0;
+	int			i;
+
+	*device_quals = NIL;
+	*cpu_quals = NIL;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (gpuops_needs_executor_walker((Node *) ri->clause, NULL))
+			return false;
+		if (ri->security_level > 0)
+			rls = true;
+	}
+	items = palloc(sizeof(GpuopsQualItem) *
+				   Max(list_length(rel->baserestrictinfo), 1));
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		GpuopsQualItem item;
+		QualCost	qcost;
+
+		if (!rls && !ri->pseudoconstant &&
+			gpuops_qual_on_device(ri->clause, rel->relid))
+		{
+			*device_quals = lappend(*device_quals, ri->clause);
+			continue;
+		}
+		cost_qual_eval_node(&qcost, (Node *) ri->clause, root);
+		item.clause = ri->clause;
+		item.security_level = ri->security_level;
+		item.cost = qcost.per_tuple;
+		/* insertion sort: stable, by security level, then cost */
+		for (i = n; i > 0; i--)
+		{
+			GpuopsQualItem *prev = &items[i - 1];
+
+			if (item.security_level > prev->security_level ||
+				(item.security_level == prev->security_level &&
+				 item.cost >= prev->cost))
+				break;
+			items[i] = *prev;
+		}
+		items[i] = item;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		*cpu_quals = lappend(*cpu_quals, items[i].clause);
+	return true;
+}
+
+/*
+ * Collect the grouping keys (plain columns) and the aggregates of the
+ * grouped target and HAVING; false if the node can't compute them.
+ */
+static bool
+gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
+				   RelOptInfo *output_rel, GroupPathExtraData *gextra,
+				   List **keys, List **aggrefs)
+{
+	Index		relid = input_rel->relid;
+	List	   *group_exprs;
+	List	   *items;
+	ListCell   *lc;
+	gpo_type	phys;
+
+	*keys = NIL;
+	*aggrefs = NIL;
+	group_exprs = get_sortgrouplist_exprs(root->parse->groupClause,
+										  gextra->targetList);
+	foreach(lc, group_exprs)
+	{
+		Node	   *e = (Node *) lfirst(lc);
+
+		if (!gpuops_plain_column(e, relid) ||
+			!gpuops_agg_col_type(exprType(e), &phys))
+			return false;
+		*keys = list_append_unique(*keys, e);
+	}
+	if (list_length(*keys) > GPUOPS_AGG_MAX_KEYS)
+		return false;
+
+	items = pull_var_clause((Node *) output_rel->reltarget->exprs,
+							PVC_INCLUDE_AGGREGATES |
+							PVC_INCLUDE_WINDOWFUNCS |
+							PVC_INCLUDE_PLACEHOLDERS);
+	items = list_concat(items,
+						pull_var_clause(gextra->havingQual,
+										PVC_INCLUDE_AGGREGATES |
+										PVC_INCLUDE_WINDOWFUNCS |
+										PVC_INCLUDE_PLACEHOLDERS));
+	foreach(lc, items)
+	{
+		Node	   *item = (Node *) lfirst(lc);
+
+		if (IsA(item, Var))
+		{
+			/* outside an aggregate only the grouping keys may appear */
+			if (!list_member(*keys, item))
+				return false;
+		}
+		else if (IsA(item, Aggref))
+		{
+			GpuopsAggKind kind;
+			AttrNumber	attno;
+			Oid			argtype;
+
+			if (!gpuops_agg_supported((Aggref *) item, relid, &kind, &attno,
+									  &argtype))
+				return false;
+			*aggrefs = list_append_unique(*aggrefs, item);
+		}
+		else
+			return false;
+	}
+	return true;
+}
+
+/* Cost of the path: setup, reading every page and row, quals, groups out. */
+static void
+gpuops_agg_cost(PlannerInfo *root, RelOptInfo *input_rel, List *device_quals,
+				List *cpu_quals, double groups, int ncols, Path *path)
+{
+	bool		gpu = gpuops_device == GPO_DEVICE_GPU;
+	double		tuples = Max(input_rel->tuples, input_rel->rows);
+	double		row_cost = gpu ? gpuops_gpu_row_cost : gpuops_cpu_row_cost;
+	QualCost	qcost;
+	Cost		startup;
+
+	cost_qual_eval(&qcost, cpu_quals, root);
+	startup = (gpu ? gpuops_gpu_setup_cost : gpuops_cpu_setup_cost) +
+		qcost.startup +
+		seq_page_cost * input_rel->pages +
+		tuples * (row_cost * (1 + 0.25 * (ncols + list_length(device_quals))) +
+				  qcost.per_tuple);
+	path->startup_cost = startup;
+	path->total_cost = startup + groups * cpu_tuple_cost;
+}
+
+/* create_upper_paths_hook: offer GpuOpsAgg for an eligible GROUP BY. */
+static void
+gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+					   RelOptInfo *input_rel, RelOptInfo *output_rel,
+					   void *extra)
+{
+	Query	   *parse = root->parse;
+	GroupPathExtraData *gextra = (GroupPathExtraData *) extra;
+	RangeTblEntry *rte;
+	List	   *keys;
+	List	   *aggrefs;
+	List	   *device_quals;
+	List	   *cpu_quals;
+	Bitmapset  *cols = NULL;
+	ListCell   *lc;
+	double		groups;
+	CustomPath *cp;
+
+	if (prev_upper_paths_hook)
+		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage != UPPERREL_GROUP_AGG || !gpuops_enabled || gextra == NULL)
+		return;
+	if (parse->groupingSets != NIL || parse->rowMarks != NIL ||
+		gextra->patype != PARTITIONWISE_AGGREGATE_NONE)
+		return;
+	if (!parse->hasAggs && parse->groupClause == NIL)
+		return;
+	if (input_rel->reloptkind != RELOPT_BASEREL ||
+		input_rel->rtekind != RTE_RELATION || IS_DUMMY_REL(input_rel))
+		return;
+	rte = planner_rt_fetch(input_rel->relid, root);
+	if (rte->inh || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return;
+	if (gpuops_needs_executor_walker((Node *) output_rel->reltarget->exprs,
+									 NULL) ||
+		gpuops_needs_executor_walker(gextra->havingQual, NULL))
+		return;
+	if (!gpuops_agg_collect(root, input_rel, output_rel, gextra, &keys,
+							&aggrefs))
+		return;
+	if (!gpuops_agg_split_quals(root, input_rel, &device_quals, &cpu_quals))
+		return;
+
+	if (keys == NIL)
+		groups = 1;
+	else
+		groups = estimate_num_groups(root, keys, input_rel->rows, NULL, NULL);
+
+	foreach(lc, keys)
+		cols = bms_add_member(cols, ((Var *) lfirst(lc))->varattno);
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = (Aggref *) lfirst(lc);
+
+		if (!a->aggstar)
+			cols = bms_add_member(cols,
+								  ((Var *) linitial_node(TargetEntry, a->args)->expr)->varattno);
+	}
+	cols = gpuops_quals_attnos(device_quals, cols);
+
+	cp = makeNode(CustomPath);
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = output_rel;
+	cp->path.pathtarget = output_rel->reltarget;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = false;
+	cp->path.parallel_workers = 0;
+	cp->path.rows = groups;
+	cp->path.pathkeys = NIL;
+	gpuops_agg_cost(root, input_rel, device_quals, cpu_quals, groups,
+					bms_num_members(cols), &cp->path);
+	cp->flags = 0;
+	cp->custom_paths = NIL;
+	cp->custom_private = list_make5(keys, aggrefs, device_quals, cpu_quals,
+									gextra->havingQual);
+	cp->custom_private = lappend(cp->custom_private,
+								 makeFloat(psprintf("%.0f", groups)));
+	cp->custom_private = lappend(cp->custom_private,
+								 makeInteger(gpuops_device));
+	cp->custom_private = lappend(cp->custom_private,
+								 makeInteger(input_rel->relid));
+	cp->methods = &gpuops_agg_path_methods;
+	add_path(output_rel, &cp->path);
+}
+
+/* PlanCustomPath: the CustomScan whose scan tuple is keys then aggregates. */
+static Plan *
+gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
+					 CustomPath *best_path, List *tlist, List *clauses,
+					 List *custom_plans)
+{
+	List	   *priv = best_path->custom_private;
+	List	   *keys = (List *) list_nth(priv, PRIV_KEYS);
+	List	   *aggrefs = (List *) list_nth(priv, PRIV_AGGREFS);
+	Node	   *having = (Node *) list_nth(priv, PRIV_HAVING);
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+											 list_length(scan_tlist) + 1,
+											 NULL, false));
+	foreach(lc, aggrefs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+											 list_length(scan_tlist) + 1,
+											 NULL, false));
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = (List *) copyObject(having);
+	cscan->scan.scanrelid = intVal(list_nth(priv, PRIV_RELID));
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = NIL;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = list_make5(list_nth(priv, PRIV_KEYS),
+									   list_nth(priv, PRIV_AGGREFS),
+									   list_nth(priv, PRIV_DEVICE_QUALS),
+									   list_nth(priv, PRIV_CPU_QUALS),
+									   NIL);
+	cscan->custom_private = lappend(cscan->custom_private,
+									list_nth(priv, PRIV_EST_GROUPS));
+	cscan->custom_private = lappend(cscan->custom_private,
+									list_nth(priv, PRIV_DEVICE));
+	cscan->custom_private = lappend(cscan->custom_private,
+									list_nth(priv, PRIV_RELID));
+	cscan->custom_private = copyObject(cscan->custom_private);
+	cscan->methods = &gpuops_agg_scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* Mutator: every Var of the planned table's old range-table index gets varno. */
+static Node *
+gpuops_set_varno_mutator(Node *node, void *context)
+{
+	int		   *varnos = (int *) context;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0 &&
+		((Var *) node)->varno == varnos[0])
+	{
+		Var		   *v = (Var *) copyObject(node);
+
+		v->varno = varnos[1];
+		v->varnosyn = varnos[1];
+		return (Node *) v;
+	}
+	return expression_tree_mutator(node, gpuops_set_varno_mutator, context);
+}
+
+/*
+ * Decode a plan's custom_private into spec.  The quals kept there were not
+ * seen by set_plan_references, so their Vars still carry the range-table
+ * index of planning time: they get the plan's scanrelid, and their
+ * operators' function OIDs are filled in.
+ */
+void
+gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
+{
+	List	   *priv = cscan->custom_private;
+	List	   *keys = (List *) list_nth(priv, PRIV_KEYS);
+	List	   *aggrefs = (List *) list_nth(priv, PRIV_AGGREFS);
+	int			varnos[2];
+	ListCell   *lc;
+	int			i;
+
+	memset(spec, 0, sizeof(*spec));
+	varnos[0] = intVal(list_nth(priv, PRIV_RELID));
+	varnos[1] = cscan->scan.scanrelid;
+
+	spec->nkeys = list_length(keys);
+	i = 0;
+	foreach(lc, keys)
+	{
+		Var		   *v = lfirst_node(Var, lc);
+
+		spec->key_attnos[i] = v->varattno;
+		spec->key_types[i] = v->vartype;
+		i++;
+	}
+
+	spec->naggs = list_length(aggrefs);
+	spec->aggs = palloc0(sizeof(GpuopsAggCol) * Max(spec->naggs, 1));
+	spec->val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->naggs, 1));
+	spec->val_types = palloc0(sizeof(Oid) * Max(spec->naggs, 1));
+	i = 0;
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+		GpuopsAggCol *col = &spec->aggs[i++];
+		AttrNumber	attno;
+		int			v;
+
+		if (!gpuops_agg_supported(a, varnos[0], &col->kind, &attno,
+								  &col->argtype))
+			elog(ERROR, "GpuOpsAgg plan holds an unsupported aggregate");
+		col->restype = a->aggtype;
+		col->valcol = -1;
+		if (col->kind == GPUOPS_AGG_COUNT_STAR)
+			continue;
+		for (v = 0; v < spec->nvals; v++)
+			if (spec->val_attnos[v] == attno)
+				break;
+		if (v == spec->nvals)
+		{
+			spec->val_attnos[v] = attno;
+			spec->val_types[v] = col->argtype;
+			spec->nvals++;
+		}
+		col->valcol = v;
+	}
+
+	spec->device_quals = (List *)
+		gpuops_set_varno_mutator((Node *) list_nth(priv, PRIV_DEVICE_QUALS),
+								 varnos);
+	spec->cpu_quals = (List *)
+		gpuops_set_varno_mutator((Node *) list_nth(priv, PRIV_CPU_QUALS),
+								 varnos);
+	fix_opfuncids((Node *) spec->device_quals);
+	fix_opfuncids((Node *) spec->cpu_quals);
+	spec->est_groups = floatVal(list_nth(priv, PRIV_EST_GROUPS));
+	spec->planned_device = intVal(list_nth(priv, PRIV_DEVICE));
+}
+
+/* Install the planner hook, chaining to any earlier one. */
+void
+gpuops_agg_register(void)
+{
+	prev_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = gpuops_agg_upper_paths;
+	RegisterCustomScanMethods(&gpuops_agg_scan_methods);
+}

@@ -1,0 +1,133 @@
+/*
+ * gpuops_agg.h
+ *	  The GpuOpsAgg custom scan: GROUP BY and plain aggregates over one table,
+ *	  planned by agg_plan.c, run by agg_exec.c, with its WHERE quals translated
+ *	  by agg_quals.c and its groups kept by agg_state.c.
+ *
+ * The plan carries everything as copyable nodes in custom_private (see
+ * GpuopsAggPrivate); the executor decodes it into a GpuopsAggSpec.
+ */
+#ifndef GPUOPS_AGG_H
+#define GPUOPS_AGG_H
+
+#include "gpuops.h"
+
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+#include "optimizer/planner.h"
+
+#include "gpo_filter.h"
+
+/* Most grouping keys the node takes. */
+#define GPUOPS_AGG_MAX_KEYS		4
+
+/* The aggregates the node computes. */
+typedef enum GpuopsAggKind
+{
+	GPUOPS_AGG_COUNT_STAR = 0,
+	GPUOPS_AGG_COUNT,
+	GPUOPS_AGG_SUM,
+	GPUOPS_AGG_AVG,
+	GPUOPS_AGG_MIN,
+	GPUOPS_AGG_MAX
+} GpuopsAggKind;
+
+/* One aggregate of the node's output (an entry of custom_scan_tlist). */
+typedef struct GpuopsAggCol
+{
+	GpuopsAggKind kind;
+	int			valcol;			/* index of its argument among the value
+								 * columns; -1 for count(*) */
+	Oid			argtype;		/* SQL type of the argument */
+	Oid			restype;		/* SQL type of the result */
+} GpuopsAggCol;
+
+/* What the executor needs, decoded from the plan. */
+typedef struct GpuopsAggSpec
+{
+	int			nkeys;
+	AttrNumber	key_attnos[GPUOPS_AGG_MAX_KEYS];
+	Oid			key_types[GPUOPS_AGG_MAX_KEYS];
+	int			naggs;
+	GpuopsAggCol *aggs;
+	int			nvals;			/* distinct aggregate arguments */
+	AttrNumber *val_attnos;
+	Oid		   *val_types;
+	List	   *device_quals;	/* implicit-AND clauses run as a device mask */
+	List	   *cpu_quals;		/* implicit-AND clauses run by PostgreSQL */
+	double		est_groups;
+	int			planned_device; /* a gpo_device: gpuops.device at plan time */
+} GpuopsAggSpec;
+
+/* Shared extension state: custom scan method tables (agg_plan.c / agg_exec.c). */
+extern CustomScanMethods gpuops_agg_scan_methods;
+
+/* GUCs of the node (gpuops.c) */
+extern bool gpuops_enabled;
+extern double gpuops_gpu_setup_cost;
+extern double gpuops_gpu_row_cost;
+extern double gpuops_cpu_setup_cost;
+extern double gpuops_cpu_row_cost;
+
+/* ---- agg_plan.c ---- */
+
+/* Install the planner hook (from _PG_init). */
+extern void gpuops_agg_register(void);
+/* Decode a plan's custom_private into spec (varnos of the quals set to scanrelid). */
+extern void gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec);
+/* The physical type the node holds a column of SQL type typid in, or false. */
+extern bool gpuops_agg_col_type(Oid typid, gpo_type *type);
+
+/* ---- agg_quals.c ---- */
+
+/* True if a WHERE clause can run as a device mask over plain columns of relid. */
+extern bool gpuops_qual_on_device(Expr *clause, Index relid);
+
+/*
+ * Translate device clauses (implicit AND) into a postfix predicate program
+ * over columns; attno_col maps an attribute number to its column index.
+ * Returns the node count; *prog is palloc'd.
+ */
+extern int	gpuops_quals_program(List *clauses, Index relid,
+								 const int *attno_col, int max_attno,
+								 const gpo_type *col_types, gpo_pred **prog);
+/* Attribute numbers used by clauses, added to *attnos (as a Bitmapset). */
+extern Bitmapset *gpuops_quals_attnos(List *clauses, Bitmapset *attnos);
+
+/* ---- agg_state.c ---- */
+
+/* Running groups, sorted by key, merged chunk by chunk. */
+typedef struct GpuopsAggState
+{
+	MemoryContext cxt;			/* where the groups live (not a batch's) */
+	int			nkeys;
+	gpo_type	key_types[GPUOPS_AGG_MAX_KEYS];
+	int			nvals;
+	gpo_type   *val_types;
+	int64		ngroups;
+	int64		capacity;
+	uint64	   *key_codes[GPUOPS_AGG_MAX_KEYS]; /* gpo_key_code of each key */
+	uint8	   *key_valid[GPUOPS_AGG_MAX_KEYS];
+	int64	   *rows;			/* count(*) */
+	gpo_agg_out *vals;			/* [nvals]: per value column, keys unused */
+} GpuopsAggState;
+
+/* Empty running state for nkeys keys and nvals value columns. */
+extern void gpuops_aggstate_init(GpuopsAggState *st, int nkeys,
+								 const gpo_type *key_types, int nvals,
+								 const gpo_type *val_types);
+/*
+ * Merge one chunk's groups (sorted by key; n entries): key codes and
+ * validity per key, rows, and per value column the engine's results.
+ */
+extern void gpuops_aggstate_merge(GpuopsAggState *st, int64 n,
+								  uint64 *const *key_codes,
+								  uint8 *const *key_valid,
+								  const int64 *rows,
+								  const gpo_agg_out *vals);
+/* Fill values/isnull of the scan tuple of group g. */
+extern void gpuops_aggstate_tuple(const GpuopsAggState *st,
+								  const GpuopsAggSpec *spec, int64 g,
+								  Datum *values, bool *isnull);
+
+#endif							/* GPUOPS_AGG_H */
