@@ -13,8 +13,11 @@ echo "== unit tests (src/core) =="
 make unittest PG_CONFIG="$PG_CONFIG"
 echo "== pg_regress (gpuops.device = '$dev') =="
 rc=0
+# the server preloads gpuops, as the README tells DBAs to: loading in the
+# postmaster must start nothing (no CUDA, no threads) that forked backends
+# would inherit
 PGOPTIONS="-c gpuops.device=$dev" pg_virtualenv -t -v "$PGV" \
-	make installcheck PG_CONFIG="$PG_CONFIG" || rc=$?
+	-o shared_preload_libraries=gpuops make installcheck PG_CONFIG="$PG_CONFIG" || rc=$?
 if [ $rc -ne 0 ]; then
 	[ -f regression.diffs ] && head -200 regression.diffs
 	echo "pg_regress failed" >&2

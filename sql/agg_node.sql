@@ -220,6 +220,37 @@ SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v FROM agg_
 ROLLBACK;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v FROM agg_old GROUP BY k');
 
+-- ---- partitions and inheritance: every table left after pruning ----
+
+CREATE TABLE agg_p (k int, d date, v float8, w int) PARTITION BY RANGE (d);
+CREATE TABLE agg_p1 PARTITION OF agg_p FOR VALUES FROM ('2020-01-01') TO ('2020-07-01');
+-- another column order, and a dropped column: other attribute numbers
+CREATE TABLE agg_p2 (junk text, w int, v float8, d date, k int);
+ALTER TABLE agg_p2 DROP COLUMN junk;
+ALTER TABLE agg_p ATTACH PARTITION agg_p2 FOR VALUES FROM ('2020-07-01') TO ('2021-01-01');
+CREATE TABLE agg_p3 PARTITION OF agg_p FOR VALUES FROM ('2021-01-01') TO ('2022-01-01')
+  PARTITION BY LIST (k);
+CREATE TABLE agg_p3a PARTITION OF agg_p3 FOR VALUES IN (1, 2, 3);
+CREATE TABLE agg_p3b PARTITION OF agg_p3 DEFAULT;
+INSERT INTO agg_p SELECT CASE WHEN i % 50 = 0 THEN NULL ELSE i % 20 END,
+                         date '2020-01-01' + i % 700, (i % 101) / 4.0,
+                         CASE WHEN i % 9 = 0 THEN NULL ELSE i % 1000 END
+                  FROM generate_series(1, 20000) i;
+ANALYZE agg_p;
+SELECT pg_temp.plan('SELECT k, count(*), sum(v) FROM agg_p WHERE w > 10 GROUP BY k');
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_p WHERE d < ''2020-03-01'' GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, avg(w) AS a, min(d) AS lo, max(d) AS hi FROM agg_p GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_p WHERE w > 10 AND d >= ''2020-05-01'' GROUP BY k');
+SELECT pg_temp.check('SELECT d, k, count(*) AS n FROM agg_p WHERE k IN (2, 7) GROUP BY d, k');
+SELECT pg_temp.check('SELECT count(*) AS n, max(w) AS m FROM agg_p WHERE d >= ''2021-01-01''');
+-- plain inheritance: the parent's own rows and its child's
+CREATE TABLE agg_parent (k int, v float8);
+CREATE TABLE agg_child (extra text) INHERITS (agg_parent);
+INSERT INTO agg_parent SELECT i % 7, i FROM generate_series(1, 500) i;
+INSERT INTO agg_child SELECT i % 5, -i, 'x' FROM generate_series(1, 300) i;
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_parent GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM ONLY agg_parent GROUP BY k');
+
 -- ---- errors ----
 
 -- float sums that overflow raise as float8pl does, with or without the node

@@ -22,6 +22,7 @@
 #include "gpuops_agg.h"
 #include "gpuops_scan.h"
 
+#include "access/table.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -36,11 +37,12 @@
 #include "gpo_join.h"
 #include "gpo_keypack.h"
 
-/* The node's executor state. */
-typedef struct GpuopsAggScanState
+/* How the node reads one of its tables. */
+typedef struct GpuopsAggTableExec
 {
-	CustomScanState css;
-	GpuopsAggSpec spec;
+	GpuopsAggTable *tab;
+	Relation	rel;
+	bool		opened;			/* opened here (partitions), to be closed */
 	int			ncols;			/* columns the reader extracts */
 	GpuopsScanCol *cols;
 	int			key_col[GPUOPS_AGG_MAX_KEYS];	/* reader column of each key */
@@ -48,8 +50,16 @@ typedef struct GpuopsAggScanState
 	gpo_pred   *prog;			/* device clauses, postfix */
 	int			nprog;
 	ExprState  *cpu_qual;
-	ExprContext *qual_cxt;
 	GpuopsScanReader *reader;
+} GpuopsAggTableExec;
+
+/* The node's executor state. */
+typedef struct GpuopsAggScanState
+{
+	CustomScanState css;
+	GpuopsAggSpec spec;
+	GpuopsAggTableExec *tables; /* [spec.ntables] */
+	ExprContext *qual_cxt;
 	MemoryContext batch_cxt;	/* reset after each batch */
 	GpuopsAggState groups;
 	bool		aggregated;		/* every batch merged */
@@ -63,6 +73,9 @@ typedef struct GpuopsAggScanState
 	int64		cpu_calls;
 	int64		strategy_batches[4];	/* by gpo_agg_strategy */
 	double		engine_ms;
+	double		read_ms;
+	bool		fast_read;		/* some table was read in page batches */
+	bool		slot_read;		/* some table was read through slots */
 } GpuopsAggScanState;
 
 static Node *gpuops_agg_create_state(CustomScan *cscan);
@@ -100,59 +113,59 @@ gpuops_agg_create_state(CustomScan *cscan)
 
 /* The reader column of attno, added if new. */
 static int
-gpuops_agg_add_col(GpuopsAggScanState *s, Relation rel, AttrNumber attno)
+gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno)
 {
 	int			i;
 	GpuopsScanCol *c;
 
-	for (i = 0; i < s->ncols; i++)
-		if (s->cols[i].attnum == attno)
+	for (i = 0; i < te->ncols; i++)
+		if (te->cols[i].attnum == attno)
 			return i;
-	c = &s->cols[s->ncols];
+	c = &te->cols[te->ncols];
 	c->attnum = attno;
-	c->typid = TupleDescAttr(RelationGetDescr(rel), attno - 1)->atttypid;
+	c->typid = TupleDescAttr(RelationGetDescr(te->rel), attno - 1)->atttypid;
 	if (!gpuops_scan_col_type(c->typid, &c->type))
 		elog(ERROR, "GpuOpsAgg cannot read column %d of type %u", attno,
 			 c->typid);
-	return s->ncols++;
+	return te->ncols++;
 }
 
-/* The key and value types of the running groups. */
+/* The key and value types of the running groups (those of the first table). */
 static void
 gpuops_agg_state_types(GpuopsAggScanState *s)
 {
+	GpuopsAggTableExec *te = &s->tables[0];
 	gpo_type	key_types[GPUOPS_AGG_MAX_KEYS];
 	gpo_type   *val_types = palloc(sizeof(gpo_type) * Max(s->spec.nvals, 1));
 	int			i;
 
 	for (i = 0; i < s->spec.nkeys; i++)
-		key_types[i] = s->cols[s->key_col[i]].type;
+		key_types[i] = te->cols[te->key_col[i]].type;
 	for (i = 0; i < s->spec.nvals; i++)
-		val_types[i] = s->cols[s->val_col[i]].type;
+		val_types[i] = te->cols[te->val_col[i]].type;
 	gpuops_aggstate_init(&s->groups, s->spec.nkeys, key_types, s->spec.nvals,
 						 val_types);
 }
 
 /* Rows per batch: gpuops.chunk_size bytes of the widest column. */
 static int64
-gpuops_agg_batch_rows(GpuopsAggScanState *s)
+gpuops_agg_batch_rows(GpuopsAggTableExec *te)
 {
 	size_t		widest = 4;
 	int			i;
 
-	for (i = 0; i < s->ncols; i++)
-		widest = Max(widest, gpo_type_size(s->cols[i].type));
+	for (i = 0; i < te->ncols; i++)
+		widest = Max(widest, gpo_type_size(te->cols[i].type));
 	return Max((int64) 1, (int64) gpuops_chunk_size / (int64) widest);
 }
 
-/* BeginCustomScan: decode the plan, set up the reader and the device program. */
+/* Sets up the reading of one table: its columns, device program and CPU qual. */
 static void
-gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
+gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+					   EState *estate, int eflags)
 {
-	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	Relation	rel = node->ss.ss_currentRelation;
-	int			natts = RelationGetDescr(rel)->natts;
+	GpuopsAggTable *tab = te->tab;
+	int			natts = RelationGetDescr(te->rel)->natts;
 	int		   *attno_col;
 	gpo_type   *col_types;
 	Bitmapset  *qual_attnos;
@@ -160,50 +173,78 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	int			i;
 	int			x;
 
-	gpuops_agg_spec_from_plan(cscan, &s->spec);
-	s->cols = palloc0(sizeof(GpuopsScanCol) * (natts + 1));
-	s->val_col = palloc0(sizeof(int) * Max(s->spec.nvals, 1));
+	te->cols = palloc0(sizeof(GpuopsScanCol) * (natts + 1));
+	te->val_col = palloc0(sizeof(int) * Max(s->spec.nvals, 1));
 	for (i = 0; i < s->spec.nkeys; i++)
-		s->key_col[i] = gpuops_agg_add_col(s, rel, s->spec.key_attnos[i]);
+		te->key_col[i] = gpuops_agg_add_col(te, tab->key_attnos[i]);
 	for (i = 0; i < s->spec.nvals; i++)
-		s->val_col[i] = gpuops_agg_add_col(s, rel, s->spec.val_attnos[i]);
-	qual_attnos = gpuops_quals_attnos(s->spec.device_quals, NULL);
+		te->val_col[i] = gpuops_agg_add_col(te, tab->val_attnos[i]);
+	qual_attnos = gpuops_quals_attnos(tab->device_quals, NULL);
 	x = -1;
 	while ((x = bms_next_member(qual_attnos, x)) >= 0)
-		gpuops_agg_add_col(s, rel, (AttrNumber) x);
+		gpuops_agg_add_col(te, (AttrNumber) x);
 
 	attno_col = palloc(sizeof(int) * (natts + 1));
 	for (i = 0; i <= natts; i++)
 		attno_col[i] = -1;
-	col_types = palloc(sizeof(gpo_type) * Max(s->ncols, 1));
-	for (i = 0; i < s->ncols; i++)
+	col_types = palloc(sizeof(gpo_type) * Max(te->ncols, 1));
+	for (i = 0; i < te->ncols; i++)
 	{
-		attno_col[s->cols[i].attnum] = i;
-		col_types[i] = s->cols[i].type;
+		attno_col[te->cols[i].attnum] = i;
+		col_types[i] = te->cols[i].type;
 	}
-	s->nprog = gpuops_quals_program(s->spec.device_quals, cscan->scan.scanrelid,
-									attno_col, natts, col_types, &s->prog);
+	te->nprog = gpuops_quals_program(tab->device_quals, tab->rti, attno_col,
+									 natts, col_types, &te->prog);
 
-	if (s->spec.cpu_quals != NIL)
-	{
-		/*
-		 * No parent: the node's own scan slot is virtual (the groups), while
-		 * this qual reads the table's slots, which must be deformed.
-		 */
-		s->cpu_qual = ExecInitQual(s->spec.cpu_quals, NULL);
-		s->qual_cxt = CreateExprContext(estate);
-	}
-	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
-										 "GpuOpsAgg batch",
-										 ALLOCSET_DEFAULT_SIZES);
-	gpuops_agg_state_types(s);
+	/*
+	 * No parent: the node's own scan slot is virtual (the groups), while this
+	 * qual reads the table's slots, which must be deformed.
+	 */
+	if (tab->cpu_quals != NIL)
+		te->cpu_qual = ExecInitQual(tab->cpu_quals, NULL);
 
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
 	gpuops_ctx_init(&ctx);
-	s->reader = gpuops_scan_begin(rel, estate->es_snapshot, s->ncols, s->cols,
-								  gpuops_agg_batch_rows(s), s->cpu_qual,
-								  s->qual_cxt, true, gpo_threads(&ctx));
+	te->reader = gpuops_scan_begin(te->rel, estate->es_snapshot, te->ncols,
+								   te->cols, gpuops_agg_batch_rows(te),
+								   te->cpu_qual, s->qual_cxt, true,
+								   gpo_threads(&ctx));
+}
+
+/*
+ * BeginCustomScan: decode the plan, open the partitions (a plain table is
+ * opened by the executor), set up each table's reading.
+ */
+static void
+gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	int			t;
+
+	gpuops_agg_spec_from_plan(cscan, &s->spec);
+	s->tables = palloc0(sizeof(GpuopsAggTableExec) * Max(s->spec.ntables, 1));
+	s->qual_cxt = CreateExprContext(estate);
+	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
+										 "GpuOpsAgg batch",
+										 ALLOCSET_DEFAULT_SIZES);
+	for (t = 0; t < s->spec.ntables; t++)
+	{
+		GpuopsAggTableExec *te = &s->tables[t];
+
+		te->tab = &s->spec.tables[t];
+		if (cscan->scan.scanrelid > 0)
+			te->rel = node->ss.ss_currentRelation;
+		else
+		{
+			/* the planner locked every partition it kept; this only opens */
+			te->rel = table_open(te->tab->relid, AccessShareLock);
+			te->opened = true;
+		}
+		gpuops_agg_begin_table(s, te, estate, eflags);
+	}
+	gpuops_agg_state_types(s);
 }
 
 /* Counts an engine call's face and checks its status. */
@@ -237,8 +278,8 @@ gpuops_agg_vec(gpo_vector *v, gpo_chunk *c, gpo_type type, void *data,
  * left.
  */
 static int64
-gpuops_agg_filter(GpuopsAggScanState *s, gpo_vector *vecs, gpo_chunk *chunks,
-				  int64 n)
+gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+				  gpo_vector *vecs, gpo_chunk *chunks, int64 n)
 {
 	gpo_ctx		ctx;
 	gpo_vector	maskv;
@@ -252,10 +293,10 @@ gpuops_agg_filter(GpuopsAggScanState *s, gpo_vector *vecs, gpo_chunk *chunks,
 
 	gpuops_agg_vec(&maskv, &maskc, GPO_UINT8, palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE), NULL, n);
 	gpuops_ctx_init(&ctx);
-	st = gpo_filter(&ctx, s->ncols, vecs, s->prog, s->nprog, &maskv, &count,
+	st = gpo_filter(&ctx, te->ncols, vecs, te->prog, te->nprog, &maskv, &count,
 					NULL, &bytes);
 	if (st == GPO_OK)
-		st = gpo_filter(&ctx, s->ncols, vecs, s->prog, s->nprog, &maskv,
+		st = gpo_filter(&ctx, te->ncols, vecs, te->prog, te->nprog, &maskv,
 						&count, gpuops_alloc_scratch(bytes), NULL);
 	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg filter");
 	if (count == n || count == 0)
@@ -272,7 +313,7 @@ gpuops_agg_filter(GpuopsAggScanState *s, gpo_vector *vecs, gpo_chunk *chunks,
 						 gpuops_alloc_scratch(bytes), NULL);
 	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg compaction");
 
-	for (i = 0; i < s->ncols; i++)
+	for (i = 0; i < te->ncols; i++)
 	{
 		gpo_vector	outv;
 		gpo_chunk	outc;
@@ -358,7 +399,8 @@ gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
 
 /* Aggregates one batch of n rows (vecs: one per reader column) and merges it. */
 static void
-gpuops_agg_batch(GpuopsAggScanState *s, gpo_vector *vecs, int64 n)
+gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+				 gpo_vector *vecs, int64 n)
 {
 	GpuopsAggSpec *spec = &s->spec;
 	gpo_vector	keyv;
@@ -381,7 +423,7 @@ gpuops_agg_batch(GpuopsAggScanState *s, gpo_vector *vecs, int64 n)
 									   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO),
 					   NULL, n);
 	else if (spec->nkeys == 1)
-		keyv = vecs[s->key_col[0]];
+		keyv = vecs[te->key_col[0]];
 	else
 	{
 		gpo_vector	kv[GPUOPS_AGG_MAX_KEYS];
@@ -389,7 +431,7 @@ gpuops_agg_batch(GpuopsAggScanState *s, gpo_vector *vecs, int64 n)
 		gpo_status	st;
 
 		for (k = 0; k < spec->nkeys; k++)
-			kv[k] = vecs[s->key_col[k]];
+			kv[k] = vecs[te->key_col[k]];
 		gpuops_agg_vec(&keyv, &keyc, GPO_INT64,
 					   palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE),
 					   NULL, n);
@@ -401,18 +443,18 @@ gpuops_agg_batch(GpuopsAggScanState *s, gpo_vector *vecs, int64 n)
 	/* the groups, with every value column's aggregates */
 	cap = Min(n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
 	gpuops_agg_out_alloc(&first, cap, keyv.type,
-						 spec->nvals > 0 ? vecs[s->val_col[0]].type : GPO_INT32,
+						 spec->nvals > 0 ? vecs[te->val_col[0]].type : GPO_INT32,
 						 true);
 	ngroups = gpuops_agg_group(s, &keyv,
-							   spec->nvals > 0 ? &vecs[s->val_col[0]] : NULL,
+							   spec->nvals > 0 ? &vecs[te->val_col[0]] : NULL,
 							   &first, true);
 	if (spec->nvals > 0)
 		vals[0] = first;
 	for (v = 1; v < spec->nvals; v++)
 	{
 		gpuops_agg_out_alloc(&vals[v], ngroups, keyv.type,
-							 vecs[s->val_col[v]].type, false);
-		if (gpuops_agg_group(s, &keyv, &vecs[s->val_col[v]], &vals[v], false) !=
+							 vecs[te->val_col[v]].type, false);
+		if (gpuops_agg_group(s, &keyv, &vecs[te->val_col[v]], &vals[v], false) !=
 			ngroups)
 			elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
 	}
@@ -456,16 +498,17 @@ gpuops_agg_batch(GpuopsAggScanState *s, gpo_vector *vecs, int64 n)
 	gpuops_aggstate_merge(&s->groups, ngroups, codes, valid, first.rows, vals);
 }
 
-/* Reads every batch and aggregates it. */
+/* Reads every batch of one table and aggregates it. */
 static void
-gpuops_agg_run(GpuopsAggScanState *s)
+gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 {
 	GpuopsScanBatch *batch;
-	gpo_vector *vecs = palloc(sizeof(gpo_vector) * Max(s->ncols, 1));
-	gpo_chunk  *chunks = palloc(sizeof(gpo_chunk) * Max(s->ncols, 1));
+	gpo_vector *vecs = palloc(sizeof(gpo_vector) * Max(te->ncols, 1));
+	gpo_chunk  *chunks = palloc(sizeof(gpo_chunk) * Max(te->ncols, 1));
+	const GpuopsScanStats *stats;
 	MemoryContext old;
 
-	while (gpuops_scan_next(s->reader, &batch))
+	while (gpuops_scan_next(te->reader, &batch))
 	{
 		int64		n = batch->nrows;
 		instr_time	start;
@@ -479,24 +522,40 @@ gpuops_agg_run(GpuopsAggScanState *s)
 		s->rows_in += n;
 		INSTR_TIME_SET_CURRENT(start);
 		old = MemoryContextSwitchTo(s->batch_cxt);
-		for (i = 0; i < s->ncols; i++)
+		for (i = 0; i < te->ncols; i++)
 		{
-			gpuops_agg_vec(&vecs[i], &chunks[i], s->cols[i].type,
+			gpuops_agg_vec(&vecs[i], &chunks[i], te->cols[i].type,
 						   batch->data[i],
 						   batch->has_nulls[i] ? batch->validity[i] : NULL, n);
-			s->bytes_in += n * gpo_type_size(s->cols[i].type);
+			s->bytes_in += n * gpo_type_size(te->cols[i].type);
 		}
-		if (s->nprog > 0)
-			n = gpuops_agg_filter(s, vecs, chunks, n);
+		if (te->nprog > 0)
+			n = gpuops_agg_filter(s, te, vecs, chunks, n);
 		s->rows_passed += n;
 		if (n > 0)
-			gpuops_agg_batch(s, vecs, n);
+			gpuops_agg_batch(s, te, vecs, n);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(s->batch_cxt);
 		INSTR_TIME_SET_CURRENT(dur);
 		INSTR_TIME_SUBTRACT(dur, start);
 		s->engine_ms += INSTR_TIME_GET_MILLISEC(dur);
 	}
+	stats = gpuops_scan_stats(te->reader);
+	s->read_ms += stats->read_ms;
+	if (stats->fast)
+		s->fast_read = true;
+	else
+		s->slot_read = true;
+}
+
+/* Reads and aggregates every table. */
+static void
+gpuops_agg_run(GpuopsAggScanState *s)
+{
+	int			t;
+
+	for (t = 0; t < s->spec.ntables; t++)
+		gpuops_agg_run_table(s, &s->tables[t]);
 	s->aggregated = true;
 	s->next_group = 0;
 }
@@ -564,25 +623,36 @@ gpuops_agg_exec(CustomScanState *node)
 	}
 }
 
-/* EndCustomScan: release the reader (pins, table scan). */
+/* EndCustomScan: release the readers (pins, table scans) and the partitions. */
 static void
 gpuops_agg_end(CustomScanState *node)
 {
 	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
+	int			t;
 
-	if (s->reader)
-		gpuops_scan_end(s->reader);
-	s->reader = NULL;
+	for (t = 0; t < s->spec.ntables; t++)
+	{
+		GpuopsAggTableExec *te = &s->tables[t];
+
+		if (te->reader)
+			gpuops_scan_end(te->reader);
+		te->reader = NULL;
+		if (te->opened)
+			table_close(te->rel, NoLock);
+		te->opened = false;
+	}
 }
 
-/* ReScanCustomScan: forget the groups and read the table again. */
+/* ReScanCustomScan: forget the groups and read the tables again. */
 static void
 gpuops_agg_rescan(CustomScanState *node)
 {
 	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
+	int			t;
 
-	if (s->reader)
-		gpuops_scan_rescan(s->reader);
+	for (t = 0; t < s->spec.ntables; t++)
+		if (s->tables[t].reader)
+			gpuops_scan_rescan(s->tables[t].reader);
 	gpuops_agg_state_types(s);
 	s->aggregated = false;
 	s->next_group = 0;
@@ -616,28 +686,52 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	GpuopsAggTable *first = &s->spec.tables[0];
+	List	   *tab0 = (List *) linitial((List *) lthird(cscan->custom_private));
 	List	   *context;
 	bool		useprefix = es->verbose;
 	static const char *const devices[] = {"auto", "cpu", "gpu"};
+	Index		rti = cscan->scan.scanrelid;
 	char	   *text;
 
+	/*
+	 * Keys and clauses are shown as those of the first table read, with its
+	 * range-table index of the final plan: the scan relation, or the
+	 * partition's entry.
+	 */
+	if (rti == 0)
+	{
+		ListCell   *lc;
+		Index		i = 1;
+
+		foreach(lc, es->rtable)
+		{
+			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+			if (rte->rtekind == RTE_RELATION && rte->relid == first->relid)
+			{
+				rti = i;
+				break;
+			}
+			i++;
+		}
+	}
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
 									   ancestors);
 	ExplainPropertyText("Device", devices[s->spec.planned_device], es);
-	if (s->spec.nkeys > 0)
+	if (s->spec.partitioned)
+		ExplainPropertyInteger("Partitions", NULL, s->spec.ntables, es);
+	if (s->spec.nkeys > 0 && rti > 0)
 	{
 		List	   *keys = NIL;
 		ListCell   *lc;
 
-		foreach(lc, (List *) linitial(cscan->custom_private))
-		{
-			Var		   *v = (Var *) copyObject(lfirst(lc));
-
-			v->varno = cscan->scan.scanrelid;
-			v->varnosyn = cscan->scan.scanrelid;
-			keys = lappend(keys, deparse_expression((Node *) v, context,
-													useprefix, false));
-		}
+		foreach(lc, (List *) lthird(tab0))
+			keys = lappend(keys,
+						   deparse_expression(gpuops_agg_set_varno(lfirst(lc),
+																   first->rti,
+																   rti),
+											  context, useprefix, false));
 		ExplainPropertyList("Group Keys", keys, es);
 	}
 	if (es->analyze && s->batches > 0)
@@ -658,18 +752,25 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	else
 		ExplainPropertyText("Strategy", gpuops_agg_planned_strategy(&s->spec),
 							es);
-	text = gpuops_agg_deparse(s->spec.device_quals, context, useprefix);
-	if (text)
-		ExplainPropertyText("Device Filter", text, es);
-	text = gpuops_agg_deparse(s->spec.cpu_quals, context, useprefix);
-	if (text)
-		ExplainPropertyText("CPU Filter", text, es);
-	if (s->reader)
-		ExplainPropertyText("Table Read",
-							gpuops_scan_stats(s->reader)->fast ?
-							"page batches" : "slots", es);
+	if (rti > 0)
+	{
+		text = gpuops_agg_deparse((List *) gpuops_agg_set_varno((Node *) first->device_quals,
+																first->rti, rti),
+								  context, useprefix);
+		if (text)
+			ExplainPropertyText("Device Filter", text, es);
+		text = gpuops_agg_deparse((List *) gpuops_agg_set_varno((Node *) first->cpu_quals,
+																first->rti, rti),
+								  context, useprefix);
+		if (text)
+			ExplainPropertyText("CPU Filter", text, es);
+	}
 	if (es->analyze)
 	{
+		if (s->fast_read || s->slot_read)
+			ExplainPropertyText("Table Read",
+								s->fast_read && s->slot_read ? "page batches and slots" :
+								s->fast_read ? "page batches" : "slots", es);
 		ExplainPropertyInteger("Rows In", NULL, s->rows_in, es);
 		ExplainPropertyInteger("Rows Passed", NULL, s->rows_passed, es);
 		ExplainPropertyInteger("Groups", NULL, s->groups.ngroups, es);
@@ -680,9 +781,7 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("CPU Calls", NULL, s->cpu_calls, es);
 		if (es->timing)
 		{
-			ExplainPropertyFloat("Read Time", "ms",
-								 s->reader ? gpuops_scan_stats(s->reader)->read_ms : 0,
-								 3, es);
+			ExplainPropertyFloat("Read Time", "ms", s->read_ms, 3, es);
 			ExplainPropertyFloat("Engine Time", "ms", s->engine_ms, 3, es);
 		}
 	}

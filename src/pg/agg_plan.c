@@ -30,6 +30,7 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/appendinfo.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -44,14 +45,35 @@ enum
 {
 	PRIV_KEYS = 0,				/* List of key Vars */
 	PRIV_AGGREFS,				/* List of Aggrefs, in scan-tuple order */
-	PRIV_DEVICE_QUALS,			/* List of clauses run as a device mask */
-	PRIV_CPU_QUALS,				/* List of clauses run by PostgreSQL */
+	PRIV_TABLES,				/* List of table entries (TAB_*) */
+	PRIV_INH,					/* Integer: the input is an inheritance tree */
 	PRIV_HAVING,				/* implicit-AND HAVING quals (path only) */
 	PRIV_EST_GROUPS,			/* Float: estimated groups */
 	PRIV_DEVICE,				/* Integer: gpuops.device at plan time */
-	PRIV_RELID,					/* Integer: the table's range-table index */
+	PRIV_RELID,					/* Integer: the input's range-table index */
 	PRIV_COUNT
 };
+
+/* Positions in a table entry of PRIV_TABLES: one per table read. */
+enum
+{
+	TAB_RTI = 0,				/* Integer: range-table index */
+	TAB_OID,					/* Integer: pg_class OID */
+	TAB_KEYS,					/* List of key Vars of this table */
+	TAB_AGGREFS,				/* List of Aggrefs over this table's columns */
+	TAB_DEVICE_QUALS,			/* List of clauses run as a device mask */
+	TAB_CPU_QUALS				/* List of clauses run by PostgreSQL */
+};
+
+/* What the planner found out about the tables it would read. */
+typedef struct GpuopsAggInput
+{
+	List	   *tables;			/* table entries */
+	double		pages;
+	double		tuples;
+	int			ndevice_quals;	/* of the first table */
+	List	   *cpu_quals;		/* all tables' CPU clauses (for costing) */
+} GpuopsAggInput;
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -354,23 +376,86 @@ gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
 
 /* Cost of the path: setup, reading every page and row, quals, groups out. */
 static void
-gpuops_agg_cost(PlannerInfo *root, RelOptInfo *input_rel, List *device_quals,
-				List *cpu_quals, double groups, int ncols, Path *path)
+gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
+				int ncols, Path *path)
 {
 	bool		gpu = gpuops_device == GPO_DEVICE_GPU;
-	double		tuples = Max(input_rel->tuples, input_rel->rows);
 	double		row_cost = gpu ? gpuops_gpu_row_cost : gpuops_cpu_row_cost;
 	QualCost	qcost;
 	Cost		startup;
 
-	cost_qual_eval(&qcost, cpu_quals, root);
+	cost_qual_eval(&qcost, input->cpu_quals, root);
 	startup = (gpu ? gpuops_gpu_setup_cost : gpuops_cpu_setup_cost) +
 		qcost.startup +
-		seq_page_cost * input_rel->pages +
-		tuples * (row_cost * (1 + 0.25 * (ncols + list_length(device_quals))) +
-				  qcost.per_tuple);
+		seq_page_cost * input->pages +
+		input->tuples * (row_cost * (1 + 0.25 * ncols) + qcost.per_tuple);
 	path->startup_cost = startup;
 	path->total_cost = startup + groups * cpu_tuple_cost;
+}
+
+/*
+ * Adds the tables under rel (rel itself, or every partition left after
+ * pruning, recursively) to input, with the keys and aggregates of the top
+ * relation top translated to each table's columns; false if some table
+ * can't be read by the node.
+ */
+static bool
+gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top, RelOptInfo *rel,
+					  List *keys, List *aggrefs, GpuopsAggInput *input)
+{
+	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+	List	   *device_quals;
+	List	   *cpu_quals;
+	List	   *entry;
+	ListCell   *lc;
+
+	if (IS_DUMMY_REL(rel))
+		return true;
+	if (rte->inh)
+	{
+		foreach(lc, root->append_rel_list)
+		{
+			AppendRelInfo *ai = lfirst_node(AppendRelInfo, lc);
+			RelOptInfo *child;
+
+			if (ai->parent_relid != rel->relid)
+				continue;
+			child = find_base_rel(root, ai->child_relid);
+			if (!gpuops_agg_add_tables(root, top, child, keys, aggrefs, input))
+				return false;
+		}
+		return true;
+	}
+	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return false;
+	if (!gpuops_agg_split_quals(root, rel, &device_quals, &cpu_quals))
+		return false;
+	if (rel != top)
+	{
+		Relids		child = bms_make_singleton(rel->relid);
+		Relids		parent = bms_make_singleton(top->relid);
+
+		keys = (List *) adjust_appendrel_attrs_multilevel(root, (Node *) keys,
+														  child, parent);
+		aggrefs = (List *) adjust_appendrel_attrs_multilevel(root, (Node *) aggrefs,
+															 child, parent);
+	}
+	/* the translation of a plain column is a plain column; check anyway */
+	foreach(lc, keys)
+		if (!gpuops_plain_column((Node *) lfirst(lc), rel->relid))
+			return false;
+
+	entry = list_make5(makeInteger(rel->relid), makeInteger((int) rte->relid),
+					   keys, aggrefs, device_quals);
+	entry = lappend(entry, cpu_quals);
+	input->tables = lappend(input->tables, entry);
+	input->pages += rel->pages;
+	input->tuples += Max(rel->tuples, rel->rows);
+	if (list_length(input->tables) == 1)
+		input->ndevice_quals = list_length(device_quals);
+	input->cpu_quals = list_concat(input->cpu_quals, cpu_quals);
+	return true;
 }
 
 /* create_upper_paths_hook: offer GpuOpsAgg for an eligible GROUP BY. */
@@ -384,8 +469,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	RangeTblEntry *rte;
 	List	   *keys;
 	List	   *aggrefs;
-	List	   *device_quals;
-	List	   *cpu_quals;
+	GpuopsAggInput input;
 	Bitmapset  *cols = NULL;
 	ListCell   *lc;
 	double		groups;
@@ -404,8 +488,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		input_rel->rtekind != RTE_RELATION || IS_DUMMY_REL(input_rel))
 		return;
 	rte = planner_rt_fetch(input_rel->relid, root);
-	if (rte->inh || rte->tablesample != NULL ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	if (rte->tablesample != NULL)
 		return;
 	if (gpuops_needs_executor_walker((Node *) output_rel->reltarget->exprs,
 									 NULL) ||
@@ -414,7 +497,9 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (!gpuops_agg_collect(root, input_rel, output_rel, gextra, &keys,
 							&aggrefs))
 		return;
-	if (!gpuops_agg_split_quals(root, input_rel, &device_quals, &cpu_quals))
+	memset(&input, 0, sizeof(input));
+	if (!gpuops_agg_add_tables(root, input_rel, input_rel, keys, aggrefs,
+							   &input) || input.tables == NIL)
 		return;
 
 	if (keys == NIL)
@@ -432,7 +517,6 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 			cols = bms_add_member(cols,
 								  ((Var *) linitial_node(TargetEntry, a->args)->expr)->varattno);
 	}
-	cols = gpuops_quals_attnos(device_quals, cols);
 
 	cp = makeNode(CustomPath);
 	cp->path.pathtype = T_CustomScan;
@@ -444,11 +528,12 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	cp->path.parallel_workers = 0;
 	cp->path.rows = groups;
 	cp->path.pathkeys = NIL;
-	gpuops_agg_cost(root, input_rel, device_quals, cpu_quals, groups,
-					bms_num_members(cols), &cp->path);
+	gpuops_agg_cost(root, &input, groups,
+					bms_num_members(cols) + input.ndevice_quals, &cp->path);
 	cp->flags = 0;
 	cp->custom_paths = NIL;
-	cp->custom_private = list_make5(keys, aggrefs, device_quals, cpu_quals,
+	cp->custom_private = list_make5(keys, aggrefs, input.tables,
+									makeInteger(rte->inh ? 1 : 0),
 									gextra->havingQual);
 	cp->custom_private = lappend(cp->custom_private,
 								 makeFloat(psprintf("%.0f", groups)));
@@ -487,15 +572,17 @@ gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = (List *) copyObject(having);
-	cscan->scan.scanrelid = intVal(list_nth(priv, PRIV_RELID));
+	/* an inheritance tree is read table by table: no one scan relation */
+	cscan->scan.scanrelid = intVal(list_nth(priv, PRIV_INH)) ? 0 :
+		intVal(list_nth(priv, PRIV_RELID));
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;
 	cscan->custom_exprs = NIL;
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_private = list_make5(list_nth(priv, PRIV_KEYS),
 									   list_nth(priv, PRIV_AGGREFS),
-									   list_nth(priv, PRIV_DEVICE_QUALS),
-									   list_nth(priv, PRIV_CPU_QUALS),
+									   list_nth(priv, PRIV_TABLES),
+									   list_nth(priv, PRIV_INH),
 									   NIL);
 	cscan->custom_private = lappend(cscan->custom_private,
 									list_nth(priv, PRIV_EST_GROUPS));
@@ -508,7 +595,7 @@ gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
 	return &cscan->scan.plan;
 }
 
-/* Mutator: every Var of the planned table's old range-table index gets varno. */
+/* Mutator: every Var of range-table index varnos[0] gets varnos[1]. */
 static Node *
 gpuops_set_varno_mutator(Node *node, void *context)
 {
@@ -528,11 +615,22 @@ gpuops_set_varno_mutator(Node *node, void *context)
 	return expression_tree_mutator(node, gpuops_set_varno_mutator, context);
 }
 
+/* A copy of node whose Vars of range-table index from refer to to. */
+Node *
+gpuops_agg_set_varno(Node *node, Index from, Index to)
+{
+	int			varnos[2];
+
+	varnos[0] = (int) from;
+	varnos[1] = (int) to;
+	return gpuops_set_varno_mutator(node, varnos);
+}
+
 /*
- * Decode a plan's custom_private into spec.  The quals kept there were not
- * seen by set_plan_references, so their Vars still carry the range-table
- * index of planning time: they get the plan's scanrelid, and their
- * operators' function OIDs are filled in.
+ * Decode a plan's custom_private into spec.  The quals and Vars kept there
+ * were not seen by set_plan_references, so they carry the range-table
+ * indexes of planning time (GpuopsAggTable.rti); only their attribute
+ * numbers are used, and their operators' function OIDs are filled in here.
  */
 void
 gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
@@ -540,29 +638,23 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	List	   *priv = cscan->custom_private;
 	List	   *keys = (List *) list_nth(priv, PRIV_KEYS);
 	List	   *aggrefs = (List *) list_nth(priv, PRIV_AGGREFS);
-	int			varnos[2];
+	List	   *tables = (List *) list_nth(priv, PRIV_TABLES);
+	Index		relid = intVal(list_nth(priv, PRIV_RELID));
+	AttrNumber *val_attnos;
 	ListCell   *lc;
 	int			i;
+	int			t;
 
 	memset(spec, 0, sizeof(*spec));
-	varnos[0] = intVal(list_nth(priv, PRIV_RELID));
-	varnos[1] = cscan->scan.scanrelid;
-
 	spec->nkeys = list_length(keys);
 	i = 0;
 	foreach(lc, keys)
-	{
-		Var		   *v = lfirst_node(Var, lc);
-
-		spec->key_attnos[i] = v->varattno;
-		spec->key_types[i] = v->vartype;
-		i++;
-	}
+		spec->key_types[i++] = lfirst_node(Var, lc)->vartype;
 
 	spec->naggs = list_length(aggrefs);
 	spec->aggs = palloc0(sizeof(GpuopsAggCol) * Max(spec->naggs, 1));
-	spec->val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->naggs, 1));
 	spec->val_types = palloc0(sizeof(Oid) * Max(spec->naggs, 1));
+	val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->naggs, 1));
 	i = 0;
 	foreach(lc, aggrefs)
 	{
@@ -571,7 +663,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		AttrNumber	attno;
 		int			v;
 
-		if (!gpuops_agg_supported(a, varnos[0], &col->kind, &attno,
+		if (!gpuops_agg_supported(a, relid, &col->kind, &attno,
 								  &col->argtype))
 			elog(ERROR, "GpuOpsAgg plan holds an unsupported aggregate");
 		col->restype = a->aggtype;
@@ -579,25 +671,49 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		if (col->kind == GPUOPS_AGG_COUNT_STAR)
 			continue;
 		for (v = 0; v < spec->nvals; v++)
-			if (spec->val_attnos[v] == attno)
+			if (val_attnos[v] == attno)
 				break;
 		if (v == spec->nvals)
 		{
-			spec->val_attnos[v] = attno;
+			val_attnos[v] = attno;
 			spec->val_types[v] = col->argtype;
 			spec->nvals++;
 		}
 		col->valcol = v;
 	}
 
-	spec->device_quals = (List *)
-		gpuops_set_varno_mutator((Node *) list_nth(priv, PRIV_DEVICE_QUALS),
-								 varnos);
-	spec->cpu_quals = (List *)
-		gpuops_set_varno_mutator((Node *) list_nth(priv, PRIV_CPU_QUALS),
-								 varnos);
-	fix_opfuncids((Node *) spec->device_quals);
-	fix_opfuncids((Node *) spec->cpu_quals);
+	spec->partitioned = intVal(list_nth(priv, PRIV_INH)) != 0;
+	spec->ntables = list_length(tables);
+	spec->tables = palloc0(sizeof(GpuopsAggTable) * Max(spec->ntables, 1));
+	t = 0;
+	foreach(lc, tables)
+	{
+		List	   *entry = (List *) lfirst(lc);
+		GpuopsAggTable *tab = &spec->tables[t++];
+		ListCell   *lc2;
+		int			a;
+
+		tab->rti = intVal(list_nth(entry, TAB_RTI));
+		tab->relid = (Oid) intVal(list_nth(entry, TAB_OID));
+		i = 0;
+		foreach(lc2, (List *) list_nth(entry, TAB_KEYS))
+			tab->key_attnos[i++] = lfirst_node(Var, lc2)->varattno;
+		tab->val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->nvals, 1));
+		a = 0;
+		foreach(lc2, (List *) list_nth(entry, TAB_AGGREFS))
+		{
+			Aggref	   *agg = lfirst_node(Aggref, lc2);
+			GpuopsAggCol *col = &spec->aggs[a++];
+
+			if (col->valcol >= 0)
+				tab->val_attnos[col->valcol] =
+					castNode(Var, linitial_node(TargetEntry, agg->args)->expr)->varattno;
+		}
+		tab->device_quals = copyObject((List *) list_nth(entry, TAB_DEVICE_QUALS));
+		tab->cpu_quals = copyObject((List *) list_nth(entry, TAB_CPU_QUALS));
+		fix_opfuncids((Node *) tab->device_quals);
+		fix_opfuncids((Node *) tab->cpu_quals);
+	}
 	spec->est_groups = floatVal(list_nth(priv, PRIV_EST_GROUPS));
 	spec->planned_device = intVal(list_nth(priv, PRIV_DEVICE));
 }

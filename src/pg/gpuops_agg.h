@@ -42,19 +42,29 @@ typedef struct GpuopsAggCol
 	Oid			restype;		/* SQL type of the result */
 } GpuopsAggCol;
 
+/* One table the node reads: the table itself, or one partition. */
+typedef struct GpuopsAggTable
+{
+	Oid			relid;			/* pg_class OID */
+	Index		rti;			/* range-table index at planning time */
+	AttrNumber	key_attnos[GPUOPS_AGG_MAX_KEYS];
+	AttrNumber *val_attnos;		/* [nvals] */
+	List	   *device_quals;	/* implicit-AND clauses run as a device mask */
+	List	   *cpu_quals;		/* implicit-AND clauses run by PostgreSQL */
+} GpuopsAggTable;
+
 /* What the executor needs, decoded from the plan. */
 typedef struct GpuopsAggSpec
 {
 	int			nkeys;
-	AttrNumber	key_attnos[GPUOPS_AGG_MAX_KEYS];
 	Oid			key_types[GPUOPS_AGG_MAX_KEYS];
 	int			naggs;
 	GpuopsAggCol *aggs;
 	int			nvals;			/* distinct aggregate arguments */
-	AttrNumber *val_attnos;
 	Oid		   *val_types;
-	List	   *device_quals;	/* implicit-AND clauses run as a device mask */
-	List	   *cpu_quals;		/* implicit-AND clauses run by PostgreSQL */
+	int			ntables;		/* 1, or the partitions left after pruning */
+	GpuopsAggTable *tables;
+	bool		partitioned;	/* the input is an inheritance tree */
 	double		est_groups;
 	int			planned_device; /* a gpo_device: gpuops.device at plan time */
 } GpuopsAggSpec;
@@ -73,7 +83,9 @@ extern double gpuops_cpu_row_cost;
 
 /* Install the planner hook (from _PG_init). */
 extern void gpuops_agg_register(void);
-/* Decode a plan's custom_private into spec (varnos of the quals set to scanrelid). */
+/* A copy of node whose Vars of range-table index from refer to to. */
+extern Node *gpuops_agg_set_varno(Node *node, Index from, Index to);
+/* Decode a plan's custom_private into spec. */
 extern void gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec);
 /* The physical type the node holds a column of SQL type typid in, or false. */
 extern bool gpuops_agg_col_type(Oid typid, gpo_type *type);
