@@ -71,10 +71,10 @@ all install installcheck:
 	@echo "pg_config not found: install postgresql-server-dev-15 (or run 'make test' as root, which does)" >&2; exit 2
 endif
 
-kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) src/core/gpo.h
-	$(NVCC) $(NVCCFLAGS) -I$(srcdir)/src/core -c $< -o $@
+kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(wildcard src/core/*.h)
+	$(NVCC) $(NVCCFLAGS) -Xcompiler -fopenmp -I$(srcdir)/src/core -c $< -o $@
 
-$(OBJS): src/core/gpo.h $(wildcard src/core/*internal*.h) $(wildcard src/pg/*.h)
+$(OBJS): $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
 
 # says which build this is
 build-info:

@@ -210,15 +210,15 @@ gpo_compact_gpu(gpo_ctx *ctx, const gpo_vector *mask, uint32_t flags,
 
 cleanup:
 	if (d_temp != NULL)
-		cudaFree(d_temp);
+		gpo_cuda_free(d_temp);
 	if (d_map != NULL)
-		cudaFree(d_map);
+		gpo_cuda_free(d_map);
 	if (d_count != NULL)
-		cudaFree(d_count);
+		gpo_cuda_free(d_count);
 	if (d_valid != NULL)
-		cudaFree(d_valid);
+		gpo_cuda_free(d_valid);
 	if (d_mask != NULL)
-		cudaFree(d_mask);
+		gpo_cuda_free(d_mask);
 	if (began)
 		gpo_cuda_end(&old);
 	return st;

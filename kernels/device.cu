@@ -115,10 +115,11 @@ gpo_cuda_begin(gpo_ctx *ctx, sigset_t *old)
 	return GPO_OK;
 }
 
-/* Restores the signal mask saved by gpo_cuda_begin. */
+/* Trims the device memory pool, then restores the signal mask saved by gpo_cuda_begin. */
 void
 gpo_cuda_end(const sigset_t *old)
 {
+	gpo_cuda_pool_trim();
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 

@@ -316,20 +316,20 @@ gpo_filter_gpu(gpo_ctx *ctx, int ncols, const gpo_vector *columns,
 
 cleanup:
 	if (d_count != NULL)
-		cudaFree(d_count);
+		gpo_cuda_free(d_count);
 	if (d_mask != NULL)
-		cudaFree(d_mask);
+		gpo_cuda_free(d_mask);
 	if (d_prog != NULL)
-		cudaFree(d_prog);
+		gpo_cuda_free(d_prog);
 	if (d_cols != NULL)
-		cudaFree(d_cols);
+		gpo_cuda_free(d_cols);
 	if (h_cols != NULL)
 		for (int c = 0; c < ncols; c++)
 		{
 			if (h_cols[c].data != NULL)
-				cudaFree((void *) h_cols[c].data);
+				gpo_cuda_free((void *) h_cols[c].data);
 			if (h_cols[c].valid != NULL)
-				cudaFree((void *) h_cols[c].valid);
+				gpo_cuda_free((void *) h_cols[c].valid);
 		}
 	if (began)
 		gpo_cuda_end(&old);

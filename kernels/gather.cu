@@ -147,19 +147,19 @@ gpo_gather_gpu(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *index,
 
 cleanup:
 	if (d_bad != NULL)
-		cudaFree(d_bad);
+		gpo_cuda_free(d_bad);
 	if (d_out_valid != NULL)
-		cudaFree(d_out_valid);
+		gpo_cuda_free(d_out_valid);
 	if (d_out != NULL)
-		cudaFree(d_out);
+		gpo_cuda_free(d_out);
 	if (d_index_valid != NULL)
-		cudaFree(d_index_valid);
+		gpo_cuda_free(d_index_valid);
 	if (d_index != NULL)
-		cudaFree(d_index);
+		gpo_cuda_free(d_index);
 	if (d_in_valid != NULL)
-		cudaFree(d_in_valid);
+		gpo_cuda_free(d_in_valid);
 	if (d_in != NULL)
-		cudaFree(d_in);
+		gpo_cuda_free(d_in);
 	if (began)
 		gpo_cuda_end(&old);
 	return st;

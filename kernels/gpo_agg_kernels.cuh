@@ -11,7 +11,8 @@
  * return once it has finished (they read small results back to choose what
  * to do next).  Device memory comes from a gpo_dmem: a caller-made arena
  * (the benchmark: allocate once, reset between runs) or, with no arena,
- * cudaMalloc'd buffers that gpo_dmem_release frees.
+ * buffers from the stream-ordered pool (gpo_cuda_malloc) that
+ * gpo_dmem_release frees.
  */
 #ifndef GPO_AGG_KERNELS_CUH
 #define GPO_AGG_KERNELS_CUH
@@ -22,14 +23,15 @@
 
 #include "gpo_agg.h"
 #include "gpo_agg_codes.h"
+#include "gpo_cuda.cuh"
 
 /* Where device memory comes from. */
 struct gpo_dmem
 {
-	char	   *d_arena;		/* NULL: cudaMalloc each buffer */
+	char	   *d_arena;		/* NULL: take each buffer from the pool */
 	size_t		arena_bytes;
 	size_t		used;			/* arena bytes handed out */
-	void	   *owned[32];		/* cudaMalloc'd buffers to free */
+	void	   *owned[32];		/* pool buffers to free */
 	int			nowned;
 };
 
@@ -53,22 +55,19 @@ gpo_dmem_alloc(gpo_dmem *mem, void **d_ptr, size_t bytes)
 	}
 	if (mem->nowned == (int) (sizeof(mem->owned) / sizeof(mem->owned[0])))
 		return cudaErrorMemoryAllocation;
-	err = cudaMalloc(d_ptr, bytes);
+	err = gpo_cuda_malloc(d_ptr, bytes);
 	if (err != cudaSuccess)
-	{
-		*d_ptr = NULL;
 		return err;
-	}
 	mem->owned[mem->nowned++] = *d_ptr;
 	return cudaSuccess;
 }
 
-/* Frees what mem cudaMalloc'd and resets its arena. */
+/* Frees (stream-ordered) what mem took from the pool and resets its arena. */
 static inline void
 gpo_dmem_release(gpo_dmem *mem)
 {
 	for (int i = 0; i < mem->nowned; i++)
-		cudaFree(mem->owned[i]);
+		gpo_cuda_free(mem->owned[i]);
 	mem->nowned = 0;
 	mem->used = 0;
 }

@@ -6,8 +6,11 @@
  *
  * Every host face follows one shape: declare everything at the top, begin
  * with gpo_cuda_begin (signals blocked, device checked), wrap each CUDA call
- * in GPO_CUDA_TRY (which jumps to "cleanup" with st set), free every device
- * buffer at cleanup, and end with gpo_cuda_end.  Device pointers are d_*.
+ * in GPO_CUDA_TRY (which jumps to "cleanup" with st set), take device memory
+ * with gpo_cuda_alloc and give all of it back with gpo_cuda_free at cleanup,
+ * and end with gpo_cuda_end.  Device pointers are d_*.  All work runs on the
+ * legacy default stream, which orders the pool's frees after every earlier
+ * kernel and copy (memory.cu).
  */
 #ifndef GPO_CUDA_CUH
 #define GPO_CUDA_CUH
@@ -86,7 +89,10 @@ extern gpo_status gpo_cuda_fail(gpo_ctx *ctx, cudaError_t err, const char *what)
  * every path.
  */
 extern gpo_status gpo_cuda_begin(gpo_ctx *ctx, sigset_t *old);
-/* Restores the signal mask saved by gpo_cuda_begin. */
+/*
+ * Trims the device memory pool to its bound and restores the signal mask
+ * saved by gpo_cuda_begin.
+ */
 extern void gpo_cuda_end(const sigset_t *old);
 
 /* Blocks for a grid-stride kernel over items work items (at least 1). */
@@ -98,11 +104,47 @@ extern bool gpo_cuda_has_validity(const gpo_vector *v);
 extern gpo_status gpo_cuda_check_vector(gpo_ctx *ctx, const gpo_vector *v,
 										const char *what);
 
-/* cudaMalloc of bytes (at least 1) into *d_ptr, with the status mapping. */
+/*
+ * Device memory of bytes (at least 1) into *d_ptr from the process's
+ * stream-ordered pool (set up on first use); *d_ptr is NULL on failure.
+ */
+extern cudaError_t gpo_cuda_malloc(void **d_ptr, size_t bytes);
+/* gpo_cuda_malloc with the status mapping and ctx->detail set on failure. */
 extern gpo_status gpo_cuda_alloc(gpo_ctx *ctx, void **d_ptr, size_t bytes,
 								 const char *what);
+/*
+ * Frees memory from gpo_cuda_malloc (NULL is ignored) in stream order: work
+ * issued before the free may still use it, nothing issued after may.
+ */
+extern void gpo_cuda_free(void *d_ptr);
+/* Trims the pool's idle cached memory down to its bound. */
+extern void gpo_cuda_pool_trim(void);
 
-/* Copies the first rows rows of v (elem bytes each) into d_dst, chunk by chunk. */
+/* Host bytes [off, off + len) of a transfer's contiguous device range. */
+typedef struct gpo_span
+{
+	char	   *host;
+	size_t		off;
+	size_t		len;			/* never 0 */
+} gpo_span;
+
+/*
+ * Copies the concatenation of nspans spans (in offset order, total bytes)
+ * to d_dst through the pinned staging buffers.  It may return while its
+ * last DMAs still run; the spans are free to change at once.
+ */
+extern gpo_status gpo_cuda_stage_upload(gpo_ctx *ctx, void *d_dst,
+										const gpo_span *spans, int64_t nspans,
+										size_t total);
+/* Copies total bytes from d_src into the spans through staging; returns with them written. */
+extern gpo_status gpo_cuda_stage_download(gpo_ctx *ctx, const void *d_src,
+										  const gpo_span *spans,
+										  int64_t nspans, size_t total);
+
+/*
+ * Copies the first rows rows of v (elem bytes each) into d_dst, every chunk
+ * at its row offset, as one staged transfer.
+ */
 extern gpo_status gpo_cuda_upload(gpo_ctx *ctx, const gpo_vector *v,
 								  size_t elem, void *d_dst, int64_t rows);
 
@@ -110,7 +152,7 @@ extern gpo_status gpo_cuda_upload(gpo_ctx *ctx, const gpo_vector *v,
  * Expands the validity of the first rows rows of v into a new device byte
  * array *d_valid (1 = valid, 0 = NULL).  When no chunk has a bitmap every
  * row is valid and *d_valid is left NULL (nothing allocated).  The caller
- * frees *d_valid.
+ * frees *d_valid with gpo_cuda_free.
  */
 extern gpo_status gpo_cuda_upload_valid(gpo_ctx *ctx, const gpo_vector *v,
 										int64_t rows, uint8_t **d_valid);

@@ -218,9 +218,9 @@ gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 	GPO_CUDA_TRY(cudaDeviceSynchronize());
 cleanup:
 	if (d_kvalid != NULL)
-		cudaFree(d_kvalid);
+		gpo_cuda_free(d_kvalid);
 	if (d_vvalid != NULL)
-		cudaFree(d_vvalid);
+		gpo_cuda_free(d_vvalid);
 	gpo_dmem_release(&mem);
 	gpo_cuda_end(&old);
 	return st;

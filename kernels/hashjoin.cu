@@ -401,7 +401,7 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 						   "join temporary"));
 	GPO_CUDA_TRY(gpo_cuda_join_build(build_keys->type, d_bkeys, d_bvalid, m, &t,
 									 d_temp, &build_bytes, 0));
-	cudaFree(d_bkeys);
+	gpo_cuda_free(d_bkeys);
 	d_bkeys = NULL;
 
 	/* probe: size */
@@ -447,27 +447,27 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 
 cleanup:
 	if (d_temp != NULL)
-		cudaFree(d_temp);
+		gpo_cuda_free(d_temp);
 	if (d_op != NULL)
-		cudaFree(d_op);
+		gpo_cuda_free(d_op);
 	if (d_ob != NULL)
-		cudaFree(d_ob);
+		gpo_cuda_free(d_ob);
 	if (d_pos != NULL)
-		cudaFree(d_pos);
+		gpo_cuda_free(d_pos);
 	if (d_pvalid != NULL)
-		cudaFree(d_pvalid);
+		gpo_cuda_free(d_pvalid);
 	if (d_pkeys != NULL)
-		cudaFree(d_pkeys);
+		gpo_cuda_free(d_pkeys);
 	if (t.d_rows != NULL)
-		cudaFree(t.d_rows);
+		gpo_cuda_free(t.d_rows);
 	if (t.d_off != NULL)
-		cudaFree(t.d_off);
+		gpo_cuda_free(t.d_off);
 	if (t.d_slots != NULL)
-		cudaFree(t.d_slots);
+		gpo_cuda_free(t.d_slots);
 	if (d_bvalid != NULL)
-		cudaFree(d_bvalid);
+		gpo_cuda_free(d_bvalid);
 	if (d_bkeys != NULL)
-		cudaFree(d_bkeys);
+		gpo_cuda_free(d_bkeys);
 	if (began)
 		gpo_cuda_end(&old);
 	return st;

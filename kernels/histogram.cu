@@ -292,17 +292,17 @@ gpo_histogram_gpu(gpo_ctx *ctx, const gpo_vector *values,
 
 cleanup:
 	if (d_counts != NULL)
-		cudaFree(d_counts);
+		gpo_cuda_free(d_counts);
 	if (d_minmax != NULL)
-		cudaFree(d_minmax);
+		gpo_cuda_free(d_minmax);
 	if (d_mask_valid != NULL)
-		cudaFree(d_mask_valid);
+		gpo_cuda_free(d_mask_valid);
 	if (d_mask != NULL)
-		cudaFree(d_mask);
+		gpo_cuda_free(d_mask);
 	if (d_valid != NULL)
-		cudaFree(d_valid);
+		gpo_cuda_free(d_valid);
 	if (d_values != NULL)
-		cudaFree(d_values);
+		gpo_cuda_free(d_values);
 	if (began)
 		gpo_cuda_end(&old);
 	return st;

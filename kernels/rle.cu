@@ -443,23 +443,23 @@ gpo_rle_gpu(gpo_ctx *ctx, const gpo_vector *in, gpo_vector *values,
 
 cleanup:
 	if (d_temp != NULL)
-		cudaFree(d_temp);
+		gpo_cuda_free(d_temp);
 	if (d_lengths != NULL)
-		cudaFree(d_lengths);
+		gpo_cuda_free(d_lengths);
 	if (d_values_valid != NULL)
-		cudaFree(d_values_valid);
+		gpo_cuda_free(d_values_valid);
 	if (d_values != NULL)
-		cudaFree(d_values);
+		gpo_cuda_free(d_values);
 	if (d_starts != NULL)
-		cudaFree(d_starts);
+		gpo_cuda_free(d_starts);
 	if (d_count != NULL)
-		cudaFree(d_count);
+		gpo_cuda_free(d_count);
 	if (d_heads != NULL)
-		cudaFree(d_heads);
+		gpo_cuda_free(d_heads);
 	if (d_valid != NULL)
-		cudaFree(d_valid);
+		gpo_cuda_free(d_valid);
 	if (d_in != NULL)
-		cudaFree(d_in);
+		gpo_cuda_free(d_in);
 	if (began)
 		gpo_cuda_end(&old);
 	return st;

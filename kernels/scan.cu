@@ -467,17 +467,17 @@ gpo_scan_gpu(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *heads,
 
 cleanup:
 	if (d_temp != NULL)
-		cudaFree(d_temp);
+		gpo_cuda_free(d_temp);
 	if (d_overflow != NULL)
-		cudaFree(d_overflow);
+		gpo_cuda_free(d_overflow);
 	if (d_out != NULL)
-		cudaFree(d_out);
+		gpo_cuda_free(d_out);
 	if (d_heads != NULL)
-		cudaFree(d_heads);
+		gpo_cuda_free(d_heads);
 	if (d_valid != NULL)
-		cudaFree(d_valid);
+		gpo_cuda_free(d_valid);
 	if (d_in != NULL)
-		cudaFree(d_in);
+		gpo_cuda_free(d_in);
 	if (began)
 		gpo_cuda_end(&old);
 	return st;

@@ -282,7 +282,7 @@ gpo_segreduce_gpu(gpo_ctx *ctx, const gpo_vector *values,
 
 cleanup:
 	if (d_vvalid != NULL)
-		cudaFree(d_vvalid);
+		gpo_cuda_free(d_vvalid);
 	gpo_dmem_release(&mem);
 	gpo_cuda_end(&old);
 	return st;

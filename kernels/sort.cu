@@ -368,7 +368,7 @@ gpo_sort_pairs_gpu(gpo_ctx *ctx, const gpo_vector *keys, gpo_vector *keys_out,
 	}
 cleanup:
 	if (d_valid != NULL)
-		cudaFree(d_valid);
+		gpo_cuda_free(d_valid);
 	gpo_dmem_release(&mem);
 	gpo_cuda_end(&old);
 done:

@@ -2,16 +2,19 @@
  * transfer.cu
  *	  Moving chunked host vectors to and from contiguous device buffers.
  *
- * A vector is uploaded into one contiguous device buffer (one copy per chunk
- * at its row offset), so the kernels see one logical column and chunk seams,
- * empty chunks included, vanish by construction.  A chunk's validity bitmap
- * starts at bit 0 of the chunk's own first row; on the device validity is
- * one byte per row (1 = valid), expanded from each chunk's bitmap by a
- * kernel and packed back into each output chunk's bitmap the same way.
- * Downloads write only the published prefix of an output and leave its
- * spare capacity, including the spare bits of a shared last bitmap byte,
- * untouched.
+ * A vector is uploaded into one contiguous device buffer (each chunk at its
+ * row offset), so the kernels see one logical column and chunk seams, empty
+ * chunks included, vanish by construction.  The chunks travel as one staged
+ * transfer (memory.cu): many small chunks share one copy, large ones are
+ * split and double-buffered.  A chunk's validity bitmap starts at bit 0 of
+ * the chunk's own first row; on the host the chunks' bitmaps are shifted
+ * into (or out of) one bitmap of the whole column, whose bit r is row r,
+ * and on the device validity is one byte per row (1 = valid), expanded from
+ * or packed into that bitmap by one kernel.  Downloads write only the
+ * published prefix of an output and leave its spare capacity, including the
+ * spare bits of a shared last bitmap byte, untouched.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpo_cuda.cuh"
@@ -81,30 +84,32 @@ bad:
 	return GPO_ERR_INVALID;
 }
 
-/* cudaMalloc of bytes (at least 1) into *d_ptr, with the status mapping. */
-gpo_status
-gpo_cuda_alloc(gpo_ctx *ctx, void **d_ptr, size_t bytes, const char *what)
+/*
+ * Describes the data of the first rows rows of v (elem bytes each) as spans
+ * of one contiguous range; *have gets the rows found (at most rows).  The
+ * caller frees *spans.
+ */
+static gpo_status
+gpo_vector_spans(gpo_ctx *ctx, const gpo_vector *v, size_t elem, int64_t rows,
+				 gpo_span **spans, int64_t *nspans, int64_t *have)
 {
-	cudaError_t err;
-
-	*d_ptr = NULL;
-	err = cudaMalloc(d_ptr, bytes > 0 ? bytes : 1);
-	if (err != cudaSuccess)
-	{
-		*d_ptr = NULL;
-		return gpo_cuda_fail(ctx, err, what);
-	}
-	return GPO_OK;
-}
-
-/* Copies the first rows rows of v (elem bytes each) into d_dst, chunk by chunk. */
-gpo_status
-gpo_cuda_upload(gpo_ctx *ctx, const gpo_vector *v, size_t elem, void *d_dst,
-				int64_t rows)
-{
-	gpo_status	st = GPO_OK;
 	int64_t		off = 0;
+	int64_t		ns = 0;
 
+	*spans = NULL;
+	*nspans = 0;
+	*have = 0;
+	if (rows <= 0 || v->nchunks <= 0)
+		return GPO_OK;
+	*spans = (gpo_span *) malloc(sizeof(gpo_span) * (size_t) v->nchunks);
+	if (*spans == NULL)
+	{
+		if (ctx != NULL)
+			snprintf(ctx->detail, sizeof(ctx->detail),
+					 "out of host memory for a transfer of %d chunks",
+					 (int) v->nchunks);
+		return GPO_ERR_NOMEM;
+	}
 	for (int32_t c = 0; c < v->nchunks && off < rows; c++)
 	{
 		const gpo_chunk *ch = &v->chunks[c];
@@ -112,19 +117,115 @@ gpo_cuda_upload(gpo_ctx *ctx, const gpo_vector *v, size_t elem, void *d_dst,
 
 		if (take <= 0)
 			continue;
-		GPO_CUDA_TRY(cudaMemcpy((char *) d_dst + off * elem, ch->data,
-								(size_t) take * elem, cudaMemcpyHostToDevice));
+		(*spans)[ns].host = (char *) ch->data;
+		(*spans)[ns].off = (size_t) off * elem;
+		(*spans)[ns].len = (size_t) take * elem;
+		ns++;
 		off += take;
 	}
-	if (off < rows)
+	*nspans = ns;
+	*have = off;
+	return GPO_OK;
+}
+
+/*
+ * ORs nbits bits of src (all ones when src is NULL) into dst from bit at on;
+ * src's bits past nbits are ignored.  dst's bits there must be 0.
+ */
+static void
+gpo_bits_put(uint8_t *dst, int64_t at, const uint8_t *src, int64_t nbits)
+{
+	uint8_t    *base = dst + (at >> 3);
+	int			s = (int) (at & 7);
+	int64_t		full = nbits / 8;
+	int			rem = (int) (nbits % 8);
+
+	if (s == 0)
+	{
+		if (src != NULL)
+			memcpy(base, src, (size_t) full);
+		else
+			memset(base, 0xff, (size_t) full);
+		if (rem > 0)
+			base[full] |= (uint8_t) ((src != NULL ? src[full] : 0xffu) & ((1u << rem) - 1));
+		return;
+	}
+	for (int64_t j = 0; j < full + (rem > 0); j++)
+	{
+		unsigned int b = src != NULL ? src[j] : 0xffu;
+
+		if (j == full)
+			b &= (1u << rem) - 1;
+		base[j] |= (uint8_t) (b << s);
+		/* the high bits go to the next byte, which exists if any are set */
+		if ((b >> (8 - s)) != 0)
+			base[j + 1] |= (uint8_t) (b >> (8 - s));
+	}
+}
+
+/* Merges the low nbits bits of src into *dst, keeping dst's other bits. */
+static void
+gpo_merge_bits(uint8_t *dst, uint8_t src, int nbits)
+{
+	uint8_t		mask = (uint8_t) ((1u << nbits) - 1);
+
+	*dst = (uint8_t) ((*dst & ~mask) | (src & mask));
+}
+
+/*
+ * Writes bits [at, at + nbits) of the column bitmap g into dst from bit 0
+ * on; dst's bits past nbits (in its last byte) are kept.
+ */
+static void
+gpo_bits_get(uint8_t *dst, const uint8_t *g, int64_t at, int64_t nbits)
+{
+	const uint8_t *base = g + (at >> 3);
+	int			s = (int) (at & 7);
+	int64_t		full = nbits / 8;
+	int			rem = (int) (nbits % 8);
+
+	if (s == 0)
+	{
+		memcpy(dst, base, (size_t) full);
+		if (rem > 0)
+			gpo_merge_bits(&dst[full], base[full], rem);
+		return;
+	}
+	/* g holds every bit below at + nbits, so base[j + 1] exists here */
+	for (int64_t j = 0; j < full; j++)
+		dst[j] = (uint8_t) ((base[j] >> s) | (base[j + 1] << (8 - s)));
+	if (rem > 0)
+	{
+		unsigned int b = base[full] >> s;
+
+		if (s + rem > 8)
+			b |= (unsigned int) base[full + 1] << (8 - s);
+		gpo_merge_bits(&dst[full], (uint8_t) b, rem);
+	}
+}
+
+/* Copies the first rows rows of v (elem bytes each) into d_dst, as one staged transfer. */
+gpo_status
+gpo_cuda_upload(gpo_ctx *ctx, const gpo_vector *v, size_t elem, void *d_dst,
+				int64_t rows)
+{
+	gpo_status	st = GPO_OK;
+	gpo_span   *spans = NULL;
+	int64_t		nspans = 0;
+	int64_t		have = 0;
+
+	GPO_TRY(gpo_vector_spans(ctx, v, elem, rows, &spans, &nspans, &have));
+	GPO_TRY(gpo_cuda_stage_upload(ctx, d_dst, spans, nspans, (size_t) have * elem));
+	if (have < rows)
 	{
 		if (ctx != NULL)
 			snprintf(ctx->detail, sizeof(ctx->detail),
 					 "vector has %lld rows, %lld needed",
-					 (long long) off, (long long) rows);
+					 (long long) have, (long long) rows);
 		st = GPO_ERR_INVALID;
 	}
 cleanup:
+	free(spans);
 	return st;
 }
 
@@ -139,29 +240,26 @@ gpo_cuda_upload_valid(gpo_ctx *ctx, const gpo_vector *v, int64_t rows,
 	gpo_status	st = GPO_OK;
 	uint8_t    *d_bytes = NULL;
 	uint8_t    *d_bits = NULL;
-	size_t		nbits = 0;
-	size_t		boff = 0;
+	uint8_t    *bits = NULL;
+	size_t		nbytes = 0;
 	int64_t		off = 0;
+	gpo_span	span;
 
 	*d_valid = NULL;
 	if (rows <= 0 || !gpo_cuda_has_validity(v))
 		return GPO_OK;
 
-	/* room for every chunk's bitmap, each starting on a byte */
-	for (int32_t c = 0; c < v->nchunks && off < rows; c++)
+	/* one bitmap of the column on the host; rows past the vector stay 0 */
+	nbytes = (size_t) (rows + 7) / 8;
+	bits = (uint8_t *) calloc(nbytes, 1);
+	if (bits == NULL)
 	{
-		int64_t		take = v->chunks[c].n < rows - off ? v->chunks[c].n : rows - off;
-
-		if (take <= 0)
-			continue;
-		if (v->chunks[c].validity != NULL)
-			nbits += (size_t) (take + 7) / 8;
-		off += take;
+		if (ctx != NULL)
+			snprintf(ctx->detail, sizeof(ctx->detail),
+					 "out of host memory for a validity bitmap of %lld rows",
+					 (long long) rows);
+		return GPO_ERR_NOMEM;
 	}
-	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bytes, (size_t) rows, "validity bytes"));
-	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bits, nbits, "validity bitmap"));
-
-	off = 0;
 	for (int32_t c = 0; c < v->nchunks && off < rows; c++)
 	{
 		const gpo_chunk *ch = &v->chunks[c];
@@ -169,29 +267,27 @@ gpo_cuda_upload_valid(gpo_ctx *ctx, const gpo_vector *v, int64_t rows,
 
 		if (take <= 0)
 			continue;
-		if (ch->validity != NULL)
-		{
-			size_t		nb = (size_t) (take + 7) / 8;
-
-			GPO_CUDA_TRY(cudaMemcpy(d_bits + boff, ch->validity, nb,
-									cudaMemcpyHostToDevice));
-			gpo_k_bits_to_bytes<<<gpo_cuda_blocks(take), GPO_CUDA_THREADS>>>
-				(d_bits + boff, take, d_bytes + off);
-			GPO_CUDA_TRY(GPO_LAUNCHED());
-			boff += nb;
-		}
-		else
-			GPO_CUDA_TRY(cudaMemset(d_bytes + off, 1, (size_t) take));
+		gpo_bits_put(bits, off, ch->validity, take);
 		off += take;
 	}
+
+	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bytes, (size_t) rows, "validity bytes"));
+	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bits, nbytes, "validity bitmap"));
+	span.host = (char *) bits;
+	span.off = 0;
+	span.len = nbytes;
+	GPO_TRY(gpo_cuda_stage_upload(ctx, d_bits, &span, 1, nbytes));
+	gpo_k_bits_to_bytes<<<gpo_cuda_blocks(rows), GPO_CUDA_THREADS>>>
+		(d_bits, rows, d_bytes);
+	GPO_CUDA_TRY(GPO_LAUNCHED());
 	*d_valid = d_bytes;
 	d_bytes = NULL;
 
 cleanup:
-	if (d_bits != NULL)
-		cudaFree(d_bits);
-	if (d_bytes != NULL)
-		cudaFree(d_bytes);
+	/* the staged upload has copied bits out already; the frees are stream-ordered */
+	gpo_cuda_free(d_bits);
+	gpo_cuda_free(d_bytes);
+	free(bits);
 	return st;
 }
 
@@ -201,38 +297,23 @@ gpo_cuda_download(gpo_ctx *ctx, gpo_vector *out, size_t elem,
 				  const void *d_src, int64_t rows)
 {
 	gpo_status	st = GPO_OK;
-	int64_t		off = 0;
+	gpo_span   *spans = NULL;
+	int64_t		nspans = 0;
+	int64_t		have = 0;
 
-	for (int32_t c = 0; c < out->nchunks && off < rows; c++)
-	{
-		gpo_chunk  *ch = &out->chunks[c];
-		int64_t		take = ch->n < rows - off ? ch->n : rows - off;
-
-		if (take <= 0)
-			continue;
-		GPO_CUDA_TRY(cudaMemcpy(ch->data, (const char *) d_src + off * elem,
-								(size_t) take * elem, cudaMemcpyDeviceToHost));
-		off += take;
-	}
-	if (off < rows)
+	GPO_TRY(gpo_vector_spans(ctx, out, elem, rows, &spans, &nspans, &have));
+	GPO_TRY(gpo_cuda_stage_download(ctx, d_src, spans, nspans, (size_t) have * elem));
+	if (have < rows)
 	{
 		if (ctx != NULL)
 			snprintf(ctx->detail, sizeof(ctx->detail),
 					 "output holds %lld rows, %lld needed",
-					 (long long) off, (long long) rows);
+					 (long long) have, (long long) rows);
 		st = GPO_ERR_CAPACITY;
 	}
 cleanup:
+	free(spans);
 	return st;
-}
-
-/* Merges the low nbits bits of src into *dst, keeping dst's other bits. */
-static void
-gpo_merge_bits(uint8_t *dst, uint8_t src, int nbits)
-{
-	uint8_t		mask = (uint8_t) ((1u << nbits) - 1);
-
-	*dst = (uint8_t) ((*dst & ~mask) | (src & mask));
 }
 
 /*
@@ -245,7 +326,8 @@ gpo_cuda_download_valid(gpo_ctx *ctx, gpo_vector *out, const uint8_t *d_valid,
 {
 	gpo_status	st = GPO_OK;
 	uint8_t    *d_bits = NULL;
-	size_t		maxbits = 0;
+	uint8_t    *bits = NULL;
+	size_t		nbytes = 0;
 	int64_t		off = 0;
 
 	if (rows <= 0 || !gpo_cuda_has_validity(out))
@@ -253,58 +335,52 @@ gpo_cuda_download_valid(gpo_ctx *ctx, gpo_vector *out, const uint8_t *d_valid,
 
 	if (d_valid != NULL)
 	{
-		for (int32_t c = 0; c < out->nchunks && off < rows; c++)
-		{
-			int64_t		take = out->chunks[c].n < rows - off ? out->chunks[c].n : rows - off;
+		gpo_span	span;
 
-			if (take <= 0)
-				continue;
-			if (out->chunks[c].validity != NULL && (size_t) (take + 7) / 8 > maxbits)
-				maxbits = (size_t) (take + 7) / 8;
-			off += take;
+		/* one bitmap of the column, packed on the device, staged down */
+		nbytes = (size_t) (rows + 7) / 8;
+		bits = (uint8_t *) malloc(nbytes);
+		if (bits == NULL)
+		{
+			if (ctx != NULL)
+				snprintf(ctx->detail, sizeof(ctx->detail),
+						 "out of host memory for a validity bitmap of %lld rows",
+						 (long long) rows);
+			return GPO_ERR_NOMEM;
 		}
-		GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bits, maxbits, "validity bitmap"));
+		GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bits, nbytes, "validity bitmap"));
+		gpo_k_bytes_to_bits<<<gpo_cuda_blocks((int64_t) nbytes), GPO_CUDA_THREADS>>>
+			(d_valid, rows, d_bits);
+		GPO_CUDA_TRY(GPO_LAUNCHED());
+		span.host = (char *) bits;
+		span.off = 0;
+		span.len = nbytes;
+		GPO_TRY(gpo_cuda_stage_download(ctx, d_bits, &span, 1, nbytes));
 	}
 
-	off = 0;
 	for (int32_t c = 0; c < out->nchunks && off < rows; c++)
 	{
 		gpo_chunk  *ch = &out->chunks[c];
 		int64_t		take = ch->n < rows - off ? ch->n : rows - off;
-		size_t		full;
-		int			rem;
-		uint8_t		last = 0xff;
 
 		if (take <= 0)
 			continue;
-		if (ch->validity == NULL)
+		if (ch->validity != NULL)
 		{
-			off += take;
-			continue;
+			if (bits != NULL)
+				gpo_bits_get(ch->validity, bits, off, take);
+			else
+			{
+				memset(ch->validity, 0xff, (size_t) (take / 8));
+				if (take % 8 > 0)
+					gpo_merge_bits(&ch->validity[take / 8], 0xff, (int) (take % 8));
+			}
 		}
-		full = (size_t) (take / 8);
-		rem = (int) (take % 8);
-		if (d_valid != NULL)
-		{
-			gpo_k_bytes_to_bits<<<gpo_cuda_blocks((take + 7) / 8), GPO_CUDA_THREADS>>>
-				(d_valid + off, take, d_bits);
-			GPO_CUDA_TRY(GPO_LAUNCHED());
-			if (full > 0)
-				GPO_CUDA_TRY(cudaMemcpy(ch->validity, d_bits, full,
-										cudaMemcpyDeviceToHost));
-			if (rem > 0)
-				GPO_CUDA_TRY(cudaMemcpy(&last, d_bits + full, 1,
-										cudaMemcpyDeviceToHost));
-		}
-		else if (full > 0)
-			memset(ch->validity, 0xff, full);
-		if (rem > 0)
-			gpo_merge_bits(&ch->validity[full], last, rem);
 		off += take;
 	}
 
 cleanup:
-	if (d_bits != NULL)
-		cudaFree(d_bits);
+	gpo_cuda_free(d_bits);
+	free(bits);
 	return st;
 }

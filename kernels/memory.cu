@@ -1,0 +1,456 @@
+/*
+ * memory.cu
+ *	  Device working memory from a stream-ordered pool, and the pinned host
+ *	  staging buffers that uploads and downloads go through.
+ *
+ * Device memory: the faces run on the legacy default stream, so working
+ * buffers are taken with cudaMallocAsync and given back with cudaFreeAsync
+ * on that stream (stream 0).  A free is ordered after every kernel and copy
+ * issued before it, so freeing right after the last use is safe, and the
+ * memory can serve the next allocation at once without a device-wide
+ * synchronization (cudaFree synchronizes the device, and costs far more).
+ * The device's default pool keeps up to gpo_pool_keep freed bytes cached
+ * across calls (its release threshold), and each face's end trims the pool
+ * back to that bound, so one backend never sits on more idle device memory
+ * than that.  Devices without memory pools fall back to cudaMalloc/cudaFree.
+ * The pool is set up lazily, on the first allocation of the process (always
+ * in the backend, never in the postmaster, which never calls CUDA).
+ *
+ * Staging: pageable host memory moves at a fraction of pinned bandwidth and
+ * costs a synchronous copy per piece, so host data goes through two cached
+ * pinned buffers of equal size (cudaHostAlloc, grown on demand up to
+ * GPO_STAGE_MAX each, kept for the life of the process).  The host side of
+ * a large piece is copied by OpenMP threads when the file is built with
+ * OpenMP (-fopenmp), by the calling thread otherwise.  A transfer is a
+ * list of host spans that form one contiguous device range: small spans are
+ * coalesced into one staged copy, large ones are cut into staging-sized
+ * pieces, and the two buffers alternate so that the host copies piece i+1
+ * while the DMA of piece i runs.  Each buffer has an event recorded after
+ * its last DMA; a buffer is written or read by the host only after that
+ * event has completed.  If pinned memory cannot be had, transfers fall back
+ * to one pageable cudaMemcpy per span.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpo_cuda.cuh"
+
+/*
+ * Most freed device memory the pool keeps cached between calls: 4 GiB, but
+ * never more than a sixteenth of the device (each backend has its own
+ * context and pool, so many backends must not starve one another).
+ */
+#define GPO_POOL_KEEP_MAX		((size_t) 4 << 30)
+#define GPO_POOL_KEEP_DIVISOR	16
+
+/*
+ * Size bounds of each of the two pinned staging buffers: they start at
+ * GPO_STAGE_MIN and double on demand up to GPO_STAGE_MAX (2 x 32 MiB of
+ * pinned memory per process at most).
+ */
+#define GPO_STAGE_MIN			((size_t) 1 << 20)
+#define GPO_STAGE_MAX			((size_t) 32 << 20)
+
+/* Host copies of at least this many bytes are split across OpenMP threads. */
+#define GPO_STAGE_PAR_MIN		((size_t) 4 << 20)
+/* Bytes each thread of such a copy takes at least. */
+#define GPO_STAGE_PAR_PART		((size_t) 1 << 20)
+
+/* Pool state: set once by gpo_pool_setup. */
+static pthread_once_t gpo_pool_once = PTHREAD_ONCE_INIT;
+static bool gpo_pool_on = false;	/* cudaMallocAsync in use */
+static cudaMemPool_t gpo_pool;
+static size_t gpo_pool_keep = 0;
+static bool gpo_pool_used = false;	/* something was allocated from it */
+
+/* Staging state (the backend's thread only). */
+static char *gpo_stage_buf[2];
+static size_t gpo_stage_size = 0;	/* bytes of each buffer; 0: none */
+static size_t gpo_stage_cap = GPO_STAGE_MAX;	/* largest size to try */
+static cudaEvent_t gpo_stage_ev[2];
+static bool gpo_stage_ev_made = false;
+static bool gpo_stage_busy[2];	/* a DMA may still use the buffer */
+static bool gpo_stage_off = false;	/* pinned memory failed: pageable path */
+
+/* Sets up the device's default pool for caching, or chooses cudaMalloc. */
+static void
+gpo_pool_setup(void)
+{
+	int			dev = 0;
+	int			pools = 0;
+	size_t		free_b = 0;
+	size_t		total_b = 0;
+	cudaMemPool_t pool;
+	uint64_t	keep;
+
+	if (cudaGetDevice(&dev) != cudaSuccess ||
+		cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported,
+							   dev) != cudaSuccess || pools == 0 ||
+		cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess ||
+		cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return;
+	}
+	keep = total_b / GPO_POOL_KEEP_DIVISOR;
+	if (keep > GPO_POOL_KEEP_MAX)
+		keep = GPO_POOL_KEEP_MAX;
+	if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold,
+								&keep) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return;
+	}
+	gpo_pool = pool;
+	gpo_pool_keep = (size_t) keep;
+	gpo_pool_on = true;
+}
+
+/* Device memory of bytes (at least 1) into *d_ptr, from the pool. */
+cudaError_t
+gpo_cuda_malloc(void **d_ptr, size_t bytes)
+{
+	cudaError_t err;
+
+	pthread_once(&gpo_pool_once, gpo_pool_setup);
+	*d_ptr = NULL;
+	if (bytes == 0)
+		bytes = 1;
+	if (!gpo_pool_on)
+	{
+		err = cudaMalloc(d_ptr, bytes);
+		if (err != cudaSuccess)
+			*d_ptr = NULL;
+		return err;
+	}
+	gpo_pool_used = true;
+	err = cudaMallocAsync(d_ptr, bytes, 0);
+	if (err == cudaErrorMemoryAllocation)
+	{
+		/* let pending frees land, hand every cached byte back, try again */
+		(void) cudaGetLastError();
+		if (cudaStreamSynchronize(0) == cudaSuccess &&
+			cudaMemPoolTrimTo(gpo_pool, 0) == cudaSuccess)
+			err = cudaMallocAsync(d_ptr, bytes, 0);
+		else
+			(void) cudaGetLastError();
+	}
+	if (err != cudaSuccess)
+		*d_ptr = NULL;
+	return err;
+}
+
+/* Frees d_ptr (NULL is ignored) in stream order; errors are dropped. */
+void
+gpo_cuda_free(void *d_ptr)
+{
+	cudaError_t err;
+
+	if (d_ptr == NULL)
+		return;
+	if (gpo_pool_on)
+		err = cudaFreeAsync(d_ptr, 0);
+	else
+		err = cudaFree(d_ptr);
+	/* a failed free must not pass for a later launch's error */
+	if (err != cudaSuccess)
+		(void) cudaGetLastError();
+}
+
+/* Trims the pool's idle memory down to its bound (after a face ran). */
+void
+gpo_cuda_pool_trim(void)
+{
+	if (!gpo_pool_on || !gpo_pool_used)
+		return;
+	if (cudaMemPoolTrimTo(gpo_pool, gpo_pool_keep) != cudaSuccess)
+		(void) cudaGetLastError();
+}
+
+/* Pool allocation of bytes (at least 1) into *d_ptr, with the status mapping. */
+gpo_status
+gpo_cuda_alloc(gpo_ctx *ctx, void **d_ptr, size_t bytes, const char *what)
+{
+	cudaError_t err = gpo_cuda_malloc(d_ptr, bytes);
+
+	if (err != cudaSuccess)
+		return gpo_cuda_fail(ctx, err, what);
+	return GPO_OK;
+}
+
+/* Waits until no DMA uses staging buffer b. */
+static cudaError_t
+gpo_stage_wait(int b)
+{
+	cudaError_t err;
+
+	if (!gpo_stage_busy[b])
+		return cudaSuccess;
+	err = cudaEventSynchronize(gpo_stage_ev[b]);
+	if (err == cudaSuccess)
+		gpo_stage_busy[b] = false;
+	return err;
+}
+
+/*
+ * After a failed staged transfer: waits for the stream so that no DMA can
+ * still touch a staging buffer (an event may not have been recorded).  If
+ * even that fails, the buffers are never used again.
+ */
+static void
+gpo_stage_settle(void)
+{
+	if (cudaStreamSynchronize(0) == cudaSuccess)
+		gpo_stage_busy[0] = gpo_stage_busy[1] = false;
+	else
+		gpo_stage_off = true;
+	(void) cudaGetLastError();
+}
+
+/*
+ * Makes the staging buffers at least min(want, GPO_STAGE_MAX) bytes each
+ * (rounded up to a power of two, at least GPO_STAGE_MIN).  If they cannot
+ * grow, the old smaller pair is kept (and no larger one tried again); with
+ * no pair at all *ok is false and the caller takes the pageable path.
+ * Returns a CUDA error only when waiting for the old buffers failed.
+ */
+static cudaError_t
+gpo_stage_reserve(size_t want, bool *ok)
+{
+	size_t		size = GPO_STAGE_MIN;
+	char	   *fresh[2] = {NULL, NULL};
+	cudaError_t err;
+
+	*ok = false;
+	if (gpo_stage_off)
+		return cudaSuccess;
+	while (size < want && size < gpo_stage_cap)
+		size <<= 1;
+	if (!gpo_stage_ev_made)
+	{
+		if (cudaEventCreateWithFlags(&gpo_stage_ev[0], cudaEventDisableTiming) != cudaSuccess)
+			goto off;
+		if (cudaEventCreateWithFlags(&gpo_stage_ev[1], cudaEventDisableTiming) != cudaSuccess)
+		{
+			(void) cudaEventDestroy(gpo_stage_ev[0]);
+			goto off;
+		}
+		gpo_stage_ev_made = true;
+	}
+	if (gpo_stage_size >= size)
+	{
+		*ok = true;
+		return cudaSuccess;
+	}
+	/* the new pair first, so that a failure leaves the old one usable */
+	if (cudaHostAlloc((void **) &fresh[0], size, cudaHostAllocDefault) != cudaSuccess ||
+		cudaHostAlloc((void **) &fresh[1], size, cudaHostAllocDefault) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		if (fresh[0] != NULL)
+			(void) cudaFreeHost(fresh[0]);
+		if (gpo_stage_size == 0)
+			goto off;
+		gpo_stage_cap = gpo_stage_size;
+		*ok = true;
+		return cudaSuccess;
+	}
+	/* the old buffers must be idle before they go */
+	if ((err = gpo_stage_wait(0)) != cudaSuccess ||
+		(err = gpo_stage_wait(1)) != cudaSuccess)
+	{
+		(void) cudaFreeHost(fresh[0]);
+		(void) cudaFreeHost(fresh[1]);
+		return err;
+	}
+	for (int b = 0; b < 2; b++)
+	{
+		if (gpo_stage_buf[b] != NULL)
+			(void) cudaFreeHost(gpo_stage_buf[b]);
+		gpo_stage_buf[b] = fresh[b];
+	}
+	gpo_stage_size = size;
+	*ok = true;
+	return cudaSuccess;
+
+off:
+	(void) cudaGetLastError();
+	gpo_stage_off = true;
+	return cudaSuccess;
+}
+
+/* Copies bytes [pos, pos + len) of the spans' concatenation to or from buf. */
+static void
+gpo_stage_move(char *buf, const gpo_span *spans, int64_t nspans, size_t pos,
+			   size_t len, bool to_buf)
+{
+	int64_t		lo = 0;
+	int64_t		hi = nspans - 1;
+	size_t		done = 0;
+
+	if (len == 0)
+		return;
+	/* the last span that starts at or before pos (spans are never empty) */
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo + 1) / 2;
+
+		if (spans[mid].off <= pos)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	for (int64_t i = lo; done < len && i < nspans; i++)
+	{
+		size_t		in = pos + done - spans[i].off;
+		size_t		n = spans[i].len - in;
+
+		if (n > len - done)
+			n = len - done;
+		if (to_buf)
+			memcpy(buf + done, spans[i].host + in, n);
+		else
+			memcpy(spans[i].host + in, buf + done, n);
+		done += n;
+	}
+}
+
+/* gpo_stage_move, split across OpenMP threads when the piece is large. */
+static void
+gpo_stage_copy(const gpo_ctx *ctx, char *buf, const gpo_span *spans,
+			   int64_t nspans, size_t pos, size_t len, bool to_buf)
+{
+#ifdef _OPENMP
+	if (len >= GPO_STAGE_PAR_MIN)
+	{
+		int			nt = gpo_threads(ctx);
+
+		if ((size_t) nt > len / GPO_STAGE_PAR_PART)
+			nt = (int) (len / GPO_STAGE_PAR_PART);
+		if (nt > 1)
+		{
+			/*
+			 * Plain memcpy only: no PostgreSQL or CUDA call in the threads.
+			 * Signals are blocked here (gpo_cuda_begin), so threads libgomp
+			 * starts now never take the backend's signals.
+			 */
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+			for (int t = 0; t < nt; t++)
+			{
+				size_t		a = len / nt * t;
+				size_t		e = t == nt - 1 ? len : len / nt * (t + 1);
+
+				gpo_stage_move(buf + a, spans, nspans, pos + a, e - a, to_buf);
+			}
+			return;
+		}
+	}
+#else
+	(void) ctx;
+#endif
+	gpo_stage_move(buf, spans, nspans, pos, len, to_buf);
+}
+
+/* Copies the spans' concatenation (total bytes) to d_dst through staging. */
+gpo_status
+gpo_cuda_stage_upload(gpo_ctx *ctx, void *d_dst, const gpo_span *spans,
+					  int64_t nspans, size_t total)
+{
+	gpo_status	st = GPO_OK;
+	bool		staged = false;
+	size_t		pos = 0;
+	int			b = 0;
+
+	if (total == 0)
+		return GPO_OK;
+	GPO_CUDA_TRY(gpo_stage_reserve(total, &staged));
+	if (!staged)
+	{
+		for (int64_t i = 0; i < nspans; i++)
+			GPO_CUDA_TRY(cudaMemcpy((char *) d_dst + spans[i].off, spans[i].host,
+									spans[i].len, cudaMemcpyHostToDevice));
+		return GPO_OK;
+	}
+	while (pos < total)
+	{
+		size_t		len = total - pos < gpo_stage_size ? total - pos : gpo_stage_size;
+
+		/* buffer b's previous DMA (two pieces back) must be done */
+		GPO_CUDA_TRY(gpo_stage_wait(b));
+		gpo_stage_copy(ctx, gpo_stage_buf[b], spans, nspans, pos, len, true);
+		gpo_stage_busy[b] = true;
+		GPO_CUDA_TRY(cudaMemcpyAsync((char *) d_dst + pos, gpo_stage_buf[b], len,
+									 cudaMemcpyHostToDevice, 0));
+		GPO_CUDA_TRY(cudaEventRecord(gpo_stage_ev[b], 0));
+		pos += len;
+		b ^= 1;
+	}
+	/* the last DMAs may still run: their buffers stay busy, the spans are free */
+	return GPO_OK;
+
+cleanup:
+	if (staged)
+		gpo_stage_settle();
+	return st;
+}
+
+/* Copies total bytes from d_src into the spans through staging. */
+gpo_status
+gpo_cuda_stage_download(gpo_ctx *ctx, const void *d_src, const gpo_span *spans,
+						int64_t nspans, size_t total)
+{
+	gpo_status	st = GPO_OK;
+	bool		staged = false;
+	size_t		pos = 0;
+	size_t		next = 0;
+	int			b = 0;
+
+	if (total == 0)
+		return GPO_OK;
+	GPO_CUDA_TRY(gpo_stage_reserve(total, &staged));
+	if (!staged)
+	{
+		for (int64_t i = 0; i < nspans; i++)
+			GPO_CUDA_TRY(cudaMemcpy(spans[i].host, (const char *) d_src + spans[i].off,
+									spans[i].len, cudaMemcpyDeviceToHost));
+		return GPO_OK;
+	}
+	/* piece at pos lands in buffer b; the piece at next goes to b ^ 1 */
+	while (pos < total)
+	{
+		size_t		len = total - pos < gpo_stage_size ? total - pos : gpo_stage_size;
+
+		if (next == pos)
+		{
+			/* the first piece: nothing in flight yet */
+			GPO_CUDA_TRY(gpo_stage_wait(b));
+			gpo_stage_busy[b] = true;
+			GPO_CUDA_TRY(cudaMemcpyAsync(gpo_stage_buf[b], (const char *) d_src + pos,
+										 len, cudaMemcpyDeviceToHost, 0));
+			GPO_CUDA_TRY(cudaEventRecord(gpo_stage_ev[b], 0));
+			next = pos + len;
+		}
+		if (next < total)
+		{
+			size_t		nlen = total - next < gpo_stage_size ? total - next : gpo_stage_size;
+
+			GPO_CUDA_TRY(gpo_stage_wait(b ^ 1));
+			gpo_stage_busy[b ^ 1] = true;
+			GPO_CUDA_TRY(cudaMemcpyAsync(gpo_stage_buf[b ^ 1], (const char *) d_src + next,
+										 nlen, cudaMemcpyDeviceToHost, 0));
+			GPO_CUDA_TRY(cudaEventRecord(gpo_stage_ev[b ^ 1], 0));
+			next += nlen;
+		}
+		GPO_CUDA_TRY(gpo_stage_wait(b));
+		gpo_stage_copy(ctx, gpo_stage_buf[b], spans, nspans, pos, len, false);
+		pos += len;
+		b ^= 1;
+	}
+	return GPO_OK;
+
+cleanup:
+	if (staged)
+		gpo_stage_settle();
+	return st;
+}
