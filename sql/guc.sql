@@ -5,7 +5,7 @@
 -- the settings exist once the library is loaded
 LOAD 'gpuops';
 SELECT name, unit, vartype, context, min_val, max_val, enumvals, boot_val
-  FROM pg_settings WHERE name LIKE 'gpuops.%' ORDER BY name;
+  FROM pg_settings WHERE name LIKE 'gpuops.%' ORDER BY name COLLATE "C";
 SHOW gpuops.chunk_size;
 
 -- gpuops.device

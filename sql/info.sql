@@ -43,7 +43,7 @@ RESET gpuops.device;
 SELECT p.oid::regprocedure AS function, provolatile, proisstrict, proparallel, proretset
   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
  WHERE n.nspname = 'gpuops'
- ORDER BY p.oid::regprocedure::text;
+ ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 -- gpuops.last_run(): no engine call yet in this session, then the face that
 -- ran one: the one gpuops.device names (cpu in CI, gpu on a GPU machine)
