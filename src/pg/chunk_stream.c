@@ -6,9 +6,10 @@
  * privileges and the rewriter applies row-level security exactly as for the
  * same query typed by hand.  It must be one SELECT or VALUES (no
  * data-modifying CTE, no FOR UPDATE/SHARE); anything else is 42809.  It runs
- * read-only in the calling statement's snapshot, so running it twice (the
- * histogram's automatic domain) sees the same rows, and it runs to
- * completion, so the planner may give it a parallel plan.
+ * read-only in the calling statement's snapshot and to completion, so the
+ * planner may give it a parallel plan.  The last chunk handed to the
+ * callback is the only one that may be part-full, and its values stay in the
+ * buffers after the run (the histogram's automatic domain counts it there).
  *
  * Tuples arrive in a DestReceiver, which appends each column's value to a
  * preallocated buffer of capacity rows (capacity = gpuops.chunk_size bytes

@@ -6,35 +6,55 @@
  * Given domain: one pass; each chunk goes through gpo_histogram with the
  * same spec and its counts are added up.
  *
- * Automatic domain: two passes over the same snapshot.  The first reads the
- * chunks in the backend for the minimum and maximum finite value (ordered
- * with -0.0 below 0.0, as the engine orders them) and counts the finite
- * values and the infinities.  If there is no finite value nothing is counted
- * (as the array version); if min = max every finite value is in bucket 1.
- * Otherwise the second pass counts each chunk with the domain [min, max)
+ * Automatic domain: the query also runs once.  While its chunks arrive the
+ * backend finds the minimum and maximum finite value (ordered with -0.0
+ * below 0.0, as the engine orders them) and counts the finite values and the
+ * infinities, and appends each full chunk as the stream delivered it (the
+ * values in their physical type, then the validity bitmap if the chunk has a
+ * NULL) to a temporary file.  The query's last chunk, which is not full,
+ * stays in the stream's buffer instead, so a query whose rows fit one chunk
+ * writes no file.  If there is no finite value nothing is counted (as the
+ * array version); if min = max every finite value is in bucket 1.  Otherwise
+ * the counting pass counts the last chunk, then reads the others back one at
+ * a time into the stream's buffer, and counts each with the domain [min, max)
  * given, which is width_bucket's rule; the automatic rule differs only in
- * that a finite value never goes above bucket bins (the maximum itself, or
- * a value that rounding puts in bins + 1, lands in bins), so the second
- * pass's bucket bins + 1 minus the +Infinity count moves to bucket bins.
- * The result then equals gpo_histogram's automatic domain over all rows.
- * The counting pass also recomputes the first pass's row count, minimum,
- * maximum and counts of finite and infinite values; a query whose values
- * differ between the passes (random(), nextval(), a LIMIT without ORDER BY)
- * raises 22000 instead of giving a wrong histogram.
+ * that a finite value never goes above bucket bins (the maximum itself, or a
+ * value that rounding puts in bins + 1, lands in bins), so the counting
+ * pass's bucket bins + 1 minus the +Infinity count moves to bucket bins.  The
+ * result then equals gpo_histogram's automatic domain over all rows.  The
+ * engine counts the same chunks (values and validity) that a second run of
+ * the query would give it, so the counts are those of counting during a
+ * second run, for the price of writing and reading the file instead; and a
+ * query that returns different rows when run again (random(), nextval(),
+ * LIMIT without ORDER BY) is counted as it ran, once.
+ *
+ * Memory stays one chunk buffer plus the counts, whatever the row count; the
+ * file holds the values (8 bytes a row of int8 or float8, 4 of the other
+ * types, a bit a row more where a chunk has a NULL).  It is an fd.c
+ * temporary file (OpenTemporaryFile, the file under BufFile), written and
+ * read in pieces of up to 64 MB: BufFile would move it 8 kB a system call,
+ * which costs about 10% of the query's time at 10 million rows.  The file
+ * belongs to the resource owner, lies in temp_tablespaces, counts against
+ * temp_file_limit, and is removed when closed, at transaction end or on an
+ * error or a cancel.
  */
 #include "gpuops.h"
 
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "commands/tablespace.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/fd.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/wait_event.h"
 
 PG_FUNCTION_INFO_V1(gpuops_histogram_query);
 
-/* What a pass of the automatic domain finds in the values. */
+/* What the automatic domain finds in the values while the query runs. */
 typedef struct GpuopsHistStats
 {
 	int64		num_values;		/* rows seen (NULLs included) */
@@ -46,6 +66,13 @@ typedef struct GpuopsHistStats
 	int64		num_pos_inf;
 } GpuopsHistStats;
 
+/* How a chunk starts in the temporary file: its data, then its validity. */
+typedef struct GpuopsQhistChunkHeader
+{
+	int64		num_rows;
+	int64		has_validity;	/* 1: (num_rows + 7) / 8 validity bytes follow */
+} GpuopsQhistChunkHeader;
+
 /* What the passes accumulate. */
 typedef struct GpuopsQueryHist
 {
@@ -53,76 +80,223 @@ typedef struct GpuopsQueryHist
 	int64	   *counts;			/* bins + 2 totals */
 	int64	   *chunk_counts;	/* one chunk's counts */
 	int64		num_values;		/* rows counted (NULLs included) */
-	bool		check_pass;		/* the counting pass also fills second */
-	GpuopsHistStats first;		/* the automatic domain's first pass */
-	GpuopsHistStats second;		/* its counting pass, for comparison */
+	GpuopsHistStats stats;		/* automatic domain: the values' figures */
+	MemoryContext cxt;			/* the call's context, for last_validity */
+	File		file;			/* the full chunks; 0 until the first */
+	off_t		file_size;		/* bytes written to file */
+	int64		file_chunks;	/* chunks written to file */
+	int64		file_rows;		/* their rows */
+	int64		last_rows;		/* rows of the last chunk (in the stream) */
+	uint8	   *last_validity;	/* its validity, or NULL if it has no NULL */
 } GpuopsQueryHist;
 
 /* Value row of a chunk of a numeric column as float8 (as v::float8). */
-static inline double
-gpuops_qhist_value(const gpo_chunk *c, gpo_type type, int64 row)
+static pg_attribute_always_inline double
+gpuops_qhist_value(const void *data, gpo_type type, int64 row)
 {
 	switch (type)
 	{
 		case GPO_INT32:
-			return (double) ((const int32 *) c->data)[row];
+			return (double) ((const int32 *) data)[row];
 		case GPO_INT64:
-			return (double) ((const int64 *) c->data)[row];
+			return (double) ((const int64 *) data)[row];
 		case GPO_FLOAT32:
-			return (double) ((const float4 *) c->data)[row];
+			return (double) ((const float4 *) data)[row];
 		default:
-			return ((const double *) c->data)[row];
+			return ((const double *) data)[row];
 	}
 }
 
-/* Min, max and counts of the values of one chunk, added to st. */
-static void
-gpuops_qhist_stats(GpuopsStream *s, GpuopsHistStats *h)
+/*
+ * Min, max and counts of the n values of one physical type, validity
+ * optional, added to h; inlined with constant type and validity-or-not, so
+ * each combination gets its own loop.
+ */
+static pg_attribute_always_inline void
+gpuops_qhist_stats_typed(const void *data, const uint8 *validity, int64 n,
+						 gpo_type type, GpuopsHistStats *h)
 {
-	GpuopsStreamColumn *col = &s->cols[0];
+	int64		min_key = h->any_finite ? h->min_key : PG_INT64_MAX;
+	int64		max_key = h->any_finite ? h->max_key : PG_INT64_MIN;
+	int64		num_finite = 0;
+	int64		num_neg_inf = 0;
+	int64		num_pos_inf = 0;
 	int64		i;
 
-	h->num_values += s->num_rows;
-	for (i = 0; i < s->num_rows; i++)
+	for (i = 0; i < n; i++)
 	{
 		double		v;
 		int64		k;
 
-		if (!gpo_valid(&col->chunk, i))
+		if (validity != NULL && !((validity[i >> 3] >> (i & 7)) & 1))
 			continue;
-		v = gpuops_qhist_value(&col->chunk, col->type, i);
-		if (isnan(v))
-			continue;
-		if (isinf(v))
+		v = gpuops_qhist_value(data, type, i);
+		if (unlikely(!isfinite(v)))
 		{
-			if (v < 0)
-				h->num_neg_inf++;
-			else
-				h->num_pos_inf++;
+			/* NaN is not counted */
+			if (isinf(v))
+			{
+				if (v < 0)
+					num_neg_inf++;
+				else
+					num_pos_inf++;
+			}
 			continue;
 		}
 		k = gpo_hist_order_key(v);
-		if (!h->any_finite)
-			h->min_key = h->max_key = k;
-		h->min_key = Min(h->min_key, k);
-		h->max_key = Max(h->max_key, k);
+		min_key = Min(min_key, k);
+		max_key = Max(max_key, k);
+		num_finite++;
+	}
+	if (num_finite > 0)
+	{
 		h->any_finite = true;
-		h->num_finite++;
+		h->min_key = min_key;
+		h->max_key = max_key;
+	}
+	h->num_finite += num_finite;
+	h->num_neg_inf += num_neg_inf;
+	h->num_pos_inf += num_pos_inf;
+	h->num_values += n;
+}
+
+/* Min, max and counts of the values of one chunk, added to h. */
+static void
+gpuops_qhist_stats(const gpo_chunk *c, gpo_type type, GpuopsHistStats *h)
+{
+#define GPUOPS_QHIST_STATS(t) \
+	do { \
+		if (c->validity == NULL) \
+			gpuops_qhist_stats_typed(c->data, NULL, c->n, (t), h); \
+		else \
+			gpuops_qhist_stats_typed(c->data, c->validity, c->n, (t), h); \
+	} while (0)
+
+	switch (type)
+	{
+		case GPO_INT32:
+			GPUOPS_QHIST_STATS(GPO_INT32);
+			break;
+		case GPO_INT64:
+			GPUOPS_QHIST_STATS(GPO_INT64);
+			break;
+		case GPO_FLOAT32:
+			GPUOPS_QHIST_STATS(GPO_FLOAT32);
+			break;
+		case GPO_FLOAT64:
+			GPUOPS_QHIST_STATS(GPO_FLOAT64);
+			break;
+		default:
+			elog(ERROR, "gpuops.histogram: unexpected physical type %d", (int) type);
+	}
+#undef GPUOPS_QHIST_STATS
+}
+
+/* Largest single write or read of the temporary file. */
+#define GPUOPS_QHIST_IO_MAX ((size_t) 64 * 1024 * 1024)
+
+/* Append size bytes to the temporary file. */
+static void
+gpuops_qhist_write(GpuopsQueryHist *h, const void *ptr, size_t size)
+{
+	const char *p = (const char *) ptr;
+
+	while (size > 0)
+	{
+		int			amount = (int) Min(size, GPUOPS_QHIST_IO_MAX);
+
+		if (FileWrite(h->file, (char *) p, amount, h->file_size,
+					  WAIT_EVENT_BUFFILE_WRITE) != amount)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("gpuops.histogram: could not write to temporary file: %m")));
+		h->file_size += amount;
+		p += amount;
+		size -= amount;
 	}
 }
 
-/* First pass of the automatic domain. */
+/* Read exactly size bytes of the temporary file at *offset, advancing it. */
+static void
+gpuops_qhist_read(GpuopsQueryHist *h, off_t *offset, void *ptr, size_t size)
+{
+	char	   *p = (char *) ptr;
+
+	while (size > 0)
+	{
+		int			amount = (int) Min(size, GPUOPS_QHIST_IO_MAX);
+		int			nread = FileRead(h->file, p, amount, *offset,
+									 WAIT_EVENT_BUFFILE_READ);
+
+		if (nread < 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("gpuops.histogram: could not read from temporary file: %m")));
+		if (nread == 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("gpuops.histogram: unexpected end of temporary file")));
+		*offset += nread;
+		p += nread;
+		size -= nread;
+	}
+}
+
+/* Append one chunk (header, values, validity if any) to the temporary file. */
+static void
+gpuops_qhist_spill(GpuopsQueryHist *h, const GpuopsStreamColumn *col)
+{
+	GpuopsQhistChunkHeader hdr;
+
+	if (h->file == 0)
+	{
+		PrepareTempTablespaces();
+		h->file = OpenTemporaryFile(false);
+	}
+	hdr.num_rows = col->chunk.n;
+	hdr.has_validity = col->chunk.validity != NULL;
+	gpuops_qhist_write(h, &hdr, sizeof(hdr));
+	gpuops_qhist_write(h, col->chunk.data,
+					   (size_t) col->chunk.n * gpo_type_size(col->type));
+	if (hdr.has_validity)
+		gpuops_qhist_write(h, col->chunk.validity,
+						   (size_t) (col->chunk.n + 7) / 8);
+	h->file_chunks++;
+	h->file_rows += col->chunk.n;
+}
+
+/*
+ * Automatic domain, while the query runs: the chunk's figures, and the chunk
+ * kept for the counting pass.  A full chunk goes to the file.  A chunk that
+ * is not full is the query's last (the stream flushes one only when the
+ * query has ended), and the stream leaves its values in the buffer after the
+ * run (it clears only the validity bits), so only its validity is copied.
+ */
 static void
 gpuops_qhist_scan_chunk(GpuopsStream *s, void *arg)
 {
-	gpuops_qhist_stats(s, &((GpuopsQueryHist *) arg)->first);
+	GpuopsQueryHist *h = (GpuopsQueryHist *) arg;
+	GpuopsStreamColumn *col = &s->cols[0];
+
+	gpuops_qhist_stats(&col->chunk, col->type, &h->stats);
+	if (s->num_rows >= s->capacity)
+	{
+		gpuops_qhist_spill(h, col);
+		return;
+	}
+	h->last_rows = s->num_rows;
+	if (col->chunk.validity != NULL)
+	{
+		h->last_validity = MemoryContextAlloc(h->cxt,
+											  (s->num_rows + 7) / 8);
+		memcpy(h->last_validity, col->chunk.validity, (s->num_rows + 7) / 8);
+	}
 }
 
-/* Counting pass: one chunk through gpo_histogram, added to the totals. */
+/* One chunk through gpo_histogram with h->spec, added to the totals. */
 static void
-gpuops_qhist_count_chunk(GpuopsStream *s, void *arg)
+gpuops_qhist_count(GpuopsQueryHist *h, const gpo_vector *vec)
 {
-	GpuopsQueryHist *h = (GpuopsQueryHist *) arg;
 	gpo_hist_domain domain;
 	gpo_ctx		ctx;
 	size_t		scratch_bytes = 0;
@@ -130,15 +304,12 @@ gpuops_qhist_count_chunk(GpuopsStream *s, void *arg)
 	gpo_status	st;
 	int32		b;
 
-	h->num_values += s->num_rows;
-	if (h->check_pass)
-		gpuops_qhist_stats(s, &h->second);
 	gpuops_ctx_init(&ctx);
-	st = gpo_histogram(&ctx, &s->cols[0].vec, NULL, &h->spec,
+	st = gpo_histogram(&ctx, vec, NULL, &h->spec,
 					   h->chunk_counts, &domain, NULL, &scratch_bytes);
 	gpuops_check_status(st, &ctx, "histogram", INT8OID);
 	scratch = gpuops_alloc_scratch(scratch_bytes);
-	st = gpo_histogram(&ctx, &s->cols[0].vec, NULL, &h->spec,
+	st = gpo_histogram(&ctx, vec, NULL, &h->spec,
 					   h->chunk_counts, &domain, scratch, &scratch_bytes);
 	gpuops_check_status(st, &ctx, "histogram", INT8OID);
 	for (b = 0; b <= h->spec.bins + 1; b++)
@@ -147,29 +318,71 @@ gpuops_qhist_count_chunk(GpuopsStream *s, void *arg)
 			elog(ERROR, "gpuops: engine published a negative count for bucket %d", b);
 		h->counts[b] += h->chunk_counts[b];
 	}
+	h->num_values += gpo_vector_rows(vec);
 }
 
-/* True if two passes found the same values. */
-static bool
-gpuops_qhist_same(const GpuopsHistStats *a, const GpuopsHistStats *b)
-{
-	return a->num_values == b->num_values &&
-		a->any_finite == b->any_finite &&
-		a->min_key == b->min_key &&
-		a->max_key == b->max_key &&
-		a->num_finite == b->num_finite &&
-		a->num_neg_inf == b->num_neg_inf &&
-		a->num_pos_inf == b->num_pos_inf;
-}
-
-/* Raise 22000: the second pass did not see the first pass's values. */
+/* Given domain: one chunk of the query counted. */
 static void
-gpuops_qhist_changed(void)
+gpuops_qhist_count_chunk(GpuopsStream *s, void *arg)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_EXCEPTION),
-			 errmsg("gpuops.histogram: the query returned different values in its second pass"),
-			 errhint("The automatic domain runs the query twice: make it deterministic, or give lo and hi.")));
+	gpuops_qhist_count((GpuopsQueryHist *) arg, &s->cols[0].vec);
+}
+
+/*
+ * Automatic domain, counting pass: the last chunk from the stream's buffer,
+ * then the file's chunks read back into it, one at a time.
+ */
+static void
+gpuops_qhist_recount(GpuopsQueryHist *h, GpuopsStream *s)
+{
+	GpuopsStreamColumn *col = &s->cols[0];
+	MemoryContext cxt;
+	MemoryContext old;
+	gpo_chunk	chunk;
+	gpo_vector	vec;
+	off_t		offset = 0;
+	int64		i;
+
+	/* engine scratch is per chunk, as in the stream's chunk context */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuops histogram",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	vec.type = col->type;
+	vec.nchunks = 1;
+	vec.chunks = &chunk;
+	if (h->last_rows > 0)
+	{
+		chunk.data = col->data;
+		chunk.validity = h->last_validity;
+		chunk.n = h->last_rows;
+		gpuops_qhist_count(h, &vec);
+		MemoryContextReset(cxt);
+		CHECK_FOR_INTERRUPTS();
+	}
+	for (i = 0; i < h->file_chunks; i++)
+	{
+		GpuopsQhistChunkHeader hdr;
+
+		gpuops_qhist_read(h, &offset, &hdr, sizeof(hdr));
+		if (hdr.num_rows <= 0 || hdr.num_rows > s->capacity)
+			elog(ERROR, "gpuops.histogram: temporary file holds a chunk of " INT64_FORMAT " rows",
+				 hdr.num_rows);
+		gpuops_qhist_read(h, &offset, col->data,
+						  (size_t) hdr.num_rows * gpo_type_size(col->type));
+		if (hdr.has_validity)
+			gpuops_qhist_read(h, &offset, col->validity,
+							  (size_t) (hdr.num_rows + 7) / 8);
+		chunk.data = col->data;
+		chunk.validity = hdr.has_validity ? col->validity : NULL;
+		chunk.n = hdr.num_rows;
+		gpuops_qhist_count(h, &vec);
+		MemoryContextReset(cxt);
+		CHECK_FOR_INTERRUPTS();
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	/* the stream's validity bits must read as empty again */
+	memset(col->validity, 0, (s->capacity + 7) / 8);
 }
 
 /* gpuops.histogram(query text, bins, lo, hi): width_bucket counts of a query's column. */
@@ -221,10 +434,14 @@ gpuops_histogram_query(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		GpuopsHistStats *f = &h.first;
+		GpuopsHistStats *f = &h.stats;
 
+		h.cxt = CurrentMemoryContext;
 		gpuops_stream_begin(&s, gpuops_qhist_scan_chunk, &h);
 		gpuops_stream_run(&s);
+		if (h.file_rows + h.last_rows != f->num_values)
+			elog(ERROR, "gpuops.histogram: kept " INT64_FORMAT " of " INT64_FORMAT " rows",
+				 h.file_rows + h.last_rows, f->num_values);
 		h.num_values = f->num_values;
 		domain.valid = f->any_finite;
 		domain.lo = f->any_finite ? gpo_hist_order_value(f->min_key) : 0.0;
@@ -242,23 +459,22 @@ gpuops_histogram_query(PG_FUNCTION_ARGS)
 		}
 		else
 		{
-			/* count with the domain given; check the rows are the same */
+			/* count the kept chunks with the domain given */
 			h.num_values = 0;
-			h.check_pass = true;
 			h.spec.auto_domain = false;
 			h.spec.lo = domain.lo;
 			h.spec.hi = domain.hi;
-			s.callback = gpuops_qhist_count_chunk;
-			gpuops_stream_run(&s);
+			gpuops_qhist_recount(&h, &s);
 			h.spec.auto_domain = true;
-			h.second.num_values = h.num_values;
-			if (!gpuops_qhist_same(&h.first, &h.second) ||
+			if (h.num_values != f->num_values ||
 				h.counts[0] != f->num_neg_inf ||
 				h.counts[bins + 1] < f->num_pos_inf)
-				gpuops_qhist_changed();
+				elog(ERROR, "gpuops.histogram: the counting pass disagrees with the values read");
 			h.counts[bins] += h.counts[bins + 1] - f->num_pos_inf;
 			h.counts[bins + 1] = f->num_pos_inf;
 		}
+		if (h.file != 0)
+			FileClose(h.file);
 	}
 
 	gpuops_hist_output(rsinfo, &h.spec, h.counts, &domain, h.num_values);
