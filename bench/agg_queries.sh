@@ -168,6 +168,11 @@ session() { # out-file settings query rounded-columns
 	exit 1
 }
 
+# each session's times as soon as it ends, so a run cut short still reports
+progress() {
+	echo "   ms: $(grep -h 'Execution Time' "$1" | awk '{printf "%s ", $3}')" >&2
+}
+
 for i in "${!queries[@]}"; do
 	q=$((i + 1))
 	for f in $faces; do
@@ -178,11 +183,13 @@ for i in "${!queries[@]}"; do
 				set_w="SET gpuops.enabled = off; SET max_parallel_workers_per_gather = $w;"
 				[ "$w" -gt 0 ] && set_w="$set_w SET max_parallel_workers = $w;"
 				session "$logdir/q$q.native.$w" "$set_w" "${queries[$i]}" "${rounded[$i]}"
+				progress "$logdir/q$q.native.$w"
 			done ;;
 		cpu|gpu)
 			echo "q$q ${labels[$i]}: gpuops $f" >&2
 			session "$logdir/q$q.$f" "SET gpuops.enabled = on; SET gpuops.device = $f;" \
-				"${queries[$i]}" "${rounded[$i]}" ;;
+				"${queries[$i]}" "${rounded[$i]}"
+			progress "$logdir/q$q.$f" ;;
 		esac
 	done
 done

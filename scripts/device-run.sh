@@ -51,8 +51,9 @@ if [[ $steps == *" qf "* ]]; then
 fi
 if [[ $steps == *" agg "* ]]; then
 	echo "== aggregate queries, ${AGG_ROWS:-100000000} rows =="
+	mkdir -p "$OUT/agg" && chown pg "$OUT/agg"
 	timeout ${AGG_TIMEOUT:-400} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
-		RUNS=${AGG_RUNS:-3} NATIVE_WORKERS="${NATIVE_WORKERS:-$(nproc)}" \
+		RUNS=${AGG_RUNS:-3} AGG_LOG_DIR="$OUT/agg" NATIVE_WORKERS="${NATIVE_WORKERS:-$(nproc)}" \
 		bash bench/agg_queries.sh "${AGG_ROWS:-100000000}" 2>&1 | tee "$OUT/agg_queries.txt"; agg_rc=$?
 fi
 echo "SUMMARY unit=$unit_rc bench=$bench_rc regress=$reg_rc qf=$qf_rc agg=$agg_rc"

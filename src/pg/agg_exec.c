@@ -397,6 +397,42 @@ gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
 	return ngroups;
 }
 
+/*
+ * Without GROUP BY the batch is one group: a row-parallel segmented
+ * reduction over the single segment [0, n) of every value column (or of no
+ * column, for count(*) alone) is cheaper than grouping by a constant key.
+ */
+static void
+gpuops_agg_batch_one_group(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+						   gpo_vector *vecs, int64 n)
+{
+	GpuopsAggSpec *spec = &s->spec;
+	gpo_agg_out *vals = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
+	int64		offsets[2] = {0, n};
+	int64		rows = n;
+	gpo_vector	offv;
+	gpo_chunk	offc;
+	int			v;
+
+	gpuops_agg_vec(&offv, &offc, GPO_INT64, offsets, NULL, 2);
+	for (v = 0; v < spec->nvals; v++)
+	{
+		gpo_vector *values = &vecs[te->val_col[v]];
+		gpo_ctx		ctx;
+		gpo_status	st;
+		size_t		bytes = 0;
+
+		gpuops_agg_out_alloc(&vals[v], 1, GPO_INT32, values->type, true);
+		gpuops_ctx_init(&ctx);
+		st = gpo_segreduce(&ctx, values, &offv, 1, &vals[v], NULL, &bytes);
+		if (st == GPO_OK)
+			st = gpo_segreduce(&ctx, values, &offv, 1, &vals[v],
+							   gpuops_alloc_scratch(bytes), NULL);
+		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg reduction");
+	}
+	gpuops_aggstate_merge(&s->groups, 1, NULL, NULL, &rows, vals);
+}
+
 /* Aggregates one batch of n rows (vecs: one per reader column) and merges it. */
 static void
 gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
@@ -418,10 +454,10 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	/* one key per row */
 	if (spec->nkeys == 0)
-		gpuops_agg_vec(&keyv, &keyc, GPO_INT32,
-					   palloc_extended(sizeof(int32) * n,
-									   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO),
-					   NULL, n);
+	{
+		gpuops_agg_batch_one_group(s, te, vecs, n);
+		return;
+	}
 	else if (spec->nkeys == 1)
 		keyv = vecs[te->key_col[0]];
 	else
@@ -665,7 +701,7 @@ gpuops_agg_planned_strategy(const GpuopsAggSpec *spec)
 	if (gpuops_agg_strategy != GPO_AGG_AUTO)
 		return gpo_agg_strategy_name((gpo_agg_strategy) gpuops_agg_strategy);
 	if (spec->nkeys == 0)
-		return "dense";
+		return "one group";
 	return spec->est_groups <= (double) GPO_AGG_HASH_MAX_GROUPS ?
 		"dense or hash" : "sort";
 }
@@ -734,7 +770,7 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 											  context, useprefix, false));
 		ExplainPropertyList("Group Keys", keys, es);
 	}
-	if (es->analyze && s->batches > 0)
+	if (es->analyze && s->batches > 0 && s->spec.nkeys > 0)
 	{
 		StringInfoData buf;
 		int			i;
