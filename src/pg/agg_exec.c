@@ -111,9 +111,10 @@ gpuops_agg_create_state(CustomScan *cscan)
 	return (Node *) s;
 }
 
-/* The reader column of attno, added if new. */
+/* The reader column of attno (dictionary codes when dict is set), added if new. */
 static int
-gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno)
+gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno,
+				   GpuopsTextDict *dict)
 {
 	int			i;
 	GpuopsScanCol *c;
@@ -124,7 +125,14 @@ gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno)
 	c = &te->cols[te->ncols];
 	c->attnum = attno;
 	c->typid = TupleDescAttr(RelationGetDescr(te->rel), attno - 1)->atttypid;
-	if (!gpuops_scan_col_type(c->typid, &c->type))
+	if (dict != NULL)
+	{
+		/* a text key: its dictionary codes */
+		c->type = GPO_INT32;
+		c->encode = gpuops_dict_encode;
+		c->encode_arg = dict;
+	}
+	else if (!gpuops_scan_col_type(c->typid, &c->type))
 		elog(ERROR, "GpuOpsAgg cannot read column %d of type %u", attno,
 			 c->typid);
 	return te->ncols++;
@@ -176,13 +184,14 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	te->cols = palloc0(sizeof(GpuopsScanCol) * (natts + 1));
 	te->val_col = palloc0(sizeof(int) * Max(s->spec.nvals, 1));
 	for (i = 0; i < s->spec.nkeys; i++)
-		te->key_col[i] = gpuops_agg_add_col(te, tab->key_attnos[i]);
+		te->key_col[i] = gpuops_agg_add_col(te, tab->key_attnos[i],
+											s->spec.key_dicts[i]);
 	for (i = 0; i < s->spec.nvals; i++)
-		te->val_col[i] = gpuops_agg_add_col(te, tab->val_attnos[i]);
+		te->val_col[i] = gpuops_agg_add_col(te, tab->val_attnos[i], NULL);
 	qual_attnos = gpuops_quals_attnos(tab->device_quals, NULL);
 	x = -1;
 	while ((x = bms_next_member(qual_attnos, x)) >= 0)
-		gpuops_agg_add_col(te, (AttrNumber) x);
+		gpuops_agg_add_col(te, (AttrNumber) x, NULL);
 
 	attno_col = palloc(sizeof(int) * (natts + 1));
 	for (i = 0; i <= natts; i++)
@@ -224,6 +233,9 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	int			t;
 
 	gpuops_agg_spec_from_plan(cscan, &s->spec);
+	for (t = 0; t < s->spec.nkeys; t++)
+		if (gpuops_agg_text_key(s->spec.key_types[t], s->spec.key_collations[t]))
+			s->spec.key_dicts[t] = gpuops_dict_create();
 	s->tables = palloc0(sizeof(GpuopsAggTableExec) * Max(s->spec.ntables, 1));
 	s->qual_cxt = CreateExprContext(estate);
 	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,

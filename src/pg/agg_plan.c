@@ -114,6 +114,18 @@ gpuops_agg_col_type(Oid typid, gpo_type *type)
 	}
 }
 
+/*
+ * True if a grouping key of type typid and collation collid is a text key:
+ * text or varchar under a deterministic collation, whose equality is byte
+ * equality (bpchar ignores trailing blanks and keeps its native plan).
+ */
+bool
+gpuops_agg_text_key(Oid typid, Oid collid)
+{
+	return (typid == TEXTOID || typid == VARCHAROID) && OidIsValid(collid) &&
+		get_collation_isdeterministic(collid);
+}
+
 /* True if node is a plain user column of relid (no system column, no whole row). */
 static bool
 gpuops_plain_column(Node *node, Index relid)
@@ -331,7 +343,8 @@ gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
 		Node	   *e = (Node *) lfirst(lc);
 
 		if (!gpuops_plain_column(e, relid) ||
-			!gpuops_agg_col_type(exprType(e), &phys))
+			!(gpuops_agg_col_type(exprType(e), &phys) ||
+			  gpuops_agg_text_key(exprType(e), exprCollation(e))))
 			return false;
 		*keys = list_append_unique(*keys, e);
 	}
@@ -649,7 +662,10 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	spec->nkeys = list_length(keys);
 	i = 0;
 	foreach(lc, keys)
-		spec->key_types[i++] = lfirst_node(Var, lc)->vartype;
+	{
+		spec->key_types[i] = lfirst_node(Var, lc)->vartype;
+		spec->key_collations[i++] = lfirst_node(Var, lc)->varcollid;
+	}
 
 	spec->naggs = list_length(aggrefs);
 	spec->aggs = palloc0(sizeof(GpuopsAggCol) * Max(spec->naggs, 1));

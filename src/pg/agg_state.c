@@ -371,8 +371,11 @@ gpuops_aggstate_tuple(const GpuopsAggState *st, const GpuopsAggSpec *spec,
 			continue;
 		}
 		gpo_code_decode(st->key_types[k], st->key_codes[k][g], &buf);
-		values[k] = gpuops_aggstate_datum(spec->key_types[k], st->key_types[k],
-										  &buf);
+		if (spec->key_dicts[k] != NULL)
+			values[k] = gpuops_dict_datum(spec->key_dicts[k], *(int32 *) &buf);
+		else
+			values[k] = gpuops_aggstate_datum(spec->key_types[k],
+											  st->key_types[k], &buf);
 		isnull[k] = false;
 	}
 	for (a = 0; a < spec->naggs; a++)

@@ -42,6 +42,9 @@ typedef struct GpuopsAggCol
 	Oid			restype;		/* SQL type of the result */
 } GpuopsAggCol;
 
+/* A text key's dictionary (agg_dict.c). */
+typedef struct GpuopsTextDict GpuopsTextDict;
+
 /* One table the node reads: the table itself, or one partition. */
 typedef struct GpuopsAggTable
 {
@@ -58,6 +61,7 @@ typedef struct GpuopsAggSpec
 {
 	int			nkeys;
 	Oid			key_types[GPUOPS_AGG_MAX_KEYS];
+	Oid			key_collations[GPUOPS_AGG_MAX_KEYS];
 	int			naggs;
 	GpuopsAggCol *aggs;
 	int			nvals;			/* distinct aggregate arguments */
@@ -65,6 +69,7 @@ typedef struct GpuopsAggSpec
 	int			ntables;		/* 1, or the partitions left after pruning */
 	GpuopsAggTable *tables;
 	bool		partitioned;	/* the input is an inheritance tree */
+	GpuopsTextDict *key_dicts[GPUOPS_AGG_MAX_KEYS]; /* text keys (executor) */
 	double		est_groups;
 	int			planned_device; /* a gpo_device: gpuops.device at plan time */
 } GpuopsAggSpec;
@@ -89,6 +94,18 @@ extern Node *gpuops_agg_set_varno(Node *node, Index from, Index to);
 extern void gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec);
 /* The physical type the node holds a column of SQL type typid in, or false. */
 extern bool gpuops_agg_col_type(Oid typid, gpo_type *type);
+
+/* True if a grouping key of type typid and collation collid is a text key (dictionary codes). */
+extern bool gpuops_agg_text_key(Oid typid, Oid collid);
+
+/* ---- agg_dict.c ---- */
+
+/* An empty dictionary in the current memory context. */
+extern GpuopsTextDict *gpuops_dict_create(void);
+/* The code of a non-NULL string, added if new (a GpuopsScanEncode). */
+extern int32 gpuops_dict_encode(void *arg, Datum value);
+/* The string of a code, as a text Datum. */
+extern Datum gpuops_dict_datum(const GpuopsTextDict *d, int32 code);
 
 /* ---- agg_quals.c ---- */
 

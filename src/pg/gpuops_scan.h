@@ -24,14 +24,25 @@
 #include "utils/snapshot.h"
 
 /* One column the reader extracts. */
+/*
+ * Maps a column's non-NULL value to an int32 code (a dictionary, for
+ * varlena grouping keys); called by the backend, on the slot path only.
+ */
+typedef int32 (*GpuopsScanEncode) (void *arg, Datum value);
+
 typedef struct GpuopsScanCol
 {
 	AttrNumber	attnum;			/* 1-based column of the relation */
 	Oid			typid;			/* its type: int2, int4, date, bool -> INT32;
 								 * int8, timestamp, timestamptz -> INT64;
-								 * float4 -> FLOAT32; float8 -> FLOAT64 */
+								 * float4 -> FLOAT32; float8 -> FLOAT64; any
+								 * type when encode is set */
 	gpo_type	type;			/* the physical type the batch holds (set by
-								 * the caller with gpuops_scan_col_type) */
+								 * the caller with gpuops_scan_col_type;
+								 * INT32 when encode is set) */
+	GpuopsScanEncode encode;	/* NULL, or the code of each value: the
+								 * table is then read through slots */
+	void	   *encode_arg;
 } GpuopsScanCol;
 
 /*
@@ -99,7 +110,8 @@ typedef enum GpuopsScanConv
 	GPUOPS_CONV_FLOAT32,		/* float4 -> float32 */
 	GPUOPS_CONV_FLOAT64,		/* float8 -> float64 */
 	GPUOPS_CONV_BOOL_INT32,		/* bool -> int32 (0/1) */
-	GPUOPS_CONV_BOOL_UINT8		/* bool -> uint8 (0/1) */
+	GPUOPS_CONV_BOOL_UINT8,		/* bool -> uint8 (0/1) */
+	GPUOPS_CONV_ENCODE			/* any type -> int32 through a callback */
 } GpuopsScanConv;
 
 /* One extracted column, as the decoders see it. */
@@ -107,6 +119,8 @@ typedef struct GpuopsDecodeCol
 {
 	int			attidx;			/* 0-based attribute */
 	GpuopsScanConv conv;
+	GpuopsScanEncode encode;	/* GPUOPS_CONV_ENCODE */
+	void	   *encode_arg;
 	void	   *data;			/* the batch's value array */
 	uint8	   *validity;		/* the batch's validity bitmap */
 	int			out;			/* index of the batch column */
@@ -176,6 +190,8 @@ gpuops_scan_put_datum(GpuopsScanConv conv, void *data, int64 row, Datum d)
 		case GPUOPS_CONV_BOOL_UINT8:
 			((uint8 *) data)[row] = DatumGetBool(d) ? 1 : 0;
 			break;
+		case GPUOPS_CONV_ENCODE:
+			break;				/* the slot path calls the encoder itself */
 	}
 }
 
@@ -188,6 +204,7 @@ gpuops_scan_put_null(const GpuopsDecodeCol *dc, int64 row)
 		case GPUOPS_CONV_INT16_INT32:
 		case GPUOPS_CONV_INT32:
 		case GPUOPS_CONV_BOOL_INT32:
+		case GPUOPS_CONV_ENCODE:
 			((int32 *) dc->data)[row] = 0;
 			break;
 		case GPUOPS_CONV_INT64:

@@ -115,6 +115,8 @@ gpuops_decode_put(const GpuopsDecodeCol *dc, int64 row, const char *p)
 		case GPUOPS_CONV_BOOL_UINT8:
 			((uint8 *) dc->data)[row] = *(const char *) p != 0;
 			break;
+		case GPUOPS_CONV_ENCODE:
+			break;				/* never on the page-batch path */
 	}
 }
 

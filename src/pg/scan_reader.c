@@ -188,7 +188,16 @@ gpuops_scan_setup_cols(GpuopsScanReader *r, int ncols,
 				 col->attnum, RelationGetRelationName(r->rel),
 				 att->atttypid, col->typid);
 		dc->attidx = col->attnum - 1;
-		dc->conv = gpuops_scan_conv(col->typid, col->type);
+		if (col->encode != NULL)
+		{
+			if (col->type != GPO_INT32)
+				elog(ERROR, "gpuops column reader: encoded columns are int32");
+			dc->conv = GPUOPS_CONV_ENCODE;
+			dc->encode = col->encode;
+			dc->encode_arg = col->encode_arg;
+		}
+		else
+			dc->conv = gpuops_scan_conv(col->typid, col->type);
 		dc->data = r->batch.data[i];
 		dc->validity = r->batch.validity[i];
 		dc->out = i;
@@ -267,6 +276,9 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 	gpuops_scan_setup_cols(r, ncols, cols);
 
 	r->stats.fast = allow_fast && gpuops_scan_can_fast(rel, snapshot, cpu_qual);
+	for (i = 0; i < ncols; i++)
+		if (cols[i].encode != NULL)
+			r->stats.fast = false;	/* the decoders only read fixed widths */
 	if (r->stats.fast)
 	{
 		int			pages = GPUOPS_SCAN_BATCH_PAGES;
@@ -448,6 +460,9 @@ gpuops_scan_next_slot(GpuopsScanReader *r)
 				gpuops_scan_put_null(dc, row);
 				b->has_nulls[dc->out] = true;
 			}
+			else if (dc->conv == GPUOPS_CONV_ENCODE)
+				((int32 *) dc->data)[row] =
+					dc->encode(dc->encode_arg, slot->tts_values[dc->attidx]);
 			else
 				gpuops_scan_put_datum(dc->conv, dc->data, row,
 									  slot->tts_values[dc->attidx]);
