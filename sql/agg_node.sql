@@ -203,6 +203,16 @@ SELECT q, pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, count
 SELECT pg_temp.check('SELECT count(*) AS count_all, sum(v) AS sum_v, min(k) AS min_k FROM agg_t WHERE k > 100000');
 SELECT count(*), sum(v), min(k), avg(w) FROM agg_t WHERE k > 100000;
 
+-- a rescan: the node on the inner side of a nested loop, once per outer row
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT pg_temp.plan('SELECT g, s.n FROM generate_series(1, 3) g LEFT JOIN (SELECT k, count(*) n FROM agg_t GROUP BY k) s ON s.k = g');
+SELECT pg_temp.check('SELECT g, s.n, s.sv FROM generate_series(1, 3) g LEFT JOIN (SELECT k, count(*) n, sum(v) sv FROM agg_t GROUP BY k) s ON s.k = g');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+
 -- every strategy, and batches of a few rows (gpuops.chunk_size) so that
 -- groups meet across batch seams
 SET gpuops.agg_strategy = dense;

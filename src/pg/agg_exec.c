@@ -696,12 +696,16 @@ static void
 gpuops_agg_rescan(CustomScanState *node)
 {
 	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
+	MemoryContext old;
 	int			t;
 
 	for (t = 0; t < s->spec.ntables; t++)
 		if (s->tables[t].reader)
 			gpuops_scan_rescan(s->tables[t].reader);
+	/* the groups live as long as the query, whoever asks for the rescan */
+	old = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
 	gpuops_agg_state_types(s);
+	MemoryContextSwitchTo(old);
 	s->aggregated = false;
 	s->next_group = 0;
 }
