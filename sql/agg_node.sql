@@ -108,11 +108,12 @@ SELECT pg_temp.plan('SELECT k, count(*), sum(v), avg(v), min(v), max(v) FROM agg
 SELECT pg_temp.plan('SELECT k, kb, count(w) FROM agg_t WHERE w > 0 AND (v < 10 OR kb) AND txt LIKE ''a%'' GROUP BY k, kb');
 SELECT pg_temp.plan('SELECT count(*), sum(w8) FROM agg_t WHERE k IN (1, 2, 3) AND kd BETWEEN ''2020-02-01'' AND ''2020-03-01''');
 SELECT pg_temp.plan('SELECT k, sum(v) FROM agg_t GROUP BY k HAVING count(*) > 90 ORDER BY 2 DESC LIMIT 3');
--- not eligible: an expression key, DISTINCT and FILTER aggregates,
--- numeric input, a join, a subquery in WHERE, grouping sets
+-- not eligible: an expression key, a DISTINCT aggregate, a FILTER the
+-- engine can't evaluate, numeric input, a join, a subquery in WHERE,
+-- grouping sets
 SELECT pg_temp.plan('SELECT k + 1, count(*) FROM agg_t GROUP BY k + 1');
 SELECT pg_temp.plan('SELECT count(DISTINCT k) FROM agg_t');
-SELECT pg_temp.plan('SELECT sum(v) FILTER (WHERE w > 0) FROM agg_t');
+SELECT pg_temp.plan('SELECT sum(v) FILTER (WHERE txt LIKE ''a%'') FROM agg_t');
 SELECT pg_temp.plan('SELECT sum(v::numeric) FROM agg_t');
 SELECT pg_temp.plan('SELECT a.k, count(*) FROM agg_t a JOIN agg_t b USING (i) GROUP BY a.k');
 SELECT pg_temp.plan('SELECT count(*) FROM agg_t WHERE v > (SELECT avg(v) FROM agg_t)');
@@ -160,6 +161,12 @@ CREATE COLLATION agg_ci (provider = icu, locale = 'und-u-ks-level2', determinist
 SELECT pg_temp.plan('SELECT s COLLATE agg_ci, count(*) FROM agg_txt GROUP BY 1');
 ALTER TABLE agg_txt ADD COLUMN sci text COLLATE agg_ci;
 SELECT pg_temp.plan('SELECT sci, count(*) FROM agg_txt GROUP BY sci');
+-- FILTER clauses: evaluated as masks per batch, shared by the aggregates
+-- that repeat them; count(*) FILTER counts the rows where they hold
+SELECT pg_temp.plan('SELECT k, count(*) FILTER (WHERE w > 5), sum(v) FILTER (WHERE w > 5) FROM agg_t GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) FILTER (WHERE w > 5) AS c1, sum(v) FILTER (WHERE w > 5) AS s1, sum(v) AS s2, avg(v) FILTER (WHERE w < 3 OR v IS NULL) AS a1, count(v) FILTER (WHERE kb) AS c2, min(kf8) FILTER (WHERE kf8 <> ''NaN'') AS m1, max(w8) FILTER (WHERE w8 IS NULL) AS m2 FROM agg_t WHERE k > 2 GROUP BY k');
+SELECT pg_temp.check('SELECT count(*) FILTER (WHERE k IN (1, 2)) AS c1, count(*) FILTER (WHERE k IS NULL) AS c2, sum(w) FILTER (WHERE NOT kb) AS s FROM agg_t');
+SELECT pg_temp.check('SELECT kb, ks, count(*) FILTER (WHERE v > 0) AS c FROM agg_t GROUP BY kb, ks');
 -- no GROUP BY
 SELECT pg_temp.check('SELECT count(*) AS count_all, count(v) AS count_v, sum(v) AS sum_v, avg(w8) AS avg_w8, min(kf8) AS min_kf8, max(kd) AS max_kd, sum(w2) AS sum_w2 FROM agg_t');
 SELECT pg_temp.check('SELECT count(*) AS count_all FROM agg_t');
@@ -273,6 +280,7 @@ SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, avg(w) AS a, min(d) 
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_p WHERE w > 10 AND d >= ''2020-05-01'' GROUP BY k');
 SELECT pg_temp.check('SELECT d, k, count(*) AS n FROM agg_p WHERE k IN (2, 7) GROUP BY d, k');
 SELECT pg_temp.check('SELECT count(*) AS n, max(w) AS m FROM agg_p WHERE d >= ''2021-01-01''');
+SELECT pg_temp.check('SELECT k, count(*) FILTER (WHERE w > 500) AS n, sum(v) FILTER (WHERE d < ''2020-09-01'') AS s FROM agg_p GROUP BY k');
 -- plain inheritance: the parent's own rows and its child's
 CREATE TABLE agg_parent (k int, v float8);
 CREATE TABLE agg_child (extra text) INHERITS (agg_parent);

@@ -49,6 +49,8 @@ typedef struct GpuopsAggTableExec
 	int		   *val_col;		/* reader column of each value column */
 	gpo_pred   *prog;			/* device clauses, postfix */
 	int			nprog;
+	gpo_pred  **fprog;			/* [nfilters]: FILTER clauses, postfix */
+	int		   *fnprog;
 	ExprState  *cpu_qual;
 	GpuopsScanReader *reader;
 } GpuopsAggTableExec;
@@ -150,7 +152,9 @@ gpuops_agg_state_types(GpuopsAggScanState *s)
 	for (i = 0; i < s->spec.nkeys; i++)
 		key_types[i] = te->cols[te->key_col[i]].type;
 	for (i = 0; i < s->spec.nvals; i++)
-		val_types[i] = te->cols[te->val_col[i]].type;
+		val_types[i] = te->val_col[i] >= 0 ? te->cols[te->val_col[i]].type :
+			GPO_INT32;
+
 	gpuops_aggstate_init(&s->groups, s->spec.nkeys, key_types, s->spec.nvals,
 						 val_types);
 }
@@ -187,8 +191,11 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		te->key_col[i] = gpuops_agg_add_col(te, tab->key_attnos[i],
 											s->spec.key_dicts[i]);
 	for (i = 0; i < s->spec.nvals; i++)
-		te->val_col[i] = gpuops_agg_add_col(te, tab->val_attnos[i], NULL);
+		te->val_col[i] = tab->val_attnos[i] > 0 ?
+			gpuops_agg_add_col(te, tab->val_attnos[i], NULL) : -1;
 	qual_attnos = gpuops_quals_attnos(tab->device_quals, NULL);
+	for (i = 0; i < s->spec.nfilters; i++)
+		qual_attnos = gpuops_quals_attnos(tab->filter_quals[i], qual_attnos);
 	x = -1;
 	while ((x = bms_next_member(qual_attnos, x)) >= 0)
 		gpuops_agg_add_col(te, (AttrNumber) x, NULL);
@@ -204,6 +211,12 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	}
 	te->nprog = gpuops_quals_program(tab->device_quals, tab->rti, attno_col,
 									 natts, col_types, &te->prog);
+	te->fprog = palloc0(sizeof(gpo_pred *) * Max(s->spec.nfilters, 1));
+	te->fnprog = palloc0(sizeof(int) * Max(s->spec.nfilters, 1));
+	for (i = 0; i < s->spec.nfilters; i++)
+		te->fnprog[i] = gpuops_quals_program(tab->filter_quals[i], tab->rti,
+											 attno_col, natts, col_types,
+											 &te->fprog[i]);
 
 	/*
 	 * No parent: the node's own scan slot is virtual (the groups), while this
@@ -410,6 +423,75 @@ gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
 }
 
 /*
+ * The value columns of a batch of n rows: each aggregate argument's column,
+ * or a column of zeros for count(*) FILTER, with its validity cleared where
+ * the aggregate's FILTER clause does not hold (the engine then skips those
+ * rows as it skips NULLs).  Each FILTER runs once per batch.
+ */
+static gpo_vector *
+gpuops_agg_value_vectors(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+						 gpo_vector *vecs, int64 n)
+{
+	GpuopsAggSpec *spec = &s->spec;
+	gpo_vector *vals = palloc0(sizeof(gpo_vector) * Max(spec->nvals, 1));
+	gpo_chunk  *chunks = palloc0(sizeof(gpo_chunk) * Max(spec->nvals, 1));
+	uint8	  **fbits = palloc0(sizeof(uint8 *) * Max(spec->nfilters, 1));
+	int			v;
+
+	for (v = 0; v < spec->nvals; v++)
+	{
+		int			f = spec->val_filters[v];
+		uint8	   *valid;
+		int64		i;
+
+		if (te->val_col[v] >= 0)
+		{
+			vals[v] = vecs[te->val_col[v]];
+			chunks[v] = vals[v].chunks[0];
+		}
+		else
+			gpuops_agg_vec(&vals[v], &chunks[v], GPO_INT32,
+						   palloc_extended(sizeof(int32) * Max(n, 1),
+										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO),
+						   NULL, n);
+		vals[v].chunks = &chunks[v];
+		if (f < 0)
+			continue;
+		if (fbits[f] == NULL)
+		{
+			gpo_vector	maskv;
+			gpo_chunk	maskc;
+			uint8	   *mask = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
+			gpo_ctx		ctx;
+			gpo_status	st;
+			size_t		bytes = 0;
+			int64		count = 0;
+
+			gpuops_agg_vec(&maskv, &maskc, GPO_UINT8, mask, NULL, n);
+			gpuops_ctx_init(&ctx);
+			st = gpo_filter(&ctx, te->ncols, vecs, te->fprog[f], te->fnprog[f],
+							&maskv, &count, NULL, &bytes);
+			if (st == GPO_OK)
+				st = gpo_filter(&ctx, te->ncols, vecs, te->fprog[f],
+								te->fnprog[f], &maskv, &count,
+								gpuops_alloc_scratch(bytes), NULL);
+			gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg FILTER");
+			fbits[f] = palloc_extended((n + 7) / 8 + 1,
+									   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+			for (i = 0; i < n; i++)
+				if (mask[i])
+					fbits[f][i >> 3] |= (uint8) (1 << (i & 7));
+		}
+		valid = palloc_extended((n + 7) / 8 + 1, MCXT_ALLOC_HUGE);
+		for (i = 0; i < (n + 7) / 8; i++)
+			valid[i] = fbits[f][i] &
+				(chunks[v].validity ? chunks[v].validity[i] : 0xFF);
+		chunks[v].validity = valid;
+	}
+	return vals;
+}
+
+/*
  * Without GROUP BY the batch is one group: a row-parallel segmented
  * reduction over the single segment [0, n) of every value column (or of no
  * column, for count(*) alone) is cheaper than grouping by a constant key.
@@ -422,14 +504,16 @@ gpuops_agg_batch_one_group(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpo_agg_out *vals = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
 	int64		offsets[2] = {0, n};
 	int64		rows = n;
+	gpo_vector *valvecs;
 	gpo_vector	offv;
 	gpo_chunk	offc;
 	int			v;
 
 	gpuops_agg_vec(&offv, &offc, GPO_INT64, offsets, NULL, 2);
+	valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
 	for (v = 0; v < spec->nvals; v++)
 	{
-		gpo_vector *values = &vecs[te->val_col[v]];
+		gpo_vector *values = &valvecs[v];
 		gpo_ctx		ctx;
 		gpo_status	st;
 		size_t		bytes = 0;
@@ -454,6 +538,7 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpo_vector	keyv;
 	gpo_chunk	keyc;
 	gpo_keypack *pack = NULL;
+	gpo_vector *valvecs;
 	gpo_agg_out first;
 	gpo_agg_out *vals = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
 	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
@@ -489,20 +574,21 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	}
 
 	/* the groups, with every value column's aggregates */
+	valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
 	cap = Min(n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
 	gpuops_agg_out_alloc(&first, cap, keyv.type,
-						 spec->nvals > 0 ? vecs[te->val_col[0]].type : GPO_INT32,
+						 spec->nvals > 0 ? valvecs[0].type : GPO_INT32,
 						 true);
 	ngroups = gpuops_agg_group(s, &keyv,
-							   spec->nvals > 0 ? &vecs[te->val_col[0]] : NULL,
+							   spec->nvals > 0 ? &valvecs[0] : NULL,
 							   &first, true);
 	if (spec->nvals > 0)
 		vals[0] = first;
 	for (v = 1; v < spec->nvals; v++)
 	{
 		gpuops_agg_out_alloc(&vals[v], ngroups, keyv.type,
-							 vecs[te->val_col[v]].type, false);
-		if (gpuops_agg_group(s, &keyv, &vecs[te->val_col[v]], &vals[v], false) !=
+							 valvecs[v].type, false);
+		if (gpuops_agg_group(s, &keyv, &valvecs[v], &vals[v], false) !=
 			ngroups)
 			elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
 	}

@@ -185,7 +185,9 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 	gpo_type	phys;
 
 	if (aggref->aggorder != NIL || aggref->aggdistinct != NIL ||
-		aggref->aggfilter != NULL || aggref->aggkind != AGGKIND_NORMAL ||
+		(aggref->aggfilter != NULL &&
+		 !gpuops_qual_on_device(aggref->aggfilter, relid)) ||
+		aggref->aggkind != AGGKIND_NORMAL ||
 		aggref->agglevelsup != 0 || aggref->aggsplit != AGGSPLIT_SIMPLE ||
 		aggref->aggvariadic)
 		return false;
@@ -654,6 +656,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	List	   *tables = (List *) list_nth(priv, PRIV_TABLES);
 	Index		relid = intVal(list_nth(priv, PRIV_RELID));
 	AttrNumber *val_attnos;
+	List	   *filters = NIL;
 	ListCell   *lc;
 	int			i;
 	int			t;
@@ -667,9 +670,15 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		spec->key_collations[i++] = lfirst_node(Var, lc)->varcollid;
 	}
 
+	/*
+	 * Value columns: one per distinct (argument, FILTER) pair.  count(*)
+	 * FILTER (WHERE p) counts the rows of a column of no argument (attno 0)
+	 * whose rows are valid where p holds.
+	 */
 	spec->naggs = list_length(aggrefs);
 	spec->aggs = palloc0(sizeof(GpuopsAggCol) * Max(spec->naggs, 1));
 	spec->val_types = palloc0(sizeof(Oid) * Max(spec->naggs, 1));
+	spec->val_filters = palloc0(sizeof(int) * Max(spec->naggs, 1));
 	val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->naggs, 1));
 	i = 0;
 	foreach(lc, aggrefs)
@@ -677,6 +686,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		Aggref	   *a = lfirst_node(Aggref, lc);
 		GpuopsAggCol *col = &spec->aggs[i++];
 		AttrNumber	attno;
+		int			f = -1;
 		int			v;
 
 		if (!gpuops_agg_supported(a, relid, &col->kind, &attno,
@@ -684,19 +694,35 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 			elog(ERROR, "GpuOpsAgg plan holds an unsupported aggregate");
 		col->restype = a->aggtype;
 		col->valcol = -1;
+		if (a->aggfilter != NULL)
+		{
+			for (f = 0; f < list_length(filters); f++)
+				if (equal(list_nth(filters, f), a->aggfilter))
+					break;
+			if (f == list_length(filters))
+				filters = lappend(filters, a->aggfilter);
+			if (col->kind == GPUOPS_AGG_COUNT_STAR)
+			{
+				col->kind = GPUOPS_AGG_COUNT;
+				col->argtype = INT4OID;
+				attno = InvalidAttrNumber;
+			}
+		}
 		if (col->kind == GPUOPS_AGG_COUNT_STAR)
 			continue;
 		for (v = 0; v < spec->nvals; v++)
-			if (val_attnos[v] == attno)
+			if (val_attnos[v] == attno && spec->val_filters[v] == f)
 				break;
 		if (v == spec->nvals)
 		{
 			val_attnos[v] = attno;
 			spec->val_types[v] = col->argtype;
+			spec->val_filters[v] = f;
 			spec->nvals++;
 		}
 		col->valcol = v;
 	}
+	spec->nfilters = list_length(filters);
 
 	spec->partitioned = intVal(list_nth(priv, PRIV_INH)) != 0;
 	spec->ntables = list_length(tables);
@@ -715,15 +741,25 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		foreach(lc2, (List *) list_nth(entry, TAB_KEYS))
 			tab->key_attnos[i++] = lfirst_node(Var, lc2)->varattno;
 		tab->val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->nvals, 1));
+		tab->filter_quals = palloc0(sizeof(List *) * Max(spec->nfilters, 1));
 		a = 0;
 		foreach(lc2, (List *) list_nth(entry, TAB_AGGREFS))
 		{
 			Aggref	   *agg = lfirst_node(Aggref, lc2);
 			GpuopsAggCol *col = &spec->aggs[a++];
+			int			f;
 
-			if (col->valcol >= 0)
+			if (col->valcol < 0)
+				continue;
+			if (agg->args != NIL)
 				tab->val_attnos[col->valcol] =
 					castNode(Var, linitial_node(TargetEntry, agg->args)->expr)->varattno;
+			f = spec->val_filters[col->valcol];
+			if (f >= 0 && tab->filter_quals[f] == NIL)
+			{
+				tab->filter_quals[f] = list_make1(copyObject(agg->aggfilter));
+				fix_opfuncids((Node *) tab->filter_quals[f]);
+			}
 		}
 		tab->device_quals = copyObject((List *) list_nth(entry, TAB_DEVICE_QUALS));
 		tab->cpu_quals = copyObject((List *) list_nth(entry, TAB_CPU_QUALS));

@@ -37,7 +37,9 @@ typedef struct GpuopsAggCol
 {
 	GpuopsAggKind kind;
 	int			valcol;			/* index of its argument among the value
-								 * columns; -1 for count(*) */
+								 * columns; -1 for count(*) (count(*)
+								 * FILTER is a count of a value column of
+								 * no argument, attno 0) */
 	Oid			argtype;		/* SQL type of the argument */
 	Oid			restype;		/* SQL type of the result */
 } GpuopsAggCol;
@@ -54,6 +56,7 @@ typedef struct GpuopsAggTable
 	AttrNumber *val_attnos;		/* [nvals] */
 	List	   *device_quals;	/* implicit-AND clauses run as a device mask */
 	List	   *cpu_quals;		/* implicit-AND clauses run by PostgreSQL */
+	List	  **filter_quals;	/* [nfilters]: FILTER clauses (one-element lists) */
 } GpuopsAggTable;
 
 /* What the executor needs, decoded from the plan. */
@@ -64,8 +67,10 @@ typedef struct GpuopsAggSpec
 	Oid			key_collations[GPUOPS_AGG_MAX_KEYS];
 	int			naggs;
 	GpuopsAggCol *aggs;
-	int			nvals;			/* distinct aggregate arguments */
+	int			nvals;			/* distinct (argument, FILTER) pairs */
 	Oid		   *val_types;
+	int		   *val_filters;	/* [nvals]: FILTER index, or -1 */
+	int			nfilters;		/* distinct FILTER clauses */
 	int			ntables;		/* 1, or the partitions left after pruning */
 	GpuopsAggTable *tables;
 	bool		partitioned;	/* the input is an inheritance tree */
