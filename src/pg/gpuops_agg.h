@@ -89,19 +89,56 @@ extern double gpuops_gpu_row_cost;
 extern double gpuops_cpu_setup_cost;
 extern double gpuops_cpu_row_cost;
 
+/* ---- the plan's custom_private (agg_plan.c writes it, agg_spec.c reads it) ---- */
+
+/* Positions in the path's and the plan's custom_private. */
+enum
+{
+	PRIV_KEYS = 0,				/* List of key Vars */
+	PRIV_AGGREFS,				/* List of Aggrefs, in scan-tuple order */
+	PRIV_TABLES,				/* List of table entries (TAB_*) */
+	PRIV_INH,					/* Integer: the input is an inheritance tree */
+	PRIV_HAVING,				/* implicit-AND HAVING quals (path only) */
+	PRIV_EST_GROUPS,			/* Float: estimated groups */
+	PRIV_DEVICE,				/* Integer: gpuops.device at plan time */
+	PRIV_RELID,					/* Integer: the input's range-table index */
+	PRIV_COUNT
+};
+
+/* Positions in a table entry of PRIV_TABLES: one per table read. */
+enum
+{
+	TAB_RTI = 0,				/* Integer: range-table index */
+	TAB_OID,					/* Integer: pg_class OID */
+	TAB_KEYS,					/* List of key Vars of this table */
+	TAB_AGGREFS,				/* List of Aggrefs over this table's columns */
+	TAB_DEVICE_QUALS,			/* List of clauses run as a device mask */
+	TAB_CPU_QUALS				/* List of clauses run by PostgreSQL */
+};
+
 /* ---- agg_plan.c ---- */
+
+/*
+ * Classify an Aggref: true (with *kind, *argattno, *argtype) if the node
+ * computes it over a plain column of relid exactly as PostgreSQL does.
+ */
+extern bool gpuops_agg_supported(Aggref *aggref, Index relid,
+								 GpuopsAggKind *kind, AttrNumber *argattno,
+								 Oid *argtype);
 
 /* Install the planner hook (from _PG_init). */
 extern void gpuops_agg_register(void);
+/* The physical type the node holds a column of SQL type typid in, or false. */
+extern bool gpuops_agg_col_type(Oid typid, gpo_type *type);
+/* True if a grouping key of type typid and collation collid is a text key (dictionary codes). */
+extern bool gpuops_agg_text_key(Oid typid, Oid collid);
+
+/* ---- agg_spec.c ---- */
+
 /* A copy of node whose Vars of range-table index from refer to to. */
 extern Node *gpuops_agg_set_varno(Node *node, Index from, Index to);
 /* Decode a plan's custom_private into spec. */
 extern void gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec);
-/* The physical type the node holds a column of SQL type typid in, or false. */
-extern bool gpuops_agg_col_type(Oid typid, gpo_type *type);
-
-/* True if a grouping key of type typid and collation collid is a text key (dictionary codes). */
-extern bool gpuops_agg_text_key(Oid typid, Oid collid);
 
 /* ---- agg_dict.c ---- */
 

@@ -1,0 +1,377 @@
+/*
+ * agg_batch.c
+ *	  The engine work of one GpuOpsAgg batch: the device clauses as a mask and
+ *	  a compaction (gpo_filter, gpo_compact, gpo_gather), FILTER clauses as
+ *	  validity masks, one key per row (the column itself, or gpo_keypack for
+ *	  several keys), the aggregates of every value column (gpo_groupagg, or
+ *	  one gpo_segreduce without GROUP BY), and the merge of the batch's groups
+ *	  into the running groups (agg_state.c).
+ *
+ * Every engine call runs on the face gpuops.device selects and is counted by
+ * face for EXPLAIN ANALYZE.  Everything here is palloc'd in the batch's
+ * memory context, reset after the batch.
+ */
+#include "gpuops_agg_exec.h"
+
+#include "gpo_join.h"
+#include "gpo_keypack.h"
+
+/* Counts an engine call's face and checks its status. */
+static void
+gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st, gpo_ctx *ctx,
+				   const char *op)
+{
+	gpuops_check_status(st, ctx, op, InvalidOid);
+	if (ctx->used == GPO_DEVICE_GPU)
+		s->gpu_calls++;
+	else
+		s->cpu_calls++;
+}
+
+/* A one-chunk vector over n values at data, validity optional. */
+void
+gpuops_agg_vec(gpo_vector *v, gpo_chunk *c, gpo_type type, void *data,
+			   uint8 *validity, int64 n)
+{
+	c->data = data;
+	c->validity = validity;
+	c->n = n;
+	v->type = type;
+	v->nchunks = 1;
+	v->chunks = c;
+}
+
+/*
+ * Runs the device program over the batch and compacts the passing rows of
+ * every column into new buffers (cols/chunks updated); returns the rows
+ * left.
+ */
+int64
+gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+				  gpo_vector *vecs, gpo_chunk *chunks, int64 n)
+{
+	gpo_ctx		ctx;
+	gpo_vector	maskv;
+	gpo_chunk	maskc;
+	gpo_vector	idxv;
+	gpo_chunk	idxc;
+	size_t		bytes = 0;
+	int64		count = 0;
+	gpo_status	st;
+	int			i;
+
+	gpuops_agg_vec(&maskv, &maskc, GPO_UINT8, palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE), NULL, n);
+	gpuops_ctx_init(&ctx);
+	st = gpo_filter(&ctx, te->ncols, vecs, te->prog, te->nprog, &maskv, &count,
+					NULL, &bytes);
+	if (st == GPO_OK)
+		st = gpo_filter(&ctx, te->ncols, vecs, te->prog, te->nprog, &maskv,
+						&count, gpuops_alloc_scratch(bytes), NULL);
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg filter");
+	if (count == n || count == 0)
+		return count;
+
+	gpuops_agg_vec(&idxv, &idxc, GPO_INT64,
+				   palloc_extended(sizeof(int64) * count, MCXT_ALLOC_HUGE),
+				   NULL, count);
+	gpuops_ctx_init(&ctx);
+	bytes = 0;
+	st = gpo_compact(&ctx, &maskv, 0, &idxv, &count, NULL, &bytes);
+	if (st == GPO_OK)
+		st = gpo_compact(&ctx, &maskv, 0, &idxv, &count,
+						 gpuops_alloc_scratch(bytes), NULL);
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg compaction");
+
+	for (i = 0; i < te->ncols; i++)
+	{
+		gpo_vector	outv;
+		gpo_chunk	outc;
+		size_t		w = gpo_type_size(vecs[i].type);
+		uint8	   *valid = NULL;
+
+		if (chunks[i].validity != NULL)
+			valid = palloc_extended((count + 7) / 8, MCXT_ALLOC_HUGE);
+		gpuops_agg_vec(&outv, &outc, vecs[i].type,
+					   palloc_extended(w * Max(count, 1), MCXT_ALLOC_HUGE),
+					   valid, count);
+		gpuops_ctx_init(&ctx);
+		bytes = 0;
+		st = gpo_gather(&ctx, &vecs[i], &idxv, &outv, NULL, &bytes);
+		if (st == GPO_OK)
+			st = gpo_gather(&ctx, &vecs[i], &idxv, &outv,
+							gpuops_alloc_scratch(bytes), NULL);
+		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg gather");
+		chunks[i] = outc;
+		vecs[i].chunks = &chunks[i];
+	}
+	return count;
+}
+
+/* Result arrays with room for capacity groups. */
+static void
+gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity, gpo_type ktype,
+					 gpo_type vtype, bool with_keys)
+{
+	Size		n = (Size) Max(capacity, 1);
+
+	memset(out, 0, sizeof(*out));
+	out->capacity = capacity;
+	if (with_keys)
+	{
+		out->keys = palloc_extended(gpo_type_size(ktype) * n, MCXT_ALLOC_HUGE);
+		out->key_valid = palloc_extended(n, MCXT_ALLOC_HUGE);
+		out->rows = palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE);
+	}
+	out->count = palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE);
+	out->isum = palloc_extended(sizeof(gpo_int128) * n, MCXT_ALLOC_HUGE);
+	out->fsum = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
+	out->min = palloc_extended(gpo_type_size(vtype) * n, MCXT_ALLOC_HUGE);
+	out->max = palloc_extended(gpo_type_size(vtype) * n, MCXT_ALLOC_HUGE);
+}
+
+/*
+ * Groups keys with the aggregates of values (NULL: rows only) into out,
+ * growing out when the groups don't fit; returns the group count.  The
+ * first call of a batch counts the strategy used for EXPLAIN.
+ */
+static int64
+gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
+				 const gpo_vector *values, gpo_agg_out *out, bool first)
+{
+	gpo_ctx		ctx;
+	gpo_agg_strategy strategy;
+	int64		ngroups = 0;
+	size_t		bytes = 0;
+	gpo_status	st;
+	char		scratch;
+
+	for (;;)
+	{
+		gpuops_ctx_init(&ctx);
+		strategy = (gpo_agg_strategy) gpuops_agg_strategy;
+		st = gpo_groupagg(&ctx, keys, values, (int64) s->spec.est_groups,
+						  &strategy, out, &ngroups, NULL, &bytes);
+		if (st == GPO_OK)
+			st = gpo_groupagg(&ctx, keys, values, (int64) s->spec.est_groups,
+							  &strategy, out, &ngroups, &scratch, NULL);
+		if (st != GPO_ERR_CAPACITY)
+			break;
+		gpuops_agg_out_alloc(out, ngroups, keys->type,
+							 values ? values->type : GPO_INT32,
+							 out->keys != NULL);
+	}
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg group aggregation");
+	if (first && (int) strategy >= 0 && (int) strategy < 4)
+		s->strategy_batches[strategy]++;
+	return ngroups;
+}
+
+/*
+ * The value columns of a batch of n rows: each aggregate argument's column,
+ * or a column of zeros for count(*) FILTER, with its validity cleared where
+ * the aggregate's FILTER clause does not hold (the engine then skips those
+ * rows as it skips NULLs).  Each FILTER runs once per batch.
+ */
+static gpo_vector *
+gpuops_agg_value_vectors(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+						 gpo_vector *vecs, int64 n)
+{
+	GpuopsAggSpec *spec = &s->spec;
+	gpo_vector *vals = palloc0(sizeof(gpo_vector) * Max(spec->nvals, 1));
+	gpo_chunk  *chunks = palloc0(sizeof(gpo_chunk) * Max(spec->nvals, 1));
+	uint8	  **fbits = palloc0(sizeof(uint8 *) * Max(spec->nfilters, 1));
+	int			v;
+
+	for (v = 0; v < spec->nvals; v++)
+	{
+		int			f = spec->val_filters[v];
+		uint8	   *valid;
+		int64		i;
+
+		if (te->val_col[v] >= 0)
+		{
+			vals[v] = vecs[te->val_col[v]];
+			chunks[v] = vals[v].chunks[0];
+		}
+		else
+			gpuops_agg_vec(&vals[v], &chunks[v], GPO_INT32,
+						   palloc_extended(sizeof(int32) * Max(n, 1),
+										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO),
+						   NULL, n);
+		vals[v].chunks = &chunks[v];
+		if (f < 0)
+			continue;
+		if (fbits[f] == NULL)
+		{
+			gpo_vector	maskv;
+			gpo_chunk	maskc;
+			uint8	   *mask = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
+			gpo_ctx		ctx;
+			gpo_status	st;
+			size_t		bytes = 0;
+			int64		count = 0;
+
+			gpuops_agg_vec(&maskv, &maskc, GPO_UINT8, mask, NULL, n);
+			gpuops_ctx_init(&ctx);
+			st = gpo_filter(&ctx, te->ncols, vecs, te->fprog[f], te->fnprog[f],
+							&maskv, &count, NULL, &bytes);
+			if (st == GPO_OK)
+				st = gpo_filter(&ctx, te->ncols, vecs, te->fprog[f],
+								te->fnprog[f], &maskv, &count,
+								gpuops_alloc_scratch(bytes), NULL);
+			gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg FILTER");
+			fbits[f] = palloc_extended((n + 7) / 8 + 1,
+									   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+			for (i = 0; i < n; i++)
+				if (mask[i])
+					fbits[f][i >> 3] |= (uint8) (1 << (i & 7));
+		}
+		valid = palloc_extended((n + 7) / 8 + 1, MCXT_ALLOC_HUGE);
+		for (i = 0; i < (n + 7) / 8; i++)
+			valid[i] = fbits[f][i] &
+				(chunks[v].validity ? chunks[v].validity[i] : 0xFF);
+		chunks[v].validity = valid;
+	}
+	return vals;
+}
+
+/*
+ * Without GROUP BY the batch is one group: a row-parallel segmented
+ * reduction over the single segment [0, n) of every value column (or of no
+ * column, for count(*) alone) is cheaper than grouping by a constant key.
+ */
+static void
+gpuops_agg_batch_one_group(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+						   gpo_vector *vecs, int64 n)
+{
+	GpuopsAggSpec *spec = &s->spec;
+	gpo_agg_out *vals = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
+	int64		offsets[2] = {0, n};
+	int64		rows = n;
+	gpo_vector *valvecs;
+	gpo_vector	offv;
+	gpo_chunk	offc;
+	int			v;
+
+	gpuops_agg_vec(&offv, &offc, GPO_INT64, offsets, NULL, 2);
+	valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
+	for (v = 0; v < spec->nvals; v++)
+	{
+		gpo_vector *values = &valvecs[v];
+		gpo_ctx		ctx;
+		gpo_status	st;
+		size_t		bytes = 0;
+
+		gpuops_agg_out_alloc(&vals[v], 1, GPO_INT32, values->type, true);
+		gpuops_ctx_init(&ctx);
+		st = gpo_segreduce(&ctx, values, &offv, 1, &vals[v], NULL, &bytes);
+		if (st == GPO_OK)
+			st = gpo_segreduce(&ctx, values, &offv, 1, &vals[v],
+							   gpuops_alloc_scratch(bytes), NULL);
+		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg reduction");
+	}
+	gpuops_aggstate_merge(&s->groups, 1, NULL, NULL, &rows, vals);
+}
+
+/* Aggregates one batch of n rows (vecs: one per reader column) and merges it. */
+void
+gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+				 gpo_vector *vecs, int64 n)
+{
+	GpuopsAggSpec *spec = &s->spec;
+	gpo_vector	keyv;
+	gpo_chunk	keyc;
+	gpo_keypack *pack = NULL;
+	gpo_vector *valvecs;
+	gpo_agg_out first;
+	gpo_agg_out *vals = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
+	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
+	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
+	int64		ngroups;
+	int64		cap;
+	int64		g;
+	int			k;
+	int			v;
+
+	/* one key per row */
+	if (spec->nkeys == 0)
+	{
+		gpuops_agg_batch_one_group(s, te, vecs, n);
+		return;
+	}
+	else if (spec->nkeys == 1)
+		keyv = vecs[te->key_col[0]];
+	else
+	{
+		gpo_vector	kv[GPUOPS_AGG_MAX_KEYS];
+		gpo_ctx		ctx;
+		gpo_status	st;
+
+		for (k = 0; k < spec->nkeys; k++)
+			kv[k] = vecs[te->key_col[k]];
+		gpuops_agg_vec(&keyv, &keyc, GPO_INT64,
+					   palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE),
+					   NULL, n);
+		gpuops_ctx_init(&ctx);
+		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &keyv, &pack);
+		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
+	}
+
+	/* the groups, with every value column's aggregates */
+	valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
+	cap = Min(n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
+	gpuops_agg_out_alloc(&first, cap, keyv.type,
+						 spec->nvals > 0 ? valvecs[0].type : GPO_INT32,
+						 true);
+	ngroups = gpuops_agg_group(s, &keyv,
+							   spec->nvals > 0 ? &valvecs[0] : NULL,
+							   &first, true);
+	if (spec->nvals > 0)
+		vals[0] = first;
+	for (v = 1; v < spec->nvals; v++)
+	{
+		gpuops_agg_out_alloc(&vals[v], ngroups, keyv.type,
+							 valvecs[v].type, false);
+		if (gpuops_agg_group(s, &keyv, &valvecs[v], &vals[v], false) !=
+			ngroups)
+			elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
+	}
+
+	/* the groups' keys as key codes, in the running state's form */
+	for (k = 0; k < spec->nkeys; k++)
+	{
+		codes[k] = palloc_extended(sizeof(uint64) * Max(ngroups, 1), MCXT_ALLOC_HUGE);
+		valid[k] = palloc_extended(Max(ngroups, 1), MCXT_ALLOC_HUGE);
+	}
+	if (spec->nkeys == 1)
+	{
+		size_t		w = gpo_type_size(keyv.type);
+
+		for (g = 0; g < ngroups; g++)
+		{
+			valid[0][g] = first.key_valid[g];
+			codes[0][g] = first.key_valid[g] ?
+				gpo_key_code(keyv.type, (const char *) first.keys + w * g) : 0;
+		}
+	}
+	else if (spec->nkeys > 1)
+	{
+		void	   *values[GPUOPS_AGG_MAX_KEYS];
+
+		for (k = 0; k < spec->nkeys; k++)
+			values[k] = palloc_extended(8 * Max(ngroups, 1), MCXT_ALLOC_HUGE);
+		gpo_keypack_decode(pack, ngroups, (const int64_t *) first.keys,
+						   values, valid);
+		for (k = 0; k < spec->nkeys; k++)
+		{
+			gpo_type	t = s->groups.key_types[k];
+			size_t		w = gpo_type_size(t);
+
+			for (g = 0; g < ngroups; g++)
+				codes[k][g] = valid[k][g] ?
+					gpo_key_code(t, (const char *) values[k] + w * g) : 0;
+		}
+		gpo_keypack_free(pack);
+	}
+	gpuops_aggstate_merge(&s->groups, ngroups, codes, valid, first.rows, vals);
+}
