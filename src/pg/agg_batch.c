@@ -273,6 +273,28 @@ gpuops_agg_batch_one_group(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpuops_aggstate_merge(&s->groups, 1, NULL, NULL, &rows, vals);
 }
 
+/* Memory-context reset callback: frees the engine's key packing. */
+static void
+gpuops_agg_free_pack(void *arg)
+{
+	gpo_keypack_free((gpo_keypack *) arg);
+}
+
+/*
+ * Ties the engine's (malloc'd) key packing to the current memory context,
+ * the batch's: it is freed when the batch ends, and also when an error or a
+ * cancel unwinds the query before that.
+ */
+static void
+gpuops_agg_free_with_batch(gpo_keypack *pack)
+{
+	MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
+
+	cb->func = gpuops_agg_free_pack;
+	cb->arg = pack;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+}
+
 /* Aggregates one batch of n rows (vecs: one per reader column) and merges it. */
 void
 gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
@@ -315,6 +337,7 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpuops_ctx_init(&ctx);
 		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &keyv, &pack);
 		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
+		gpuops_agg_free_with_batch(pack);
 	}
 
 	/* the groups, with every value column's aggregates */
@@ -371,7 +394,6 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 				codes[k][g] = valid[k][g] ?
 					gpo_key_code(t, (const char *) values[k] + w * g) : 0;
 		}
-		gpo_keypack_free(pack);
 	}
 	gpuops_aggstate_merge(&s->groups, ngroups, codes, valid, first.rows, vals);
 }
