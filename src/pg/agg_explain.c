@@ -9,16 +9,13 @@
 #include "nodes/makefuncs.h"
 #include "utils/ruleutils.h"
 
-/* The strategy the engine is expected to choose, for plain EXPLAIN. */
+/* The strategy the planner expects the engine to choose, for plain EXPLAIN. */
 static const char *
 gpuops_agg_planned_strategy(const GpuopsAggSpec *spec)
 {
-	if (gpuops_agg_strategy != GPO_AGG_AUTO)
-		return gpo_agg_strategy_name((gpo_agg_strategy) gpuops_agg_strategy);
-	if (spec->nkeys == 0)
+	if (spec->nkeys == 0 || spec->planned_strategy < 0)
 		return "one group";
-	return spec->est_groups <= (double) GPO_AGG_HASH_MAX_GROUPS ?
-		"dense or hash" : "sort";
+	return gpo_agg_strategy_name((gpo_agg_strategy) spec->planned_strategy);
 }
 
 /* Deparsed implicit-AND clauses, or NULL for none. */

@@ -27,6 +27,7 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -449,6 +450,123 @@ gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top, RelOptInfo *rel,
 	return true;
 }
 
+/*
+ * The range of key codes (gpo_key_code) a key's values span, from the
+ * column's statistics (histogram bounds and most common values); false when
+ * unknown or not an integer-like key.  A text key's codes are its dense
+ * dictionary numbers, so its range is its estimated number of values.
+ */
+static bool
+gpuops_agg_key_range(PlannerInfo *root, Var *var, double rows, uint64 *span)
+{
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+	gpo_type	phys;
+	bool		found = false;
+	uint64		lo = PG_UINT64_MAX;
+	uint64		hi = 0;
+	int			kinds[2] = {STATISTIC_KIND_HISTOGRAM, STATISTIC_KIND_MCV};
+	int			k;
+	int			i;
+
+	if (gpuops_agg_text_key(var->vartype, var->varcollid))
+	{
+		double		nd = estimate_num_groups(root, list_make1(var), rows,
+											 NULL, NULL);
+
+		*span = (uint64) Max(nd, 1.0) - 1;
+		return true;
+	}
+	if (!gpuops_agg_col_type(var->vartype, &phys) ||
+		(phys != GPO_INT32 && phys != GPO_INT64))
+		return false;
+	examine_variable(root, (Node *) var, 0, &vardata);
+	for (k = 0; k < 2 && HeapTupleIsValid(vardata.statsTuple); k++)
+	{
+		if (!get_attstatsslot(&sslot, vardata.statsTuple, kinds[k], InvalidOid,
+							  ATTSTATSSLOT_VALUES))
+			continue;
+		for (i = 0; i < sslot.nvalues; i++)
+		{
+			Datum		d = sslot.values[i];
+			int64		v64 = 0;
+			int32		v32 = 0;
+			uint64		code;
+
+			switch (var->vartype)
+			{
+				case INT2OID:
+					v32 = DatumGetInt16(d);
+					break;
+				case BOOLOID:
+					v32 = DatumGetBool(d) ? 1 : 0;
+					break;
+				case INT4OID:
+				case DATEOID:
+					v32 = DatumGetInt32(d);
+					break;
+				default:
+					v64 = DatumGetInt64(d);
+					break;
+			}
+			code = phys == GPO_INT32 ? gpo_key_code(phys, &v32) :
+				gpo_key_code(phys, &v64);
+			lo = Min(lo, code);
+			hi = Max(hi, code);
+			found = true;
+		}
+		free_attstatsslot(&sslot);
+	}
+	ReleaseVariableStats(vardata);
+	if (found)
+		*span = hi - lo;
+	return found;
+}
+
+/*
+ * The strategy the engine is expected to choose (gpo_agg_choose, or the
+ * setting that forces one); -1 for aggregates without GROUP BY.  Several
+ * keys are packed into one key whose span is the product of theirs.
+ */
+static int
+gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
+							double groups)
+{
+	gpo_type	type = GPO_INT64;
+	uint64		span = PG_UINT64_MAX;
+	double		packed = 1;
+	ListCell   *lc;
+
+	if (keys == NIL)
+		return -1;
+	if (gpuops_agg_strategy == GPO_AGG_HASH || gpuops_agg_strategy == GPO_AGG_SORT)
+		return gpuops_agg_strategy;
+	foreach(lc, keys)
+	{
+		Var		   *var = (Var *) lfirst(lc);
+		uint64		one;
+
+		if (!gpuops_agg_key_range(root, var, rows, &one))
+		{
+			packed = -1;
+			break;
+		}
+		/* and one more code for NULL */
+		packed *= (double) one + 2;
+	}
+	if (list_length(keys) == 1)
+		gpuops_agg_col_type(((Var *) linitial(keys))->vartype, &type);
+	if (gpuops_agg_text_key(((Var *) linitial(keys))->vartype,
+							((Var *) linitial(keys))->varcollid))
+		type = GPO_INT32;
+	if (packed > 0 && packed < (double) PG_INT64_MAX)
+		span = (uint64) packed - 1;
+	if (gpuops_agg_strategy == GPO_AGG_DENSE)
+		return span < (uint64) GPO_AGG_DENSE_MAX_RANGE ? GPO_AGG_DENSE :
+			gpo_agg_choose(type, (int64) rows, 0, span, (int64) groups);
+	return gpo_agg_choose(type, (int64) Max(rows, 1), 0, span, (int64) groups);
+}
+
 /* create_upper_paths_hook: offer GpuOpsAgg for an eligible GROUP BY. */
 static void
 gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
@@ -532,6 +650,10 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 								 makeInteger(gpuops_device));
 	cp->custom_private = lappend(cp->custom_private,
 								 makeInteger(input_rel->relid));
+	cp->custom_private = lappend(cp->custom_private,
+								 makeInteger(gpuops_agg_predict_strategy(root, keys,
+																		 input_rel->rows,
+																		 groups)));
 	cp->methods = &gpuops_agg_path_methods;
 	add_path(output_rel, &cp->path);
 }
@@ -581,6 +703,8 @@ gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
 									list_nth(priv, PRIV_DEVICE));
 	cscan->custom_private = lappend(cscan->custom_private,
 									list_nth(priv, PRIV_RELID));
+	cscan->custom_private = lappend(cscan->custom_private,
+									list_nth(priv, PRIV_STRATEGY));
 	cscan->custom_private = copyObject(cscan->custom_private);
 	cscan->methods = &gpuops_agg_scan_methods;
 	return &cscan->scan.plan;

@@ -169,4 +169,5 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	}
 	spec->est_groups = floatVal(list_nth(priv, PRIV_EST_GROUPS));
 	spec->planned_device = intVal(list_nth(priv, PRIV_DEVICE));
+	spec->planned_strategy = intVal(list_nth(priv, PRIV_STRATEGY));
 }

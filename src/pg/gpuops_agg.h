@@ -77,6 +77,7 @@ typedef struct GpuopsAggSpec
 	GpuopsTextDict *key_dicts[GPUOPS_AGG_MAX_KEYS]; /* text keys (executor) */
 	double		est_groups;
 	int			planned_device; /* a gpo_device: gpuops.device at plan time */
+	int			planned_strategy;	/* expected gpo_agg_strategy; -1: no keys */
 } GpuopsAggSpec;
 
 /* Shared extension state: custom scan method tables (agg_plan.c / agg_exec.c). */
@@ -102,6 +103,8 @@ enum
 	PRIV_EST_GROUPS,			/* Float: estimated groups */
 	PRIV_DEVICE,				/* Integer: gpuops.device at plan time */
 	PRIV_RELID,					/* Integer: the input's range-table index */
+	PRIV_STRATEGY,				/* Integer: expected gpo_agg_strategy, -1 for
+								 * no GROUP BY */
 	PRIV_COUNT
 };
 
