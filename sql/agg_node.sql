@@ -328,3 +328,9 @@ SELECT pg_temp.try('SELECT count(*) FROM agg_t');
 RESET ROLE;
 DROP TABLE agg_rls;
 DROP ROLE agg_reader;
+
+-- the node serves only databases that have the extension
+DROP EXTENSION gpuops;
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
+CREATE EXTENSION gpuops;
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');

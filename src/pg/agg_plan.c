@@ -29,6 +29,7 @@
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/appendinfo.h"
@@ -592,6 +593,9 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		gextra->patype != PARTITIONWISE_AGGREGATE_NONE)
 		return;
 	if (!parse->hasAggs && parse->groupClause == NIL)
+		return;
+	/* only in databases that have the extension (a preloaded library is everywhere) */
+	if (!OidIsValid(get_extension_oid("gpuops", true)))
 		return;
 	if (input_rel->reloptkind != RELOPT_BASEREL ||
 		input_rel->rtekind != RTE_RELATION || IS_DUMMY_REL(input_rel))
