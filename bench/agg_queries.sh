@@ -3,8 +3,9 @@
 # the CPU face and on the GPU face, measured in one run.
 #
 # Creates agg_bench.t(k int4, k2 int8, v float8, w int4) with N rows, generated
-# inside PostgreSQL from hashes of the row number (the same N gives the same
-# data; an existing table with N rows is reused), VACUUM (FREEZE, ANALYZE)s it
+# inside PostgreSQL from hashes of the row number by one session per core
+# into an unlogged table (the same N gives the same rows, in another order;
+# an existing table with N rows is reused), VACUUM (FREEZE, ANALYZE)s it
 # so every page is all-visible, and loads it into shared buffers (pg_prewarm,
 # else a count(*)).  Columns: k 1000 distinct values; k2 ~1e6 distinct values;
 # v dyadic values (0, 0.25, .. 249.75: sums are exact in float8) with ~1%
@@ -82,22 +83,24 @@ if [ "$have_rows" = "$n" ]; then
 	echo "reusing agg_bench.t ($n rows)" >&2
 else
 	echo "loading agg_bench.t ($n rows) ..." >&2
-	psql_at <<SQL
-SET client_min_messages = warning;
-DROP TABLE IF EXISTS agg_bench.t;
--- h1..h4: independent non-negative 63-bit hashes of the row number
-CREATE TABLE agg_bench.t AS
-SELECT (h1 % 1000)::int4 AS k,
-       h2 % 1000000 AS k2,
-       CASE WHEN h3 % 100 = 0 THEN NULL ELSE ((h3 / 100) % 1000)::float8 / 4 END AS v,
-       CASE WHEN h4 % 100 = 0 THEN NULL ELSE ((h4 / 100) % 1000)::int4 END AS w
+	psql_at -c "SET client_min_messages = warning; DROP TABLE IF EXISTS agg_bench.t" \
+		-c "CREATE UNLOGGED TABLE agg_bench.t (k int4, k2 int8, v float8, w int4)"
+	# one loading session per core, each a slice of the row numbers
+	# h1..h4: independent non-negative 63-bit hashes of the row number
+	for p in $(seq 0 $((ncpu - 1))); do
+		lo=$((n * p / ncpu + 1)) hi=$((n * (p + 1) / ncpu))
+		psql_at -c "INSERT INTO agg_bench.t
+SELECT (h1 % 1000)::int4, h2 % 1000000,
+       CASE WHEN h3 % 100 = 0 THEN NULL ELSE ((h3 / 100) % 1000)::float8 / 4 END,
+       CASE WHEN h4 % 100 = 0 THEN NULL ELSE ((h4 / 100) % 1000)::int4 END
 FROM (SELECT hashint8extended(i, 1) & 9223372036854775807 AS h1,
              hashint8extended(i, 2) & 9223372036854775807 AS h2,
              hashint8extended(i, 3) & 9223372036854775807 AS h3,
              hashint8extended(i, 4) & 9223372036854775807 AS h4
-      FROM generate_series(1, $n::int8) AS i OFFSET 0) s;
-VACUUM (FREEZE, ANALYZE) agg_bench.t;
-SQL
+      FROM generate_series($lo::int8, $hi::int8) AS i OFFSET 0) s" &
+	done
+	wait
+	psql_at -c "VACUUM (FREEZE, ANALYZE) agg_bench.t"
 fi
 psql_at -c "ALTER TABLE agg_bench.t SET (parallel_workers = $ncpu)"
 if [ "$(psql_at -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_prewarm'")" = 1 ] &&
