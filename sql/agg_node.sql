@@ -53,6 +53,32 @@ BEGIN
 END
 $$;
 
+-- q's rows in the order they come out, with gpuops on (node required) and off
+CREATE FUNCTION pg_temp.check_order(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	used boolean := false;
+	sorted boolean := false;
+	r_on text;
+	r_off text;
+BEGIN
+	PERFORM set_config('gpuops.enabled', 'on', true);
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		used := used OR line LIKE '%GpuOpsAgg%';
+		sorted := sorted OR line LIKE '%Sort%';
+	END LOOP;
+	IF NOT used THEN
+		RETURN 'NODE NOT USED';
+	END IF;
+	EXECUTE 'SELECT string_agg(s::text, '';'') FROM (' || q || ') s' INTO r_on;
+	PERFORM set_config('gpuops.enabled', 'off', true);
+	EXECUTE 'SELECT string_agg(s::text, '';'') FROM (' || q || ') s' INTO r_off;
+	PERFORM set_config('gpuops.enabled', 'on', true);
+	RETURN CASE WHEN r_on IS NOT DISTINCT FROM r_off THEN 'same order' ELSE 'DIFFERENT ORDER' END ||
+		CASE WHEN sorted THEN ', sorted above the node' ELSE ', no sort' END;
+END
+$$;
+
 -- runs a statement and reports its SQLSTATE and message (or 'ok')
 CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
@@ -178,6 +204,18 @@ SELECT pg_temp.check('SELECT ks, count(*) AS count_all FROM agg_t GROUP BY ks HA
 SELECT * FROM (SELECT k, sum(v), count(*) FROM agg_t GROUP BY k HAVING count(*) > 90
                ORDER BY 3 DESC, 1 LIMIT 4) s;
 
+-- groups come out in key order (NULLs last), so ORDER BY the keys needs no
+-- Sort; any other order, or text keys, get one
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k ORDER BY k');
+SELECT pg_temp.check_order('SELECT k, count(*) AS n, sum(v) AS s FROM agg_t GROUP BY k ORDER BY k');
+SELECT pg_temp.check_order('SELECT kf8, ks, count(*) AS n FROM agg_t GROUP BY kf8, ks ORDER BY kf8, ks');
+SELECT pg_temp.check_order('SELECT kd, kb, k2, count(*) AS n FROM agg_t GROUP BY kd, kb, k2 ORDER BY kd, kb, k2');
+SELECT pg_temp.check_order('SELECT kts, count(*) AS n FROM agg_t WHERE k < 10 GROUP BY kts ORDER BY kts LIMIT 20');
+SELECT pg_temp.check_order('SELECT k, count(*) AS n FROM agg_t GROUP BY k ORDER BY k DESC');
+SELECT pg_temp.check_order('SELECT k, count(*) AS n FROM agg_t GROUP BY k ORDER BY k NULLS FIRST');
+SELECT pg_temp.check_order('SELECT ks, k, count(*) AS n FROM agg_t GROUP BY ks, k ORDER BY k, ks');
+SELECT pg_temp.check_order('SELECT txt, count(*) AS n FROM agg_t WHERE k = 7 GROUP BY txt ORDER BY txt');
+
 -- WHERE on the device, on the CPU, and both
 SELECT q, pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, count(w) AS count_w FROM agg_t WHERE ' || q || ' GROUP BY k') FROM (VALUES
   ('w > 0 AND v < 10'),
@@ -278,6 +316,7 @@ SELECT pg_temp.plan('SELECT k, count(*), sum(v) FROM agg_p WHERE w > 10 GROUP BY
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_p WHERE d < ''2020-03-01'' GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, avg(w) AS a, min(d) AS lo, max(d) AS hi FROM agg_p GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_p WHERE w > 10 AND d >= ''2020-05-01'' GROUP BY k');
+SELECT pg_temp.check_order('SELECT d, k, count(*) AS n FROM agg_p GROUP BY d, k ORDER BY d, k');
 SELECT pg_temp.check('SELECT d, k, count(*) AS n FROM agg_p WHERE k IN (2, 7) GROUP BY d, k');
 SELECT pg_temp.check('SELECT count(*) AS n, max(w) AS m FROM agg_p WHERE d >= ''2021-01-01''');
 SELECT pg_temp.check('SELECT k, count(*) FILTER (WHERE w > 500) AS n, sum(v) FILTER (WHERE d < ''2020-09-01'') AS s FROM agg_p GROUP BY k');

@@ -26,9 +26,11 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "commands/extension.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -568,6 +570,51 @@ gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
 	return gpo_agg_choose(type, (int64) Max(rows, 1), 0, span, (int64) groups);
 }
 
+/*
+ * The order the node's groups come out in, as pathkeys, or NIL.  The groups
+ * are sorted by key code, key after key, with a key's NULL after its values
+ * (agg_state.c keeps them so through every merge): that is ORDER BY k1, k2,
+ * ... ASC NULLS LAST in the default btree order of every type the engine
+ * codes, but not for text keys, whose codes are first-seen numbers.  So when
+ * the query's group pathkeys are exactly the keys, ascending with NULLs last,
+ * the planner may skip a Sort above the node.
+ */
+static List *
+gpuops_agg_pathkeys(PlannerInfo *root, List *keys)
+{
+	ListCell   *lk;
+	ListCell   *lp;
+
+	if (keys == NIL || root->group_pathkeys == NIL ||
+		list_length(root->group_pathkeys) != list_length(keys))
+		return NIL;
+	forboth(lk, keys, lp, root->group_pathkeys)
+	{
+		Var		   *var = (Var *) lfirst(lk);
+		PathKey    *pk = (PathKey *) lfirst(lp);
+		EquivalenceClass *ec = pk->pk_eclass;
+		ListCell   *lm;
+		bool		found = false;
+		gpo_type	phys;
+
+		if (!gpuops_agg_col_type(var->vartype, &phys) ||
+			pk->pk_strategy != BTLessStrategyNumber || pk->pk_nulls_first ||
+			pk->pk_opfamily != get_opclass_family(GetDefaultOpClass(var->vartype,
+																	 BTREE_AM_OID)))
+			return NIL;
+		foreach(lm, ec->ec_members)
+		{
+			EquivalenceMember *em = (EquivalenceMember *) lfirst(lm);
+
+			if (equal(em->em_expr, var))
+				found = true;
+		}
+		if (!found)
+			return NIL;
+	}
+	return root->group_pathkeys;
+}
+
 /* create_upper_paths_hook: offer GpuOpsAgg for an eligible GROUP BY. */
 static void
 gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
@@ -640,7 +687,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	cp->path.parallel_safe = false;
 	cp->path.parallel_workers = 0;
 	cp->path.rows = groups;
-	cp->path.pathkeys = NIL;
+	cp->path.pathkeys = gpuops_agg_pathkeys(root, keys);
 	gpuops_agg_cost(root, &input, groups,
 					bms_num_members(cols) + input.ndevice_quals, &cp->path);
 	cp->flags = 0;
