@@ -23,6 +23,19 @@ BEGIN
 END
 $$;
 
+-- how the node read its table(s) when q ran
+CREATE FUNCTION pg_temp.table_read(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF line LIKE '%Table Read:%' THEN
+			RETURN NEXT btrim(line);
+		END IF;
+	END LOOP;
+END
+$$;
+
 -- q with gpuops on (the node must be in the plan) against gpuops off
 CREATE FUNCTION pg_temp.check(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -327,6 +340,16 @@ INSERT INTO agg_parent SELECT i % 7, i FROM generate_series(1, 500) i;
 INSERT INTO agg_child SELECT i % 5, -i, 'x' FROM generate_series(1, 300) i;
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_parent GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM ONLY agg_parent GROUP BY k');
+
+-- SERIALIZABLE reads through slots (the table AM takes the predicate locks)
+SELECT pg_temp.table_read('SELECT k, count(*) FROM agg_old GROUP BY k');
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT pg_temp.table_read('SELECT k, count(*) FROM agg_old GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_old GROUP BY k');
+COMMIT;
+-- a clause PostgreSQL must evaluate, and a text key, also read through slots
+SELECT pg_temp.table_read('SELECT k, count(*) FROM agg_t WHERE txt LIKE ''a%'' GROUP BY k');
+SELECT pg_temp.table_read('SELECT s, count(*) FROM agg_txt GROUP BY s');
 
 -- ---- errors ----
 
