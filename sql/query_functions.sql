@@ -260,7 +260,7 @@ SELECT * FROM gpuops.histogram($$VALUES (1), (2)$$, 2);
 SELECT p.oid::regprocedure AS function, provolatile, proparallel
   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
  WHERE n.nspname = 'gpuops' AND pg_get_function_arguments(p.oid) LIKE 'query text%'
- ORDER BY p.oid::regprocedure::text;
+ ORDER BY p.oid::regprocedure::text COLLATE "C";
 
 -- clean up
 DROP TABLE qf_data, qf_events, qf_rls, qf_secret;
