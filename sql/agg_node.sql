@@ -396,3 +396,9 @@ DROP EXTENSION gpuops;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
 CREATE EXTENSION gpuops;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
+
+-- groups whose estimated size passes gpuops.max_group_memory stay native
+SET gpuops.max_group_memory = '64kB';
+SELECT pg_temp.plan('SELECT k2, count(*) FROM agg_t GROUP BY k2');
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
+RESET gpuops.max_group_memory;

@@ -667,6 +667,23 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	else
 		groups = estimate_num_groups(root, keys, input_rel->rows, NULL, NULL);
 
+	/*
+	 * The groups stay in memory (the node does not spill as HashAggregate
+	 * does): keep the native plan when their estimated size, twice over for
+	 * a merge, passes gpuops.max_group_memory.
+	 */
+	{
+		int			nvals = 0;
+
+		foreach(lc, aggrefs)
+			if (!((Aggref *) lfirst(lc))->aggstar ||
+				((Aggref *) lfirst(lc))->aggfilter != NULL)
+				nvals++;
+		if (groups * 2.0 * (9.0 * list_length(keys) + 8.0 + 48.0 * nvals) >
+			(double) gpuops_max_group_memory * 1024.0)
+			return;
+	}
+
 	foreach(lc, keys)
 		cols = bms_add_member(cols, ((Var *) lfirst(lc))->varattno);
 	foreach(lc, aggrefs)

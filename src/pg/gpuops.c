@@ -48,6 +48,7 @@ double		gpuops_gpu_setup_cost = 5000.0;
 double		gpuops_gpu_row_cost = 0.0005;
 double		gpuops_cpu_setup_cost = 1000.0;
 double		gpuops_cpu_row_cost = 0.002;
+int			gpuops_max_group_memory = 1024 * 1024;	/* kB */
 
 /* Define the gpuops.* GUCs and reserve their prefix. */
 void
@@ -156,6 +157,16 @@ _PG_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuops.max_group_memory",
+							"Largest estimated size of the groups GpuOpsAgg keeps in memory.",
+							"Above it the planner keeps the native plan, which can spill to disk.",
+							&gpuops_max_group_memory,
+							1024 * 1024,
+							64, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpuops");
 	gpuops_agg_register();

@@ -89,6 +89,7 @@ extern double gpuops_gpu_setup_cost;
 extern double gpuops_gpu_row_cost;
 extern double gpuops_cpu_setup_cost;
 extern double gpuops_cpu_row_cost;
+extern int	gpuops_max_group_memory;	/* kB */
 
 /* ---- the plan's custom_private (agg_plan.c writes it, agg_spec.c reads it) ---- */
 
