@@ -402,3 +402,12 @@ SET gpuops.max_group_memory = '64kB';
 SELECT pg_temp.plan('SELECT k2, count(*) FROM agg_t GROUP BY k2');
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
 RESET gpuops.max_group_memory;
+
+-- default costs of the CPU faces (the GPU's setup costs more): a small
+-- table keeps the native plan, a larger one does not
+SET gpuops.device = cpu;
+RESET gpuops.cpu_setup_cost;
+RESET gpuops.gpu_setup_cost;
+SELECT pg_temp.plan('SELECT k, count(*), sum(v) FROM agg_old GROUP BY k');
+SELECT pg_temp.plan('SELECT k, count(*), sum(v) FROM agg_t GROUP BY k');
+RESET gpuops.device;
