@@ -21,6 +21,7 @@
  * filters the groups as an Agg node would.
  */
 #include "gpuops_agg.h"
+#include "gpuops_scan.h"
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
@@ -65,34 +66,6 @@ static CustomPathMethods gpuops_agg_path_methods = {
 	.CustomName = "GpuOpsAgg",
 	.PlanCustomPath = gpuops_agg_plan_path,
 };
-
-/* The physical type the node holds a column of SQL type typid in, or false. */
-bool
-gpuops_agg_col_type(Oid typid, gpo_type *type)
-{
-	switch (typid)
-	{
-		case INT2OID:
-		case INT4OID:
-		case DATEOID:
-		case BOOLOID:
-			*type = GPO_INT32;
-			return true;
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			*type = GPO_INT64;
-			return true;
-		case FLOAT4OID:
-			*type = GPO_FLOAT32;
-			return true;
-		case FLOAT8OID:
-			*type = GPO_FLOAT64;
-			return true;
-		default:
-			return false;
-	}
-}
 
 /*
  * True if a grouping key of type typid and collation collid is a text key:
@@ -193,7 +166,7 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 		return false;
 	*argattno = ((Var *) tle->expr)->varattno;
 	*argtype = exprType((Node *) tle->expr);
-	if (!gpuops_agg_col_type(*argtype, &phys))
+	if (!gpuops_scan_col_type(*argtype, &phys))
 		return false;
 
 	if (strcmp(name, "count") == 0)
@@ -325,7 +298,7 @@ gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
 		Node	   *e = (Node *) lfirst(lc);
 
 		if (!gpuops_plain_column(e, relid) ||
-			!(gpuops_agg_col_type(exprType(e), &phys) ||
+			!(gpuops_scan_col_type(exprType(e), &phys) ||
 			  gpuops_agg_text_key(exprType(e), exprCollation(e))))
 			return false;
 		*keys = list_append_unique(*keys, e);
@@ -480,7 +453,7 @@ gpuops_agg_key_range(PlannerInfo *root, Var *var, double rows, uint64 *span)
 		*span = (uint64) Max(nd, 1.0) - 1;
 		return true;
 	}
-	if (!gpuops_agg_col_type(var->vartype, &phys) ||
+	if (!gpuops_scan_col_type(var->vartype, &phys) ||
 		(phys != GPO_INT32 && phys != GPO_INT64))
 		return false;
 	examine_variable(root, (Node *) var, 0, &vardata);
@@ -558,7 +531,7 @@ gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
 		packed *= (double) one + 2;
 	}
 	if (list_length(keys) == 1)
-		gpuops_agg_col_type(((Var *) linitial(keys))->vartype, &type);
+		gpuops_scan_col_type(((Var *) linitial(keys))->vartype, &type);
 	if (gpuops_agg_text_key(((Var *) linitial(keys))->vartype,
 							((Var *) linitial(keys))->varcollid))
 		type = GPO_INT32;
@@ -597,7 +570,7 @@ gpuops_agg_pathkeys(PlannerInfo *root, List *keys)
 		bool		found = false;
 		gpo_type	phys;
 
-		if (!gpuops_agg_col_type(var->vartype, &phys) ||
+		if (!gpuops_scan_col_type(var->vartype, &phys) ||
 			pk->pk_strategy != BTLessStrategyNumber || pk->pk_nulls_first ||
 			pk->pk_opfamily != get_opclass_family(GetDefaultOpClass(var->vartype,
 																	 BTREE_AM_OID)))

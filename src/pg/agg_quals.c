@@ -17,6 +17,7 @@
  * passes exactly when PostgreSQL's WHERE would keep it.
  */
 #include "gpuops_agg.h"
+#include "gpuops_scan.h"
 
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
@@ -58,7 +59,7 @@ gpuops_qual_column(Node *node, Index relid)
 		return false;
 	var = (Var *) node;
 	return var->varno == (int) relid && var->varlevelsup == 0 &&
-		var->varattno > 0 && gpuops_agg_col_type(var->vartype, &t);
+		var->varattno > 0 && gpuops_scan_col_type(var->vartype, &t);
 }
 
 /*

@@ -235,32 +235,16 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 	st->capacity = out;
 }
 
-/* A physical value (int32, int64, float32 or float64) as a Datum of typid. */
+/*
+ * A value of the node's physical type as a Datum of typid: as an array
+ * element (array.c), except bool, which the node holds as int32.
+ */
 static Datum
 gpuops_aggstate_datum(Oid typid, gpo_type type, const void *p)
 {
-	switch (typid)
-	{
-		case INT2OID:
-			return Int16GetDatum((int16) *(const int32 *) p);
-		case INT4OID:
-			return Int32GetDatum(*(const int32 *) p);
-		case DATEOID:
-			return DateADTGetDatum(*(const int32 *) p);
-		case BOOLOID:
-			return BoolGetDatum(*(const int32 *) p != 0);
-		case INT8OID:
-			return Int64GetDatum(*(const int64 *) p);
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			return TimestampGetDatum(*(const int64 *) p);
-		case FLOAT4OID:
-			return Float4GetDatum(*(const float4 *) p);
-		case FLOAT8OID:
-			return Float8GetDatum(*(const float8 *) p);
-	}
-	elog(ERROR, "GpuOpsAgg: no datum for type %u", typid);
-	return (Datum) 0;
+	if (typid == BOOLOID)
+		return BoolGetDatum(*(const int32 *) p != 0);
+	return gpuops_value_to_datum(typid, type, p, 0);
 }
 
 /* A float value as a double (float4 or float8). */

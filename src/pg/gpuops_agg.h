@@ -132,8 +132,6 @@ extern bool gpuops_agg_supported(Aggref *aggref, Index relid,
 
 /* Install the planner hook (from _PG_init). */
 extern void gpuops_agg_register(void);
-/* The physical type the node holds a column of SQL type typid in, or false. */
-extern bool gpuops_agg_col_type(Oid typid, gpo_type *type);
 /* True if a grouping key of type typid and collation collid is a text key (dictionary codes). */
 extern bool gpuops_agg_text_key(Oid typid, Oid collid);
 
