@@ -256,10 +256,8 @@ gpuops_aggstate_double(gpo_type type, const void *p)
 }
 
 /*
- * sum over float values of group g, as PostgreSQL's float4pl/float8pl give
- * it: an error when finite values add up to an infinity, and -0 only when
- * every value is -0 (the largest value is then -0, as the engine orders -0
- * before 0).
+ * The sum of float values of group g as float4pl or float8pl gives it
+ * (gpuops_float_sum), rounded to float4 first for sum(float4).
  */
 static double
 gpuops_aggstate_fsum(const gpo_agg_out *o, gpo_type type, int64 g,
@@ -270,13 +268,7 @@ gpuops_aggstate_fsum(const gpo_agg_out *o, gpo_type type, int64 g,
 	double		mx = gpuops_aggstate_double(type, (const char *) o->max + w * g);
 	double		sum = o->fsum[g];
 
-	if (as_float4)
-		sum = (double) (float4) sum;
-	if (isinf(sum) && !isinf(mn) && !isinf(mx) && !isnan(mx))
-		float_overflow_error();
-	if (sum == 0.0)
-		sum = (mx == 0.0 && signbit(mx)) ? -0.0 : 0.0;
-	return sum;
+	return gpuops_float_sum(as_float4 ? (double) (float4) sum : sum, mn, mx);
 }
 
 /* The result of aggregate agg for group g (count > 0 where it matters). */

@@ -284,30 +284,35 @@ gpuops_int128_to_numeric(gpo_int128 v)
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
 
+/*
+ * A group's float sum as float8pl gives it, from the engine's sum and the
+ * group's min and max: an error when finite values add up to an infinity,
+ * and -0.0 only when every value is -0.0 (float8pl(-0, -0) is -0; any +0.0
+ * or any cancellation gives +0.0), which is when the largest value is -0.0,
+ * as -0.0 orders before 0.0 in the engine's min/max.
+ */
+float8
+gpuops_float_sum(float8 sum, float8 mn, float8 mx)
+{
+	if (isinf(sum) && isfinite(mn) && isfinite(mx))
+		float_overflow_error();
+	if (sum == 0.0)
+		sum = (mx == 0.0 && signbit(mx)) ? -0.0 : 0.0;
+	return sum;
+}
+
 /* Fills sum, min, max and avg of float8 group g (count > 0). */
 static void
 gpuops_groupagg_float8_row(const gpo_agg_out *out, int64 g, Datum *values)
 {
-	float8		sum = out->fsum[g];
 	float8		mn = ((const float8 *) out->min)[g];
 	float8		mx = ((const float8 *) out->max)[g];
-
-	/* float8pl raises when finite values add up to an infinity */
-	if (isinf(sum) && isfinite(mn) && isfinite(mx))
-		float_overflow_error();
-
-	/*
-	 * A zero sum is -0.0 only when every value is -0.0 (float8pl(-0, -0) is
-	 * -0; any +0.0 or any cancellation gives +0.0); the largest value is then
-	 * -0.0, as -0.0 orders before 0.0 in the engine's min/max.  avg's running
-	 * sum starts at +0.0, so its zero is always +0.0.
-	 */
-	if (sum == 0.0)
-		sum = (mx == 0.0 && signbit(mx)) ? -0.0 : 0.0;
+	float8		sum = gpuops_float_sum(out->fsum[g], mn, mx);
 
 	values[3] = Float8GetDatum(sum);
 	values[4] = Float8GetDatum(mn);
 	values[5] = Float8GetDatum(mx);
+	/* avg's running sum starts at +0.0, so its zero is always +0.0 */
 	values[6] = Float8GetDatum((sum == 0.0 ? 0.0 : sum) / (float8) out->count[g]);
 }
 

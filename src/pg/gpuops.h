@@ -136,6 +136,8 @@ extern void gpuops_groupagg_alloc(gpo_agg_out *out, int64 capacity,
 extern void gpuops_groupagg_run(const GpuopsColumn *keys,
 								const GpuopsColumn *vals,
 								GpuopsGroups *groups, Oid result_type);
+/* A group's float sum as float8pl gives it (overflow error, sign of zero). */
+extern float8 gpuops_float_sum(float8 sum, float8 mn, float8 mx);
 /* An exact 128-bit integer as a numeric. */
 extern Datum gpuops_int128_to_numeric(gpo_int128 v);
 /* Emit one group_agg row per group. */
