@@ -189,66 +189,6 @@ flat_to_tvec(const flat *f, tvec *t, part_kind kind)
 	free(buf);
 }
 
-/* PostgreSQL-order comparison of raw keys a, b (floats: NaNs equal, zeros equal if fold). */
-static int
-cmp_raw(gpo_type t, uint64_t a, uint64_t b, bool fold_zero)
-{
-	double		x,
-				y;
-
-	if (t == GPO_INT32)
-		return (int32_t) a < (int32_t) b ? -1 : (int32_t) a > (int32_t) b;
-	if (t == GPO_UINT32)
-		return (uint32_t) a < (uint32_t) b ? -1 : (uint32_t) a > (uint32_t) b;
-	if (t == GPO_INT64)
-		return (int64_t) a < (int64_t) b ? -1 : (int64_t) a > (int64_t) b;
-	if (t == GPO_FLOAT32)
-	{
-		float		fx,
-					fy;
-		uint32_t	ua = (uint32_t) a,
-					ub = (uint32_t) b;
-
-		memcpy(&fx, &ua, 4);
-		memcpy(&fy, &ub, 4);
-		x = fx;
-		y = fy;
-	}
-	else
-	{
-		memcpy(&x, &a, 8);
-		memcpy(&y, &b, 8);
-	}
-	if (isnan(x) || isnan(y))
-		return isnan(x) && isnan(y) ? 0 : isnan(x) ? 1 : -1;
-	if (x != y)
-		return x < y ? -1 : 1;
-	if (!fold_zero && x == 0)
-		return signbit(x) == signbit(y) ? 0 : signbit(x) ? -1 : 1;
-	return 0;
-}
-
-/* Canonical raw bits of a key (NaN -> quiet NaN, -0.0 -> 0.0); fold_zero says whether zeros fold. */
-static uint64_t
-canon(gpo_type t, uint64_t r, bool fold_zero)
-{
-	if (t == GPO_FLOAT32)
-	{
-		uint32_t	u = (uint32_t) r;
-
-		if ((u & 0x7fffffff) > 0x7f800000)
-			return 0x7fc00000;
-		return fold_zero && u == 0x80000000 ? 0 : u;
-	}
-	if (t == GPO_FLOAT64)
-	{
-		if ((r & UINT64_C(0x7fffffffffffffff)) > UINT64_C(0x7ff0000000000000))
-			return UINT64_C(0x7ff8000000000000);
-		return fold_zero && r == UINT64_C(0x8000000000000000) ? 0 : r;
-	}
-	return r;
-}
-
 /* qsort context (single-threaded tests). */
 static const flat *sort_keys;
 
@@ -263,7 +203,7 @@ ref_order(const void *pa, const void *pb)
 	if (sort_keys->valid[a] != sort_keys->valid[b])
 		return sort_keys->valid[a] ? -1 : 1;
 	if (sort_keys->valid[a] &&
-		(c = cmp_raw(sort_keys->type, sort_keys->raw[a], sort_keys->raw[b], true)) != 0)
+		(c = key_cmp_raw(sort_keys->type, sort_keys->raw[a], sort_keys->raw[b], true)) != 0)
 		return c;
 	return a < b ? -1 : a > b;
 }
@@ -304,7 +244,7 @@ ref_add(ref_group *g, const flat *vals, int64_t r)
 	g->rows++;
 	if (vals == NULL || !vals->valid[r])
 		return;
-	v = canon(vals->type, vals->raw[r], false);
+	v = key_canon(vals->type, vals->raw[r], false);
 	if (vals->type == GPO_INT32)
 		g->isum += (int32_t) v;
 	else if (vals->type == GPO_INT64)
@@ -327,9 +267,9 @@ ref_add(ref_group *g, const flat *vals, int64_t r)
 		g->fabs += isfinite(d) ? fabs(d) : 0;
 		g->fabs = isinf(g->fabs) ? 1e308 : g->fabs;
 	}
-	if (g->count == 0 || cmp_raw(vals->type, v, g->mn, false) < 0)
+	if (g->count == 0 || key_cmp_raw(vals->type, v, g->mn, false) < 0)
 		g->mn = v;
-	if (g->count == 0 || cmp_raw(vals->type, v, g->mx, false) > 0)
+	if (g->count == 0 || key_cmp_raw(vals->type, v, g->mx, false) > 0)
 		g->mx = v;
 	g->count++;
 }
@@ -346,13 +286,13 @@ ref_groupagg(const flat *keys, const flat *vals, int64_t *ngroups)
 	{
 		int64_t		r = perm[i];
 		bool		newg = i == 0 || keys->valid[r] != keys->valid[perm[i - 1]] ||
-			(keys->valid[r] && cmp_raw(keys->type, keys->raw[r], keys->raw[perm[i - 1]], true) != 0);
+			(keys->valid[r] && key_cmp_raw(keys->type, keys->raw[r], keys->raw[perm[i - 1]], true) != 0);
 
 		if (newg)
 		{
 			ng++;
 			gs[ng - 1].kvalid = keys->valid[r];
-			gs[ng - 1].key = keys->valid[r] ? canon(keys->type, keys->raw[r], true) : 0;
+			gs[ng - 1].key = keys->valid[r] ? key_canon(keys->type, keys->raw[r], true) : 0;
 		}
 		ref_add(&gs[ng - 1], vals, r);
 	}
@@ -615,7 +555,7 @@ sort_case(tgroup *tg, gpo_type kt, int64_t n, key_kind kind, int knull,
 			for (int64_t i = 0; i < n && c.ok; i++)
 			{
 				int64_t		r = perm[i];
-				uint64_t	want = keys.valid[r] ? canon(kt, keys.raw[r], true) : 0;
+				uint64_t	want = keys.valid[r] ? key_canon(kt, keys.raw[r], true) : 0;
 
 				expect(&c, rout[i] == r, "row %lld: row %lld want %lld", (long long) i,
 					   (long long) rout[i], (long long) r);

@@ -180,62 +180,6 @@ kcol_to_tvec(const kcol *c, int64_t n, tvec *t, part_kind kind)
 	free(buf);
 }
 
-/* PostgreSQL-order comparison of non-NULL raw keys a, b of type t. */
-static int
-cmp_raw(gpo_type t, uint64_t a, uint64_t b)
-{
-	double		x,
-				y;
-
-	if (t == GPO_INT32)
-		return (int32_t) a < (int32_t) b ? -1 : (int32_t) a > (int32_t) b;
-	if (t == GPO_UINT32)
-		return (uint32_t) a < (uint32_t) b ? -1 : (uint32_t) a > (uint32_t) b;
-	if (t == GPO_INT64)
-		return (int64_t) a < (int64_t) b ? -1 : (int64_t) a > (int64_t) b;
-	if (t == GPO_FLOAT32)
-	{
-		float		fx,
-					fy;
-		uint32_t	ua = (uint32_t) a,
-					ub = (uint32_t) b;
-
-		memcpy(&fx, &ua, 4);
-		memcpy(&fy, &ub, 4);
-		x = fx;
-		y = fy;
-	}
-	else
-	{
-		memcpy(&x, &a, 8);
-		memcpy(&y, &b, 8);
-	}
-	if (isnan(x) || isnan(y))
-		return isnan(x) && isnan(y) ? 0 : isnan(x) ? 1 : -1;
-	return x < y ? -1 : x > y;
-}
-
-/* Canonical raw bits of a key (NaN -> quiet NaN, -0.0 -> 0.0). */
-static uint64_t
-canon(gpo_type t, uint64_t r)
-{
-	if (t == GPO_FLOAT32)
-	{
-		uint32_t	u = (uint32_t) r;
-
-		if ((u & 0x7fffffff) > 0x7f800000)
-			return 0x7fc00000;
-		return u == 0x80000000 ? 0 : u;
-	}
-	if (t == GPO_FLOAT64)
-	{
-		if ((r & UINT64_C(0x7fffffffffffffff)) > UINT64_C(0x7ff0000000000000))
-			return UINT64_C(0x7ff8000000000000);
-		return r == UINT64_C(0x8000000000000000) ? 0 : r;
-	}
-	return r;
-}
-
 /* Tuple comparison of rows a and b of s (NULL after every value). */
 static int
 cmp_tuple(const kset *s, int64_t a, int64_t b)
@@ -247,7 +191,7 @@ cmp_tuple(const kset *s, int64_t a, int64_t b)
 
 		if (c->valid[a] != c->valid[b])
 			return c->valid[a] ? -1 : 1;
-		if (c->valid[a] && (d = cmp_raw(c->type, c->raw[a], c->raw[b])) != 0)
+		if (c->valid[a] && (d = key_cmp_raw(c->type, c->raw[a], c->raw[b], true)) != 0)
 			return d;
 	}
 	return 0;
@@ -302,7 +246,7 @@ check_decode(tcase *c, const kset *s, const gpo_keypack *kp, const int64_t *p)
 		for (int64_t i = 0; i < n && c->ok; i++)
 		{
 			uint64_t	got = 0,
-						want = col->valid[i] ? canon(col->type, col->raw[i]) : 0;
+						want = col->valid[i] ? key_canon(col->type, col->raw[i], true) : 0;
 
 			if (vals[k] != NULL)
 			{
@@ -515,7 +459,7 @@ groupagg_case(tgroup *tg, int nkeys, int64_t n)
 
 					memcpy(&got, (char *) vals[k] + w * g, w);
 					expect(&c, valid[k][g] == s.col[k].valid[r] &&
-						   got == (s.col[k].valid[r] ? canon(s.col[k].type, s.col[k].raw[r]) : 0),
+						   got == (s.col[k].valid[r] ? key_canon(s.col[k].type, s.col[k].raw[r], true) : 0),
 						   "group %lld key %d", (long long) g, k);
 				}
 			}

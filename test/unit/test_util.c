@@ -3,6 +3,7 @@
  *	  Shared pieces of the engine's unit tests: random numbers, partitions,
  *	  test-owned chunked vectors, and pass/fail bookkeeping.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,4 +445,64 @@ test_ctx(gpo_ctx *ctx, gpo_device device, int threads)
 	gpo_ctx_init(ctx);
 	ctx->device = device;
 	ctx->threads = threads;
+}
+
+/* PostgreSQL-order comparison of raw keys a, b (floats: NaNs equal, zeros equal if fold). */
+int
+key_cmp_raw(gpo_type t, uint64_t a, uint64_t b, bool fold_zero)
+{
+	double		x,
+				y;
+
+	if (t == GPO_INT32)
+		return (int32_t) a < (int32_t) b ? -1 : (int32_t) a > (int32_t) b;
+	if (t == GPO_UINT32)
+		return (uint32_t) a < (uint32_t) b ? -1 : (uint32_t) a > (uint32_t) b;
+	if (t == GPO_INT64)
+		return (int64_t) a < (int64_t) b ? -1 : (int64_t) a > (int64_t) b;
+	if (t == GPO_FLOAT32)
+	{
+		float		fx,
+					fy;
+		uint32_t	ua = (uint32_t) a,
+					ub = (uint32_t) b;
+
+		memcpy(&fx, &ua, 4);
+		memcpy(&fy, &ub, 4);
+		x = fx;
+		y = fy;
+	}
+	else
+	{
+		memcpy(&x, &a, 8);
+		memcpy(&y, &b, 8);
+	}
+	if (isnan(x) || isnan(y))
+		return isnan(x) && isnan(y) ? 0 : isnan(x) ? 1 : -1;
+	if (x != y)
+		return x < y ? -1 : 1;
+	if (!fold_zero && x == 0)
+		return signbit(x) == signbit(y) ? 0 : signbit(x) ? -1 : 1;
+	return 0;
+}
+
+/* Canonical raw bits of a key (NaN -> quiet NaN, -0.0 -> 0.0); fold_zero says whether zeros fold. */
+uint64_t
+key_canon(gpo_type t, uint64_t r, bool fold_zero)
+{
+	if (t == GPO_FLOAT32)
+	{
+		uint32_t	u = (uint32_t) r;
+
+		if ((u & 0x7fffffff) > 0x7f800000)
+			return 0x7fc00000;
+		return fold_zero && u == 0x80000000 ? 0 : u;
+	}
+	if (t == GPO_FLOAT64)
+	{
+		if ((r & UINT64_C(0x7fffffffffffffff)) > UINT64_C(0x7ff0000000000000))
+			return UINT64_C(0x7ff8000000000000);
+		return fold_zero && r == UINT64_C(0x8000000000000000) ? 0 : r;
+	}
+	return r;
 }

@@ -132,4 +132,9 @@ extern void test_histjoin(void);
 extern void test_keypack(void);
 extern void test_filter(void);
 
+/* PostgreSQL-order comparison of non-NULL raw keys a, b of type t (floats: NaNs equal; zeros equal if fold_zero). */
+extern int	key_cmp_raw(gpo_type t, uint64_t a, uint64_t b, bool fold_zero);
+/* Canonical raw bits of a key (NaN -> quiet NaN; -0.0 -> 0.0 if fold_zero). */
+extern uint64_t key_canon(gpo_type t, uint64_t r, bool fold_zero);
+
 #endif							/* TEST_UTIL_H */
