@@ -397,6 +397,76 @@ SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
 CREATE EXTENSION gpuops;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
 
+-- ---- random queries ----
+
+-- random GROUP BY queries over agg_t, each checked as pg_temp.check does: 0
+-- to 3 keys, 1 to 4 aggregates (some with FILTER), WHERE clauses for the
+-- device and for the CPU, random batch sizes; the seed fixes the queries
+CREATE FUNCTION pg_temp.fuzz(n int, seed float8) RETURNS TABLE(q text, res text) LANGUAGE plpgsql AS $$
+DECLARE
+	keys text[] := ARRAY['k','k2','ks','kb','kd','kts','ktz','kf4','kf8','txt','w2'];
+	vals text[] := ARRAY['v','v4','w','w2','w8','k','k2','ks','kf4','kf8'];
+	mm text[] := ARRAY['kd','kts','ktz'];
+	fns text[] := ARRAY['count','sum','avg','min','max'];
+	conds text[] := ARRAY['w > 0','v < 10','k IN (1,2,3,NULL)','k NOT IN (5,6)','kf8 = ''NaN''','kf8 > 1','kb','NOT kb','kb IS NULL','v IS NOT NULL','k2 < 1000','ks BETWEEN -5 AND 20','kd >= ''2020-06-01''','w8 > 4611686018427387904','kf4 <= 2.5','txt LIKE ''a%''','i % 3 = 0','w2 <> 7','k IS NULL OR w < -100'];
+	i int; j int; nk int; na int; sel text; grp text; q1 text; wh text;
+	a text; f text; filt text;
+BEGIN
+	PERFORM setseed(seed);
+	FOR i IN 1..n LOOP
+		nk := floor(random() * 4)::int;
+		sel := ''; grp := '';
+		FOR j IN 1..nk LOOP
+			a := keys[1 + floor(random() * array_length(keys, 1))::int];
+			sel := sel || a || ' AS g' || j || ', ';
+			grp := grp || CASE WHEN grp = '' THEN '' ELSE ', ' END || a;
+		END LOOP;
+		na := 1 + floor(random() * 4)::int;
+		FOR j IN 1..na LOOP
+			f := fns[1 + floor(random() * 5)::int];
+			IF f IN ('min','max') AND random() < 0.3 THEN
+				a := mm[1 + floor(random() * 3)::int];
+			ELSE
+				a := vals[1 + floor(random() * array_length(vals, 1))::int];
+			END IF;
+			IF f = 'count' AND random() < 0.4 THEN a := '*'; END IF;
+			filt := CASE WHEN random() < 0.2 THEN ' FILTER (WHERE ' || conds[1 + floor(random() * 15)::int] || ')' ELSE '' END;
+			sel := sel || f || '(' || a || ')' || filt || ' AS a' || j || ', ';
+		END LOOP;
+		sel := left(sel, length(sel) - 2);
+		wh := '';
+		IF random() < 0.6 THEN
+			wh := ' WHERE ' || conds[1 + floor(random() * array_length(conds, 1))::int];
+			IF random() < 0.4 THEN
+				wh := wh || CASE WHEN random() < 0.5 THEN ' AND ' ELSE ' OR ' END || conds[1 + floor(random() * array_length(conds, 1))::int];
+			END IF;
+		END IF;
+		q1 := 'SELECT ' || sel || ' FROM agg_t' || wh || CASE WHEN grp <> '' THEN ' GROUP BY ' || grp ELSE '' END;
+		IF random() < 0.3 THEN
+			PERFORM set_config('gpuops.chunk_size', (64 * (1 + floor(random() * 1000)))::text, true);
+		ELSE
+			PERFORM set_config('gpuops.chunk_size', '64MB', true);
+		END IF;
+		BEGIN
+			q := q1;
+			res := pg_temp.check(q1);
+			IF res LIKE 'same,%' THEN
+				res := 'same';
+			END IF;
+			RETURN NEXT;
+		EXCEPTION WHEN OTHERS THEN
+			q := q1; res := 'ERR ' || SQLSTATE || ' ' || SQLERRM; RETURN NEXT;
+		END;
+	END LOOP;
+END
+$$;
+
+CREATE TEMP TABLE fz AS SELECT * FROM pg_temp.fuzz(150, 0.25);
+-- every query used the node and gave PostgreSQL's answer
+SELECT res, count(*) FROM fz GROUP BY res ORDER BY res;
+-- the ones that did not, if any
+SELECT q, res FROM fz WHERE res <> 'same';
+
 -- groups whose estimated size passes gpuops.max_group_memory stay native
 SET gpuops.max_group_memory = '64kB';
 SELECT pg_temp.plan('SELECT k2, count(*) FROM agg_t GROUP BY k2');
