@@ -197,6 +197,7 @@ gpuops_qual_on_device(Expr *clause, Index relid)
 	{
 		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
 		Node	   *arr = lsecond(sa->args);
+		ArrayType  *elems;
 		gpo_cmp_op	cmp;
 		Oid			elemtype;
 
@@ -209,8 +210,8 @@ gpuops_qual_on_device(Expr *clause, Index relid)
 								((Var *) linitial(sa->args))->vartype,
 								elemtype, &cmp))
 			return false;
-		return ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) arr)->constvalue)),
-							  ARR_DIMS(DatumGetArrayTypeP(((Const *) arr)->constvalue))) <=
+		elems = DatumGetArrayTypeP(((Const *) arr)->constvalue);
+		return ArrayGetNItems(ARR_NDIM(elems), ARR_DIMS(elems)) <=
 			GPUOPS_QUAL_MAX_LIST;
 	}
 	if (IsA(clause, NullTest))

@@ -13,10 +13,8 @@
 
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
-#include "utils/date.h"
 #include "utils/float.h"
 #include "utils/numeric.h"
-#include "utils/timestamp.h"
 
 /* Empty running state for nkeys keys and nvals value columns. */
 void
