@@ -33,7 +33,8 @@
 #     faces  any of "native cpu gpu" (default: all three, gpu only when
 #            gpuops.info() says gpu_usable = true); "none" only loads the table
 #   env: RUNS (timed runs, default 3), NATIVE_WORKERS (default "0 $(nproc)"),
-#        AGG_LOG_DIR (keep each session's output there)
+#        AGG_LOG_DIR (keep each session's output there), QUERIES (the query
+#        numbers to run, e.g. "1 3"; default all)
 # Locally, in a throwaway cluster (as root):
 #   pg_virtualenv -t -v 15 -o shared_buffers=1GB bash bench/agg_queries.sh 1000000
 # On the GPU machine, after the server is up (.device/pg-up.sh), as its owner:
@@ -46,7 +47,7 @@
 # to stay within one call's time limit.)
 set -euo pipefail
 
-usage() { sed -n '/^#   usage:/,/^#        AGG_LOG_DIR/p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '/^#   usage:/,/^#        numbers to run/p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 n=$1
 [[ $n =~ ^[1-9][0-9]*$ ]] || usage
@@ -176,8 +177,10 @@ progress() {
 	echo "   ms: $(grep -h 'Execution Time' "$1" | awk '{printf "%s ", $3}')" >&2
 }
 
+selected=" ${QUERIES:-$(seq -s ' ' ${#queries[@]})} "
 for i in "${!queries[@]}"; do
 	q=$((i + 1))
+	[[ $selected == *" $q "* ]] || continue
 	for f in $faces; do
 		case $f in
 		native)
@@ -216,10 +219,11 @@ echo "- time: server-side \"Execution Time\" of EXPLAIN (ANALYZE, TIMING OFF, SU
 	"to the client), median of $runs runs after 1 warm-up, each face in its own session"
 echo "- ratios: native ms / gpuops ms (above 1: gpuops faster)"
 echo
-python3 - "$logdir" "$runs" "$faces" "$native_workers" "${labels[@]}" <<'PY'
+python3 - "$logdir" "$runs" "$faces" "$native_workers" "$selected" "${labels[@]}" <<'PY'
 import os, sys, statistics
 logdir, runs, faces, nworkers = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split()
-labels = sys.argv[5:]
+selected = [int(q) for q in sys.argv[5].split()]
+labels = sys.argv[6:]
 
 def parse(path):
     """sections of one session's output -> plan, timed runs, checksum, errors"""
@@ -264,6 +268,8 @@ def fmt(ms):
 
 rows, details, errors = [], [], []
 for qi, label in enumerate(labels, 1):
+    if qi not in selected:
+        continue
     # native: the faster worker setting
     nat, nat_w, nat_md5s = None, None, []
     for w in nworkers if "native" in faces else []:

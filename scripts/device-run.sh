@@ -6,7 +6,8 @@
 #   STEPS       which steps, default "unit bench regress" (also: qf agg)
 #   UNIT_QUICK  1: unit tests skip the cases above 10M rows
 #   QF_ROWS     rows for bench/query_functions.sh (step qf)
-#   AGG_ROWS    rows for bench/agg_queries.sh (step agg); AGG_RUNS timed runs
+#   AGG_ROWS    rows for bench/agg_queries.sh (step agg); AGG_RUNS timed runs,
+#               AGG_QUERIES the query numbers (default all)
 #   REGRESS     pg_regress tests to run (default: all, agg_node first)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
@@ -51,9 +52,11 @@ if [[ $steps == *" qf "* ]]; then
 fi
 if [[ $steps == *" agg "* ]]; then
 	echo "== aggregate queries, ${AGG_ROWS:-100000000} rows =="
-	mkdir -p "$OUT/agg" && chown pg "$OUT/agg"
+	# the session logs go where the server's user can write; $OUT gets a copy
+	rm -rf /tmp/agglogs && mkdir -p /tmp/agglogs && chown pg /tmp/agglogs
 	timeout ${AGG_TIMEOUT:-400} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
-		RUNS=${AGG_RUNS:-3} AGG_LOG_DIR="$OUT/agg" NATIVE_WORKERS="${NATIVE_WORKERS:-$(nproc)}" \
+		RUNS=${AGG_RUNS:-3} QUERIES="${AGG_QUERIES:-}" AGG_LOG_DIR=/tmp/agglogs NATIVE_WORKERS="${NATIVE_WORKERS:-$(nproc)}" \
 		bash bench/agg_queries.sh "${AGG_ROWS:-100000000}" 2>&1 | tee "$OUT/agg_queries.txt"; agg_rc=$?
+	cp -r /tmp/agglogs "$OUT/agg"
 fi
 echo "SUMMARY unit=$unit_rc bench=$bench_rc regress=$reg_rc qf=$qf_rc agg=$agg_rc"

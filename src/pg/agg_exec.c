@@ -30,6 +30,10 @@
 #include "portability/instr_time.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+
+/* Smallest batch, in bytes of the widest column, per face. */
+#define GPUOPS_AGG_BATCH_CPU_BYTES (4.0 * 1024 * 1024)
+#define GPUOPS_AGG_BATCH_GPU_BYTES (16.0 * 1024 * 1024)
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
@@ -114,16 +118,28 @@ gpuops_agg_state_types(GpuopsAggScanState *s)
 						 val_types);
 }
 
-/* Rows per batch: gpuops.chunk_size bytes of the widest column. */
+/*
+ * Rows per batch.  Small batches stay in the CPU caches between the decoding
+ * and the engine (measured on 1e7 rows, 2 cores: 115 ms a query with 8M-row
+ * batches, 86 ms with 512K), but each batch's groups are merged into the
+ * running ones, so a batch holds at least 64 rows an estimated group.  The
+ * GPU face takes larger batches (fewer transfers and launches).  At most
+ * gpuops.chunk_size bytes of the widest column.
+ */
 static int64
-gpuops_agg_batch_rows(GpuopsAggTableExec *te)
+gpuops_agg_batch_rows(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 {
 	size_t		widest = 4;
+	double		bytes;
 	int			i;
 
 	for (i = 0; i < te->ncols; i++)
 		widest = Max(widest, gpo_type_size(te->cols[i].type));
-	return Max((int64) 1, (int64) gpuops_chunk_size / (int64) widest);
+	bytes = (gpuops_device != GPO_DEVICE_CPU && gpo_gpu_available()) ?
+		GPUOPS_AGG_BATCH_GPU_BYTES : GPUOPS_AGG_BATCH_CPU_BYTES;
+	bytes = Max(bytes, s->spec.est_groups * 64.0 * widest);
+	bytes = Min(bytes, (double) gpuops_chunk_size);
+	return Max((int64) 1, (int64) (bytes / widest));
 }
 
 /* Sets up the reading of one table: its columns, device program and CPU qual. */
@@ -184,7 +200,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		return;
 	gpuops_ctx_init(&ctx);
 	te->reader = gpuops_scan_begin(te->rel, estate->es_snapshot, te->ncols,
-								   te->cols, gpuops_agg_batch_rows(te),
+								   te->cols, gpuops_agg_batch_rows(s, te),
 								   te->cpu_qual, s->qual_cxt, true,
 								   gpo_threads(&ctx));
 }

@@ -25,6 +25,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "portability/instr_time.h"
 #include "nodes/parsenodes.h"
 #include "tcop/dest.h"
 #include "utils/builtins.h"
@@ -181,10 +182,13 @@ static void
 gpuops_stream_flush(GpuopsStream *s)
 {
 	MemoryContext old;
+	instr_time	start;
+	instr_time	end;
 	int			i;
 
 	if (s->num_rows == 0)
 		return;
+	INSTR_TIME_SET_CURRENT(start);
 	for (i = 0; i < s->ncols; i++)
 	{
 		GpuopsStreamColumn *col = &s->cols[i];
@@ -197,6 +201,9 @@ gpuops_stream_flush(GpuopsStream *s)
 	s->callback(s, s->arg);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(s->chunk_cxt);
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_SUBTRACT(end, start);
+	s->callback_ms += INSTR_TIME_GET_MILLISEC(end);
 
 	for (i = 0; i < s->ncols; i++)
 	{
@@ -300,6 +307,8 @@ gpuops_stream_run(GpuopsStream *s)
 {
 	GpuopsStreamReceiver recv;
 	SPIExecuteOptions options;
+	instr_time	start;
+	instr_time	end;
 	int			rc;
 
 	memset(&recv, 0, sizeof(recv));
@@ -313,6 +322,8 @@ gpuops_stream_run(GpuopsStream *s)
 	s->num_rows = 0;
 	s->first_row = 0;
 	s->nchunks = 0;
+	s->callback_ms = 0;
+	INSTR_TIME_SET_CURRENT(start);
 
 	memset(&options, 0, sizeof(options));
 	options.read_only = true;	/* the calling statement's snapshot */
@@ -324,6 +335,12 @@ gpuops_stream_run(GpuopsStream *s)
 		elog(ERROR, "%s: query failed: %s", s->fname,
 			 SPI_result_code_string(rc));
 	gpuops_stream_flush(s);
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_SUBTRACT(end, start);
+	elog(DEBUG1, "%s: %lld rows in %lld chunks of up to %lld rows: %.1f ms, %.1f ms of it in the engine",
+		 s->fname, (long long) (s->first_row + s->num_rows),
+		 (long long) s->nchunks, (long long) s->capacity,
+		 INSTR_TIME_GET_MILLISEC(end), s->callback_ms);
 }
 
 /* Datum of row of a stream column, as the column's SQL type. */

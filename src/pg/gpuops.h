@@ -189,6 +189,7 @@ typedef struct GpuopsStream
 	int64		num_rows;		/* rows in the current chunk */
 	int64		first_row;		/* 0-based row number of its first row */
 	int64		nchunks;		/* chunks delivered in this pass */
+	double		callback_ms;	/* time spent in the callback this pass */
 	MemoryContext chunk_cxt;	/* reset after each chunk */
 	GpuopsChunkCallback callback;
 	void	   *arg;

@@ -163,6 +163,28 @@ extern void gpuops_decode_tuples(GpuopsDecodePlan *plan,
 								 HeapTupleHeader const *tups, int64 ntups,
 								 GpuopsScanBatch *batch, int64 out_row);
 
+/*
+ * One pinned page of a page batch: its line pointers as they were under the
+ * share lock (all of them on an all-visible page, else only those of the
+ * visible tuples), copied into the batch's line pointer array.
+ */
+typedef struct GpuopsPageRef
+{
+	const char *page;
+	int32		lp_start;		/* first of its line pointers in the copy */
+	int32		nlp;			/* how many */
+} GpuopsPageRef;
+
+/*
+ * The tuple headers of the normal line pointers of npages pages, in page
+ * and line pointer order, into tups; returns how many.  Pure memory reads
+ * in the parallel region.
+ */
+extern int64 gpuops_decode_record(const GpuopsDecodePlan *plan,
+								  const GpuopsPageRef *pages, int npages,
+								  const ItemIdData *lps, int64 *page_first,
+								  HeapTupleHeader *tups);
+
 /* Store a Datum of a column's type as the batch value of row (no PostgreSQL calls). */
 static inline void
 gpuops_scan_put_datum(GpuopsScanConv conv, void *data, int64 row, Datum d)

@@ -287,3 +287,64 @@ gpuops_decode_tuples(GpuopsDecodePlan *plan, HeapTupleHeader const *tups,
 			if (plan->seen[(size_t) t * plan->seen_stride + c])
 				batch->has_nulls[c] = true;
 }
+
+/* Number of normal line pointers among n. */
+static inline int32
+gpuops_decode_count_normal(const ItemIdData *lp, int32 n)
+{
+	int32		k = 0;
+	int32		i;
+
+	for (i = 0; i < n; i++)
+		k += ItemIdIsNormal(&lp[i]) ? 1 : 0;
+	return k;
+}
+
+/* Tuple headers of the normal line pointers of one page, from tups on. */
+static inline void
+gpuops_decode_record_page(const GpuopsPageRef *pg, const ItemIdData *lps,
+						  HeapTupleHeader *tups)
+{
+	const ItemIdData *lp = lps + pg->lp_start;
+	int64		k = 0;
+	int32		i;
+
+	for (i = 0; i < pg->nlp; i++)
+		if (ItemIdIsNormal(&lp[i]))
+			tups[k++] = (HeapTupleHeader) (pg->page + ItemIdGetOffset(&lp[i]));
+}
+
+/*
+ * The tuple headers of the normal line pointers of npages pages, in order,
+ * into tups (page_first: [npages] scratch); returns how many.  The line
+ * pointers are the backend's copies taken under each page's lock, and the
+ * pages stay pinned, so the threads only read memory.
+ */
+int64
+gpuops_decode_record(const GpuopsDecodePlan *plan, const GpuopsPageRef *pages,
+					 int npages, const ItemIdData *lps, int64 *page_first,
+					 HeapTupleHeader *tups)
+{
+	int64		total = 0;
+	int			nt;
+	int			i;
+
+	if (npages <= 0)
+		return 0;
+	nt = Min(plan->nthreads, Max(npages / 64, 1));
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+	for (i = 0; i < npages; i++)
+		page_first[i] = gpuops_decode_count_normal(lps + pages[i].lp_start,
+												   pages[i].nlp);
+	for (i = 0; i < npages; i++)
+	{
+		int64		k = page_first[i];
+
+		page_first[i] = total;
+		total += k;
+	}
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+	for (i = 0; i < npages; i++)
+		gpuops_decode_record_page(&pages[i], lps, tups + page_first[i]);
+	return total;
+}

@@ -67,6 +67,9 @@ struct GpuopsScanReader
 	BufferAccessStrategy strategy;	/* bulk-read ring, or NULL */
 	Buffer	   *bufs;			/* [max_pages] pinned buffers */
 	int			nbufs;
+	GpuopsPageRef *pages;		/* [max_pages] pinned pages with tuples */
+	int64	   *page_first;		/* [max_pages] scratch for the recording */
+	ItemIdData *lps;			/* [max_pages * MaxHeapTuplesPerPage] copies */
 	HeapTupleHeader *tups;		/* [max_pages * MaxHeapTuplesPerPage] */
 	int64		ntups;			/* visible tuples of the page batch */
 	int64		tup_next;		/* first one not yet delivered */
@@ -290,6 +293,10 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 			pages = Min(pages, Max(NBuffers / 16, 1));
 		r->max_pages = pages;
 		r->bufs = palloc(sizeof(Buffer) * pages);
+		r->pages = palloc(sizeof(GpuopsPageRef) * pages);
+		r->page_first = palloc(sizeof(int64) * pages);
+		r->lps = palloc_extended(sizeof(ItemIdData) * pages *
+								 MaxHeapTuplesPerPage, MCXT_ALLOC_HUGE);
 		r->tups = palloc_extended(sizeof(HeapTupleHeader) * pages *
 								  MaxHeapTuplesPerPage, MCXT_ALLOC_HUGE);
 		gpuops_decode_plan_init(&r->plan, RelationGetDescr(rel), ncols,
@@ -322,9 +329,12 @@ gpuops_scan_release_pages(GpuopsScanReader *r)
 }
 
 /*
- * Pin the next page batch and record its visible tuples, each page under its
- * share lock (heapgetpage's page-at-a-time mode); pages without a visible
- * tuple are released at once.
+ * Pin the next page batch and find its visible tuples, each page under its
+ * share lock (heapgetpage's page-at-a-time mode): on an all-visible page the
+ * line pointer array is copied as it is, on another one only the line
+ * pointers of the tuples HeapTupleSatisfiesVisibility accepts.  Pages
+ * without any are released at once.  Then the threads turn the copied line
+ * pointers into tuple headers.
  */
 static void
 gpuops_scan_pin_pages(GpuopsScanReader *r)
@@ -334,7 +344,7 @@ gpuops_scan_pin_pages(GpuopsScanReader *r)
 	BlockNumber end = r->next_block + Min((BlockNumber) r->max_pages,
 										  r->nblocks - r->next_block);
 	BlockNumber blkno;
-	int64		ntups = 0;
+	int32		nlps = 0;
 
 	Assert(r->nbufs == 0);
 	for (blkno = r->next_block; blkno < end; blkno++)
@@ -342,10 +352,7 @@ gpuops_scan_pin_pages(GpuopsScanReader *r)
 		Buffer		buf;
 		Page		page;
 		OffsetNumber lines;
-		OffsetNumber off;
-		ItemId		lpp;
-		bool		all_visible;
-		int64		first = ntups;
+		int32		first = nlps;
 
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 r->strategy);
@@ -354,38 +361,50 @@ gpuops_scan_pin_pages(GpuopsScanReader *r)
 		page = BufferGetPage(buf);
 		TestForOldSnapshot(snapshot, rel, page);
 		lines = PageGetMaxOffsetNumber(page);
-		all_visible = PageIsAllVisible(page) && !snapshot->takenDuringRecovery;
 
-		for (off = FirstOffsetNumber, lpp = PageGetItemId(page, off);
-			 off <= lines; off++, lpp++)
+		if (PageIsAllVisible(page) && !snapshot->takenDuringRecovery)
 		{
-			HeapTupleHeader tup;
+			memcpy(r->lps + nlps, PageGetItemId(page, FirstOffsetNumber),
+				   sizeof(ItemIdData) * lines);
+			nlps += lines;
+		}
+		else
+		{
+			OffsetNumber off;
+			ItemId		lpp;
 
-			if (!ItemIdIsNormal(lpp))
-				continue;
-			tup = (HeapTupleHeader) PageGetItem(page, lpp);
-			if (!all_visible)
+			for (off = FirstOffsetNumber, lpp = PageGetItemId(page, off);
+				 off <= lines; off++, lpp++)
 			{
 				HeapTupleData loctup;
 
+				if (!ItemIdIsNormal(lpp))
+					continue;
 				loctup.t_tableOid = RelationGetRelid(rel);
-				loctup.t_data = tup;
+				loctup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
 				loctup.t_len = ItemIdGetLength(lpp);
 				ItemPointerSet(&loctup.t_self, blkno, off);
-				if (!HeapTupleSatisfiesVisibility(&loctup, snapshot, buf))
-					continue;
+				if (HeapTupleSatisfiesVisibility(&loctup, snapshot, buf))
+					r->lps[nlps++] = *lpp;
 			}
-			r->tups[ntups++] = tup;
 		}
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		if (ntups > first)
+		if (nlps > first)
+		{
+			GpuopsPageRef *pg = &r->pages[r->nbufs];
+
+			pg->page = (const char *) page;
+			pg->lp_start = first;
+			pg->nlp = nlps - first;
 			r->bufs[r->nbufs++] = buf;
+		}
 		else
 			ReleaseBuffer(buf);
 	}
 	r->stats.pages += end - r->next_block;
 	r->next_block = end;
-	r->ntups = ntups;
+	r->ntups = gpuops_decode_record(&r->plan, r->pages, r->nbufs, r->lps,
+									r->page_first, r->tups);
 	r->tup_next = 0;
 }
 
@@ -539,6 +558,9 @@ gpuops_scan_end(GpuopsScanReader *r)
 		if (r->strategy != NULL)
 			FreeAccessStrategy(r->strategy);
 		pfree(r->bufs);
+		pfree(r->pages);
+		pfree(r->page_first);
+		pfree(r->lps);
 		pfree(r->tups);
 		pfree(r->plan.attlen);
 		pfree(r->plan.attalign);
