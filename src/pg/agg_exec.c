@@ -288,6 +288,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	}
 	stats = gpuops_scan_stats(te->reader);
 	s->read_ms += stats->read_ms;
+	s->pin_ms += stats->pin_ms;
 	if (stats->fast)
 		s->fast_read = true;
 	else

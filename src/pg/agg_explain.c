@@ -130,6 +130,8 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->timing)
 		{
 			ExplainPropertyFloat("Read Time", "ms", s->read_ms, 3, es);
+			if (s->fast_read)
+				ExplainPropertyFloat("Page Pinning Time", "ms", s->pin_ms, 3, es);
 			ExplainPropertyFloat("Engine Time", "ms", s->engine_ms, 3, es);
 		}
 	}

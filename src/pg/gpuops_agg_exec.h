@@ -51,6 +51,7 @@ typedef struct GpuopsAggScanState
 	int64		strategy_batches[4];	/* by gpo_agg_strategy */
 	double		engine_ms;
 	double		read_ms;
+	double		pin_ms;			/* of read_ms: the backend alone, page by page */
 	bool		fast_read;		/* some table was read in page batches */
 	bool		slot_read;		/* some table was read through slots */
 } GpuopsAggScanState;

@@ -70,6 +70,8 @@ typedef struct GpuopsScanStats
 	int64		tuples;			/* rows delivered */
 	int64		cpu_filtered;	/* rows removed by the CPU qual (slot path) */
 	double		read_ms;		/* time spent reading/decoding */
+	double		pin_ms;			/* of which the backend alone pinned pages
+								 * and copied their line pointers */
 } GpuopsScanStats;
 
 typedef struct GpuopsScanReader GpuopsScanReader;

@@ -46,6 +46,11 @@
 #define GPUOPS_SCAN_BATCH_PAGES 2048
 #endif
 
+/* Pages ahead of the one being read whose line pointers are prefetched. */
+#ifndef GPUOPS_SCAN_PREFETCH_PAGES
+#define GPUOPS_SCAN_PREFETCH_PAGES 16
+#endif
+
 /* Rows between interrupt checks on the slot path. */
 #define GPUOPS_SCAN_CFI_ROWS 4096
 
@@ -343,19 +348,48 @@ gpuops_scan_pin_pages(GpuopsScanReader *r)
 	Snapshot	snapshot = r->snapshot;
 	BlockNumber end = r->next_block + Min((BlockNumber) r->max_pages,
 										  r->nblocks - r->next_block);
-	BlockNumber blkno;
+	int			npages;
+	int			i;
 	int32		nlps = 0;
+	instr_time	start;
+	instr_time	stop;
 
 	Assert(r->nbufs == 0);
-	for (blkno = r->next_block; blkno < end; blkno++)
+	INSTR_TIME_SET_CURRENT(start);
+
+	/*
+	 * Pin the pages first and ask for their headers and line pointers, so
+	 * that the cache misses of one page overlap those of the next ones
+	 * instead of following them.
+	 */
+	npages = end - r->next_block;
+	for (i = 0; i < npages; i++)
 	{
-		Buffer		buf;
+		const char *page;
+
+		r->bufs[i] = ReadBufferExtended(rel, MAIN_FORKNUM, r->next_block + i,
+										RBM_NORMAL, r->strategy);
+		page = (const char *) BufferGetPage(r->bufs[i]);
+		__builtin_prefetch(page);
+		__builtin_prefetch(page + 64);
+	}
+	for (i = 0; i < npages; i++)
+	{
+		Buffer		buf = r->bufs[i];
+		BlockNumber blkno = r->next_block + i;
 		Page		page;
 		OffsetNumber lines;
 		int32		first = nlps;
 
-		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-								 r->strategy);
+		if (i + GPUOPS_SCAN_PREFETCH_PAGES < npages)
+		{
+			const char *next = (const char *)
+				BufferGetPage(r->bufs[i + GPUOPS_SCAN_PREFETCH_PAGES]);
+			int			line;
+
+			for (line = 128; line < 1024; line += 64)
+				__builtin_prefetch(next + line);
+		}
 		heap_page_prune_opt(rel, buf);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
@@ -403,6 +437,9 @@ gpuops_scan_pin_pages(GpuopsScanReader *r)
 	}
 	r->stats.pages += end - r->next_block;
 	r->next_block = end;
+	INSTR_TIME_SET_CURRENT(stop);
+	INSTR_TIME_SUBTRACT(stop, start);
+	r->stats.pin_ms += INSTR_TIME_GET_MILLISEC(stop);
 	r->ntups = gpuops_decode_record(&r->plan, r->pages, r->nbufs, r->lps,
 									r->page_first, r->tups);
 	r->tup_next = 0;
