@@ -4,7 +4,7 @@
 #   make                 build (CUDA=0 forces a CPU-only build)
 #   make install         install into the PostgreSQL that pg_config names
 #   make unittest        build and run the engine's C unit tests
-#   make installcheck    pg_regress against a running server
+#   make installcheck    pg_regress and the isolation specs against a running server
 #   make test            set up, build, install, unit tests and pg_regress in a
 #                        throwaway cluster (what CI runs; needs root for apt)
 #   make demo            set up, build, install and run a short demonstration
@@ -18,6 +18,9 @@ PGFILEDESC = "gpuops - GPU and multi-core aggregation for PostgreSQL"
 
 REGRESS = $(sort $(basename $(notdir $(filter-out sql/$(EXTENSION)--%,$(wildcard sql/*.sql)))))
 REGRESS_OPTS = --load-extension=$(EXTENSION)
+# concurrent sessions (specs/*.spec), run by installcheck after REGRESS
+ISOLATION = $(sort $(basename $(notdir $(wildcard specs/*.spec))))
+ISOLATION_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
 

@@ -43,6 +43,16 @@ if [[ $steps == *" regress "* ]]; then
 		$PG_REGRESS --dbname=regress_gpu --load-extension=gpuops $tests >"$OUT/regress.log" 2>&1; reg_rc=$?
 	tail -30 "$OUT/regress.log"
 	[ -f regression.diffs ] && cp regression.diffs "$OUT/"
+	iso=${PG_REGRESS%% *}
+	iso=${iso%/regress/pg_regress}/isolation/pg_isolation_regress
+	if [ -x "$iso" ]; then
+		echo "== isolation specs (gpuops.device = gpu) =="
+		timeout ${ISO_TIMEOUT:-120} runuser -u pg -- "${pgenv[@]}" PGOPTIONS="-c gpuops.device=gpu" \
+			"$iso" --bindir="$(dirname "$(command -v psql)")" --dbname=iso_gpu --load-extension=gpuops \
+			$(ls specs/*.spec | xargs -n1 basename | sed 's/\.spec$//') >"$OUT/isolation.log" 2>&1 || reg_rc=$?
+		tail -8 "$OUT/isolation.log"
+		[ -f output_iso/regression.diffs ] && cp output_iso/regression.diffs "$OUT/isolation.diffs"
+	fi
 	as_pg psql -X -d regress_gpu -c "SELECT * FROM gpuops.info()" 2>&1 | tee "$OUT/info.txt"
 fi
 if [[ $steps == *" qf "* ]]; then
