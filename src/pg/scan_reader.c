@@ -36,7 +36,9 @@
 #include "portability/instr_time.h"
 #include "storage/bufmgr.h"
 #include "utils/guc.h"
+#include "pgstat.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 #include "gpo_internal.h"
@@ -50,6 +52,28 @@
 #ifndef GPUOPS_SCAN_PREFETCH_PAGES
 #define GPUOPS_SCAN_PREFETCH_PAGES 16
 #endif
+
+/*
+ * The buffers that last held each block of a few relations, remembered from
+ * this backend's earlier reads: a repeated read pins them with
+ * ReadRecentBuffer, which checks the buffer's tag under its header lock
+ * instead of looking the block up in the shared buffer mapping table.  A
+ * stale entry costs one failed check and a normal ReadBuffer.
+ */
+#define GPUOPS_RECENT_RELS 4
+/* Largest relation remembered, in blocks (4 bytes each: 16 MB, for 32 GB). */
+#define GPUOPS_RECENT_MAX_BLOCKS ((BlockNumber) 4 * 1024 * 1024)
+
+typedef struct GpuopsRecentBuffers
+{
+	RelFileNode node;			/* the relation's file (none when unused) */
+	BlockNumber nblocks;		/* entries in bufs */
+	Buffer	   *bufs;			/* [nblocks] in TopMemoryContext */
+	uint64		last_use;
+} GpuopsRecentBuffers;
+
+static GpuopsRecentBuffers gpuops_recent[GPUOPS_RECENT_RELS];
+static uint64 gpuops_recent_clock = 0;
 
 /* Rows between interrupt checks on the slot path. */
 #define GPUOPS_SCAN_CFI_ROWS 4096
@@ -70,6 +94,7 @@ struct GpuopsScanReader
 	BlockNumber next_block;		/* first block of the next page batch */
 	int			max_pages;		/* pages pinned at once */
 	BufferAccessStrategy strategy;	/* bulk-read ring, or NULL */
+	GpuopsRecentBuffers *recent;	/* this relation's, or NULL */
 	Buffer	   *bufs;			/* [max_pages] pinned buffers */
 	int			nbufs;
 	GpuopsPageRef *pages;		/* [max_pages] pinned pages with tuples */
@@ -244,6 +269,80 @@ gpuops_scan_can_fast(Relation rel, Snapshot snapshot, ExprState *cpu_qual)
 	return true;
 }
 
+/*
+ * The remembered buffers of rel's main fork, covering at least nblocks
+ * blocks (the least recently used slot is taken over for a new relation),
+ * or NULL for a relation too large or in local buffers.
+ */
+static GpuopsRecentBuffers *
+gpuops_recent_buffers(Relation rel, BlockNumber nblocks)
+{
+	GpuopsRecentBuffers *rb = NULL;
+	int			i;
+
+	if (RelationUsesLocalBuffers(rel) || nblocks == 0 ||
+		nblocks > GPUOPS_RECENT_MAX_BLOCKS)
+		return NULL;
+	for (i = 0; i < GPUOPS_RECENT_RELS; i++)
+		if (gpuops_recent[i].bufs != NULL &&
+			RelFileNodeEquals(gpuops_recent[i].node, rel->rd_node))
+		{
+			rb = &gpuops_recent[i];
+			break;
+		}
+	if (rb == NULL)
+	{
+		rb = &gpuops_recent[0];
+		for (i = 1; i < GPUOPS_RECENT_RELS; i++)
+			if (gpuops_recent[i].last_use < rb->last_use)
+				rb = &gpuops_recent[i];
+		if (rb->bufs != NULL)
+			pfree(rb->bufs);
+		rb->bufs = NULL;
+		rb->nblocks = 0;
+		rb->node = rel->rd_node;
+	}
+	if (rb->nblocks < nblocks)
+	{
+		Buffer	   *bufs = MemoryContextAllocExtended(TopMemoryContext,
+													  sizeof(Buffer) * nblocks,
+													  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+
+		if (rb->bufs != NULL)
+		{
+			memcpy(bufs, rb->bufs, sizeof(Buffer) * rb->nblocks);
+			pfree(rb->bufs);
+		}
+		rb->bufs = bufs;
+		rb->nblocks = nblocks;
+	}
+	rb->last_use = ++gpuops_recent_clock;
+	return rb;
+}
+
+/* Pin block blkno of r's relation, through its remembered buffer if it still holds it. */
+static inline Buffer
+gpuops_scan_read_block(GpuopsScanReader *r, BlockNumber blkno)
+{
+	GpuopsRecentBuffers *rb = r->recent;
+	Buffer		buf;
+
+	if (rb != NULL && blkno < rb->nblocks && BufferIsValid(rb->bufs[blkno]) &&
+		ReadRecentBuffer(r->rel->rd_node, MAIN_FORKNUM, blkno,
+						 rb->bufs[blkno]))
+	{
+		/* what ReadBufferExtended counts for a hit */
+		pgstat_count_buffer_read(r->rel);
+		pgstat_count_buffer_hit(r->rel);
+		return rb->bufs[blkno];
+	}
+	buf = ReadBufferExtended(r->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+							 r->strategy);
+	if (rb != NULL && blkno < rb->nblocks)
+		rb->bufs[blkno] = buf;
+	return buf;
+}
+
 /* Starts reading cols of rel under snapshot in batches of batch_rows. */
 GpuopsScanReader *
 gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
@@ -311,6 +410,7 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 		r->nblocks = RelationGetNumberOfBlocks(rel);
 		if (!RelationUsesLocalBuffers(rel) && r->nblocks > NBuffers / 4)
 			r->strategy = GetAccessStrategy(BAS_BULKREAD);
+		r->recent = gpuops_recent_buffers(rel, r->nblocks);
 	}
 	else
 	{
@@ -367,8 +467,7 @@ gpuops_scan_pin_pages(GpuopsScanReader *r)
 	{
 		const char *page;
 
-		r->bufs[i] = ReadBufferExtended(rel, MAIN_FORKNUM, r->next_block + i,
-										RBM_NORMAL, r->strategy);
+		r->bufs[i] = gpuops_scan_read_block(r, r->next_block + i);
 		page = (const char *) BufferGetPage(r->bufs[i]);
 		__builtin_prefetch(page);
 		__builtin_prefetch(page + 64);
@@ -571,6 +670,7 @@ gpuops_scan_rescan(GpuopsScanReader *r)
 		gpuops_scan_release_pages(r);
 		r->next_block = 0;
 		r->nblocks = RelationGetNumberOfBlocks(r->rel);
+		r->recent = gpuops_recent_buffers(r->rel, r->nblocks);
 	}
 	else
 		table_rescan(r->scan, NULL);
