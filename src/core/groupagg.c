@@ -143,6 +143,45 @@ key_stats(const gpo_vector *keys, const int64_t *kstarts, int nt,
 			int64_t		take = avail < hi - r ? avail : hi - r;
 			const gpo_chunk *ch = gpo_cursor_chunk(&cur);
 
+			/* integer keys without NULLs: the raw extremes, coded once */
+			if (ch->validity == NULL && take > 0 &&
+				(keys->type == GPO_INT32 || keys->type == GPO_INT64))
+			{
+				int64_t		rmn = INT64_MAX,
+							rmx = INT64_MIN;
+
+				if (keys->type == GPO_INT32)
+				{
+					const int32_t *d = (const int32_t *) ch->data + cur.off;
+
+					for (int64_t i = 0; i < take; i++)
+					{
+						rmn = d[i] < rmn ? d[i] : rmn;
+						rmx = d[i] > rmx ? d[i] : rmx;
+					}
+				}
+				else
+				{
+					const int64_t *d = (const int64_t *) ch->data + cur.off;
+
+					for (int64_t i = 0; i < take; i++)
+					{
+						rmn = d[i] < rmn ? d[i] : rmn;
+						rmx = d[i] > rmx ? d[i] : rmx;
+					}
+				}
+				{
+					uint64_t	cmn = gpo_code_of_raw(keys->type, (uint64_t) rmn, 1);
+					uint64_t	cmx = gpo_code_of_raw(keys->type, (uint64_t) rmx, 1);
+
+					mn = cmn < mn ? cmn : mn;
+					mx = cmx > mx ? cmx : mx;
+				}
+				nv += take;
+				cur.off += take;
+				r += take;
+				continue;
+			}
 			for (int64_t i = cur.off; i < cur.off + take; i++)
 			{
 				uint64_t	c;

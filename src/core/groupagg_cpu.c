@@ -51,6 +51,69 @@ dense_store(const gpo_vector *keys, const gpo_vector *values,
 	return GPO_OK;
 }
 
+/*
+ * Rows lo .. hi - 1 of a one-chunk key column kc (and value column vc, when
+ * has_values) into the dense slots t (codes klo .. khi - 1 after min_code)
+ * and the NULL key's accumulator na.  Always inlined with constant types by
+ * dense_rows_typed, so the type tests fold away.
+ */
+static inline __attribute__((always_inline)) void
+dense_rows(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt, gpo_type vt,
+		   bool has_values, int64_t lo, int64_t hi, uint64_t min_code,
+		   uint64_t klo, uint64_t khi, gpo_acc *t, gpo_acc *na,
+		   bool take_null)
+{
+	for (int64_t r = lo; r < hi; r++)
+	{
+		bool		vv = false;
+		uint64_t	vr = 0;
+		uint64_t	c;
+
+		if (has_values)
+		{
+			vv = gpo_valid(vc, r);
+			vr = vv ? gpo_raw_at(vt, vc->data, r) : 0;
+		}
+		if (!gpo_valid(kc, r))
+		{
+			if (take_null)
+				gpo_acc_add(na, vt, has_values, vv, vr);
+			continue;
+		}
+		c = gpo_code_of_raw(kt, gpo_raw_at(kt, kc->data, r), 1) - min_code;
+		if (c >= klo && c < khi)
+			gpo_acc_add(&t[c], vt, has_values, vv, vr);
+	}
+}
+
+/* dense_rows with the common key and value types as constants. */
+static void
+dense_rows_typed(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt,
+				 gpo_type vt, bool has_values, int64_t lo, int64_t hi,
+				 uint64_t min_code, uint64_t klo, uint64_t khi, gpo_acc *t,
+				 gpo_acc *na, bool take_null)
+{
+#define DENSE_ROWS(K, V, HV) \
+	dense_rows(kc, vc, K, V, HV, lo, hi, min_code, klo, khi, t, na, take_null)
+#define DENSE_ROWS_V(K) \
+	do { \
+		if (!has_values) DENSE_ROWS(K, GPO_INT64, false); \
+		else if (vt == GPO_FLOAT64) DENSE_ROWS(K, GPO_FLOAT64, true); \
+		else if (vt == GPO_INT64) DENSE_ROWS(K, GPO_INT64, true); \
+		else if (vt == GPO_INT32) DENSE_ROWS(K, GPO_INT32, true); \
+		else DENSE_ROWS(K, vt, true); \
+	} while (0)
+
+	if (kt == GPO_INT32)
+		DENSE_ROWS_V(GPO_INT32);
+	else if (kt == GPO_INT64)
+		DENSE_ROWS_V(GPO_INT64);
+	else
+		DENSE_ROWS(kt, vt, has_values);
+#undef DENSE_ROWS_V
+#undef DENSE_ROWS
+}
+
 /* Dense strategy (see groupagg_internal.h). */
 gpo_status
 gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
@@ -63,6 +126,8 @@ gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	int			ntab = private_slots ? nb : 1;
 	int			nparts = private_slots ? nb : nt;
 	int64_t    *vstarts = gpo_starts_of(values);
+	bool		one_chunk = keys->nchunks == 1 &&
+		(values == NULL || values->nchunks == 1);
 	gpo_acc    *tab = malloc(sizeof(gpo_acc) * (range * ntab + 1));
 	gpo_acc    *nullacc = malloc(sizeof(gpo_acc) * nparts);
 	gpo_status	st;
@@ -92,6 +157,15 @@ gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
 		gpo_kv_iter it;
 
 		gpo_acc_init(na);
+		if (one_chunk)
+		{
+			dense_rows_typed(&keys->chunks[0],
+							 values != NULL ? &values->chunks[0] : NULL,
+							 keys->type, values != NULL ? values->type : GPO_INT64,
+							 values != NULL, lo, hi, min_code, klo, khi, t, na,
+							 take_null);
+			continue;
+		}
 		gpo_kv_seek(&it, keys, kstarts, values, vstarts, lo);
 		for (int64_t r = lo; r < hi; r++)
 		{
