@@ -165,6 +165,22 @@ extern void gpuops_decode_tuples(GpuopsDecodePlan *plan,
 								 HeapTupleHeader const *tups, int64 ntups,
 								 GpuopsScanBatch *batch, int64 out_row);
 
+/* Which buffer last held each block of one relation (scan_recent.c). */
+typedef struct GpuopsRecentBuffers
+{
+	RelFileNode node;			/* the relation's file (none when unused) */
+	BlockNumber nblocks;		/* entries in bufs */
+	Buffer	   *bufs;			/* [nblocks] in TopMemoryContext */
+	uint64		last_use;
+} GpuopsRecentBuffers;
+
+/*
+ * The remembered buffers of rel's main fork, covering at least nblocks
+ * blocks, or NULL for a relation too large or in local buffers.
+ */
+extern GpuopsRecentBuffers *gpuops_recent_buffers(Relation rel,
+												  BlockNumber nblocks);
+
 /*
  * One pinned page of a page batch: its line pointers as they were under the
  * share lock (all of them on an all-visible page, else only those of the

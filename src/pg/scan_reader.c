@@ -5,12 +5,14 @@
  *
  * Fast path.  The backend pins up to GPUOPS_SCAN_BATCH_PAGES heap pages in
  * block order through the buffer manager (with a bulk-read ring when the
- * table is larger than a quarter of shared_buffers, as a seq scan does),
- * and for each page, under its share lock, records the visible tuples: on a
- * page marked all-visible (and a snapshot not taken during recovery) every
- * normal line pointer, otherwise those HeapTupleSatisfiesVisibility accepts;
- * that is heapgetpage's page-at-a-time mode, pruning included.  Then OpenMP
- * threads decode the recorded tuples into the batch (scan_heap_decode.c),
+ * table is larger than a quarter of shared_buffers, as a seq scan does;
+ * through the buffer that last held the block when scan_recent.c remembers
+ * one), then, page by page under its share lock, copies the line pointers
+ * of the visible tuples: on a page marked all-visible (and a snapshot not
+ * taken during recovery) the whole array, otherwise those of the tuples
+ * HeapTupleSatisfiesVisibility accepts; that is heapgetpage's page-at-a-time
+ * mode, pruning included.  Then OpenMP threads turn the copies into tuple
+ * headers and decode the tuples into the batch (scan_heap_decode.c),
  * and once every tuple of the page batch is delivered the pins are released
  * and interrupts checked.  A page batch may span output batches: a cursor
  * into its recorded tuples carries over, and its pins are held until then
@@ -52,28 +54,6 @@
 #ifndef GPUOPS_SCAN_PREFETCH_PAGES
 #define GPUOPS_SCAN_PREFETCH_PAGES 16
 #endif
-
-/*
- * The buffers that last held each block of a few relations, remembered from
- * this backend's earlier reads: a repeated read pins them with
- * ReadRecentBuffer, which checks the buffer's tag under its header lock
- * instead of looking the block up in the shared buffer mapping table.  A
- * stale entry costs one failed check and a normal ReadBuffer.
- */
-#define GPUOPS_RECENT_RELS 4
-/* Largest relation remembered, in blocks (4 bytes each: 16 MB, for 32 GB). */
-#define GPUOPS_RECENT_MAX_BLOCKS ((BlockNumber) 4 * 1024 * 1024)
-
-typedef struct GpuopsRecentBuffers
-{
-	RelFileNode node;			/* the relation's file (none when unused) */
-	BlockNumber nblocks;		/* entries in bufs */
-	Buffer	   *bufs;			/* [nblocks] in TopMemoryContext */
-	uint64		last_use;
-} GpuopsRecentBuffers;
-
-static GpuopsRecentBuffers gpuops_recent[GPUOPS_RECENT_RELS];
-static uint64 gpuops_recent_clock = 0;
 
 /* Rows between interrupt checks on the slot path. */
 #define GPUOPS_SCAN_CFI_ROWS 4096
@@ -267,57 +247,6 @@ gpuops_scan_can_fast(Relation rel, Snapshot snapshot, ExprState *cpu_qual)
 	if (IsolationIsSerializable())
 		return false;
 	return true;
-}
-
-/*
- * The remembered buffers of rel's main fork, covering at least nblocks
- * blocks (the least recently used slot is taken over for a new relation),
- * or NULL for a relation too large or in local buffers.
- */
-static GpuopsRecentBuffers *
-gpuops_recent_buffers(Relation rel, BlockNumber nblocks)
-{
-	GpuopsRecentBuffers *rb = NULL;
-	int			i;
-
-	if (RelationUsesLocalBuffers(rel) || nblocks == 0 ||
-		nblocks > GPUOPS_RECENT_MAX_BLOCKS)
-		return NULL;
-	for (i = 0; i < GPUOPS_RECENT_RELS; i++)
-		if (gpuops_recent[i].bufs != NULL &&
-			RelFileNodeEquals(gpuops_recent[i].node, rel->rd_node))
-		{
-			rb = &gpuops_recent[i];
-			break;
-		}
-	if (rb == NULL)
-	{
-		rb = &gpuops_recent[0];
-		for (i = 1; i < GPUOPS_RECENT_RELS; i++)
-			if (gpuops_recent[i].last_use < rb->last_use)
-				rb = &gpuops_recent[i];
-		if (rb->bufs != NULL)
-			pfree(rb->bufs);
-		rb->bufs = NULL;
-		rb->nblocks = 0;
-		rb->node = rel->rd_node;
-	}
-	if (rb->nblocks < nblocks)
-	{
-		Buffer	   *bufs = MemoryContextAllocExtended(TopMemoryContext,
-													  sizeof(Buffer) * nblocks,
-													  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-
-		if (rb->bufs != NULL)
-		{
-			memcpy(bufs, rb->bufs, sizeof(Buffer) * rb->nblocks);
-			pfree(rb->bufs);
-		}
-		rb->bufs = bufs;
-		rb->nblocks = nblocks;
-	}
-	rb->last_use = ++gpuops_recent_clock;
-	return rb;
 }
 
 /* Pin block blkno of r's relation, through its remembered buffer if it still holds it. */
