@@ -256,6 +256,21 @@ SELECT * FROM gpuops.histogram($$SELECT length(pg_sleep(0.01)::text) FROM genera
 RESET statement_timeout;
 SELECT * FROM gpuops.histogram($$VALUES (1), (2)$$, 2);
 
+-- the automatic domain's temporary file, written by a helper thread while the
+-- query runs: an error in the query, a cancel and temp_file_limit each leave
+-- no file and a usable session
+SET gpuops.chunk_size = '8kB';
+SELECT pg_temp.try($$SELECT * FROM gpuops.histogram('SELECT 1.0::float8 / (i - 30000) FROM generate_series(1, 40000) i', 3)$$);
+SET statement_timeout = '300ms';
+SELECT * FROM gpuops.histogram($$SELECT i + length(CASE WHEN i % 1000 = 0 THEN pg_sleep(0.01)::text ELSE '' END) FROM generate_series(1, 1000000) i$$, 3);
+RESET statement_timeout;
+SET temp_file_limit = '64kB';
+SELECT pg_temp.try($$SELECT * FROM gpuops.histogram('SELECT i::float8 FROM generate_series(1, 100000) i', 3)$$);
+RESET temp_file_limit;
+SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
+SELECT * FROM gpuops.histogram($$SELECT i::float8 FROM generate_series(1, 100000) i$$, 4);
+RESET gpuops.chunk_size;
+
 -- the functions are volatile and parallel unsafe
 SELECT p.oid::regprocedure AS function, provolatile, proparallel
   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace

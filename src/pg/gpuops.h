@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "executor/spi.h"
+#include "storage/fd.h"
 #include "funcapi.h"
 #include "utils/array.h"
 
@@ -194,6 +195,23 @@ typedef struct GpuopsStream
 	GpuopsChunkCallback callback;
 	void	   *arg;
 } GpuopsStream;
+
+/* ---- async_write.c: one write at a time to a temporary file, by a helper thread ---- */
+typedef struct GpuopsAsyncWrite GpuopsAsyncWrite;
+struct iovec;
+
+/* A writer appending to file (size bytes so far); ends with cxt's reset or deletion. */
+extern GpuopsAsyncWrite *gpuops_async_write_open(File file, off_t size,
+												 MemoryContext cxt);
+/* Start appending the pieces once the write before has ended (they must stay untouched until the next wait). */
+extern void gpuops_async_write_start(GpuopsAsyncWrite *w,
+									 const struct iovec *iov, int iovcnt);
+/* Wait for the write in flight and raise its error, if any. */
+extern void gpuops_async_write_wait(GpuopsAsyncWrite *w);
+/* Wait, then close the writer's descriptor. */
+extern void gpuops_async_write_close(GpuopsAsyncWrite *w);
+/* Bytes written or being written. */
+extern off_t gpuops_async_write_size(const GpuopsAsyncWrite *w);
 
 /*
  * Parse and plan query (SPI must be connected) as a read-only single
