@@ -150,7 +150,8 @@ gpuops_stream_begin(GpuopsStream *s, GpuopsChunkCallback callback, void *arg)
 			widest = Max(widest, sizeof(Datum));
 		}
 	}
-	s->capacity = Max((int64) gpuops_chunk_size / (int64) widest, 1);
+	s->capacity = Max((s->chunk_bytes > 0 ? s->chunk_bytes :
+					   (int64) gpuops_chunk_size) / (int64) widest, 1);
 	for (i = 0; i < s->ncols; i++)
 	{
 		GpuopsStreamColumn *col = &s->cols[i];

@@ -186,6 +186,8 @@ typedef struct GpuopsStream
 	TupleDesc	desc;			/* the query's result columns */
 	int			ncols;
 	GpuopsStreamColumn *cols;
+	int64		chunk_bytes;	/* bytes of the widest column a chunk; 0 (as
+								 * prepared): gpuops.chunk_size */
 	int64		capacity;		/* rows per chunk */
 	int64		num_rows;		/* rows in the current chunk */
 	int64		first_row;		/* 0-based row number of its first row */

@@ -28,7 +28,8 @@
  * query that returns different rows when run again (random(), nextval(),
  * LIMIT without ORDER BY) is counted as it ran, once.
  *
- * Memory stays two chunk buffers plus the counts, whatever the row count;
+ * Memory stays two chunk buffers of half gpuops.chunk_size (one filled by
+ * the query, one being written) plus the counts, whatever the row count;
  * the file holds the values (8 bytes a row of int8 or float8, 4 of the other
  * types, a bit a row more where a chunk has a NULL).  It is an fd.c
  * temporary file (OpenTemporaryFile, the file under BufFile).  Each full
@@ -448,6 +449,8 @@ gpuops_histogram_query(PG_FUNCTION_ARGS)
 		GpuopsHistStats *f = &h.stats;
 
 		h.cxt = CurrentMemoryContext;
+		/* two chunk buffers (one filled, one written): half the size each */
+		s.chunk_bytes = Max((int64) gpuops_chunk_size / 2, 1);
 		gpuops_stream_begin(&s, gpuops_qhist_scan_chunk, &h);
 		gpuops_stream_run(&s);
 		if (h.file_rows + h.last_rows != f->num_values)
