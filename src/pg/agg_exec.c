@@ -30,16 +30,15 @@
 #include "portability/instr_time.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
-
-/* Smallest batch, in bytes of the widest column, per face. */
-#define GPUOPS_AGG_BATCH_CPU_BYTES (4.0 * 1024 * 1024)
-#define GPUOPS_AGG_BATCH_GPU_BYTES (16.0 * 1024 * 1024)
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
 #include "gpo_join.h"
 #include "gpo_keypack.h"
 
+/* Smallest batch, in bytes of the widest column, per face. */
+#define GPUOPS_AGG_BATCH_CPU_BYTES (4.0 * 1024 * 1024)
+#define GPUOPS_AGG_BATCH_GPU_BYTES (16.0 * 1024 * 1024)
 
 static Node *gpuops_agg_create_state(CustomScan *cscan);
 static void gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags);

@@ -359,7 +359,6 @@ gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
 	QualCost	qcost;
 	Cost		startup;
 
-
 	cost_qual_eval(&qcost, input->cpu_quals, root);
 	startup = (gpu ? gpuops_gpu_setup_cost : gpuops_cpu_setup_cost) +
 		qcost.startup +
