@@ -149,7 +149,9 @@ gpuops_async_write_wait(GpuopsAsyncWrite *w)
 
 /*
  * Start writing iovcnt pieces at the file's end, once the write before has
- * ended; the pieces must stay untouched until the next wait.
+ * ended.  The pieces must stay untouched until the next wait, and lie in the
+ * writer's context (not on the stack: an ERROR may end the caller's frame
+ * while the thread still reads them).
  */
 void
 gpuops_async_write_start(GpuopsAsyncWrite *w, const struct iovec *iov,

@@ -87,7 +87,7 @@ typedef struct GpuopsQueryHist
 	MemoryContext cxt;			/* the call's context, for last_validity */
 	File		file;			/* the full chunks; 0 until the first */
 	GpuopsAsyncWrite *writer;	/* appends them to file */
-	GpuopsQhistChunkHeader hdr;	/* the header of the chunk being written */
+	GpuopsQhistChunkHeader *hdr;	/* the header of the chunk being written */
 	void	   *spare;			/* the chunk buffer not being filled */
 	uint8	   *wvalidity;		/* the validity of the chunk being written */
 	int64		file_chunks;	/* chunks written to file */
@@ -248,16 +248,18 @@ gpuops_qhist_spill(GpuopsQueryHist *h, GpuopsStream *s,
 		h->file = OpenTemporaryFile(false);
 		h->spare = MemoryContextAllocHuge(h->cxt, Max(bytes, 1));
 		h->wvalidity = MemoryContextAllocHuge(h->cxt, (s->capacity + 7) / 8 + 1);
+		/* in the context, not on the stack: an ERROR may end this frame first */
+		h->hdr = MemoryContextAlloc(h->cxt, sizeof(GpuopsQhistChunkHeader));
 		h->writer = gpuops_async_write_open(h->file, 0, h->cxt);
 	}
 	gpuops_async_write_wait(h->writer);
-	h->hdr.num_rows = col->chunk.n;
-	h->hdr.has_validity = col->chunk.validity != NULL;
-	iov[0].iov_base = &h->hdr;
-	iov[0].iov_len = sizeof(h->hdr);
+	h->hdr->num_rows = col->chunk.n;
+	h->hdr->has_validity = col->chunk.validity != NULL;
+	iov[0].iov_base = h->hdr;
+	iov[0].iov_len = sizeof(GpuopsQhistChunkHeader);
 	iov[1].iov_base = col->chunk.data;
 	iov[1].iov_len = (size_t) col->chunk.n * gpo_type_size(col->type);
-	if (h->hdr.has_validity)
+	if (h->hdr->has_validity)
 	{
 		memcpy(h->wvalidity, col->chunk.validity, (col->chunk.n + 7) / 8);
 		iov[2].iov_base = h->wvalidity;
