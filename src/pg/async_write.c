@@ -105,7 +105,10 @@ gpuops_async_write_cleanup(void *arg)
 
 	gpuops_async_write_join(w);
 	if (w->fd >= 0)
+	{
 		close(w->fd);
+		ReleaseExternalFD();
+	}
 	w->fd = -1;
 }
 
@@ -120,11 +123,22 @@ gpuops_async_write_open(File file, off_t size, MemoryContext cxt)
 	GpuopsAsyncWrite *w = MemoryContextAllocZero(cxt, sizeof(GpuopsAsyncWrite));
 	int			raw = FileGetRawDesc(file);
 
+	/* the duplicate is a descriptor fd.c does not manage: account for it */
+	if (!AcquireExternalFD())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("gpuops: too many open files to write a temporary file in the background")));
 	w->fd = raw >= 0 ? dup(raw) : -1;
 	if (w->fd < 0)
+	{
+		int			save_errno = errno;
+
+		ReleaseExternalFD();
+		errno = raw >= 0 ? save_errno : EBADF;
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("gpuops: could not duplicate the temporary file's descriptor: %m")));
+	}
 	w->size = size;
 	w->cleanup.func = gpuops_async_write_cleanup;
 	w->cleanup.arg = w;
