@@ -260,6 +260,21 @@ SELECT q, pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, count
 ) q(q);
 SELECT pg_temp.check('SELECT count(*) AS count_all, sum(v) AS sum_v, min(k) AS min_k FROM agg_t WHERE k > 100000');
 SELECT count(*), sum(v), min(k), avg(w) FROM agg_t WHERE k > 100000;
+-- most rows pass and the one key has no NULL: the failing rows' keys become
+-- NULL instead of being compacted away, and that NULL group is dropped (the
+-- key also as a value, a FILTER on it, extreme keys, 64-row batches); a key
+-- with NULLs, or few rows passing, still compacts
+SELECT q, pg_temp.check(q) FROM (VALUES
+  ('SELECT kts, count(*) AS n, sum(v) AS s, count(kts) AS nk, max(kts) AS mk, max(w) AS mw FROM agg_t WHERE w > -400 GROUP BY kts'),
+  ('SELECT k2, count(*) AS n, sum(w) FILTER (WHERE k2 > 100) AS f, min(k2) AS m FROM agg_t WHERE v IS NOT NULL GROUP BY k2'),
+  ('SELECT ktz, count(*) AS n, avg(w8) AS a FROM agg_t WHERE kf8 <> ''NaN'' OR kf8 IS NULL GROUP BY ktz'),
+  ('SELECT kts, count(*) AS n FROM agg_t WHERE w < -400 GROUP BY kts'),
+  ('SELECT k, count(*) AS n, sum(v) AS s FROM agg_t WHERE w > -400 GROUP BY k')
+) t(q);
+SET gpuops.chunk_size = 512;
+SELECT pg_temp.check('SELECT kts, count(*) AS n, sum(v) AS s, max(w) AS mw FROM agg_t WHERE w > -400 GROUP BY kts');
+SELECT pg_temp.check('SELECT k2, count(*) AS n, min(k2) AS m FROM agg_t WHERE v IS NOT NULL GROUP BY k2');
+RESET gpuops.chunk_size;
 
 -- a rescan: the node on the inner side of a nested loop, once per outer row
 SET enable_hashjoin = off;

@@ -42,14 +42,20 @@ gpuops_agg_vec(gpo_vector *v, gpo_chunk *c, gpo_type type, void *data,
 }
 
 /*
- * Runs the device program over the batch and compacts the passing rows of
- * every column into new buffers (cols/chunks updated); returns the rows
- * left.
+ * Runs the device program over the batch of *n rows; returns the rows that
+ * pass.  When at least half pass and the one grouping key has no NULL in the
+ * batch, the failing rows' keys become NULL (the key column's validity is
+ * the mask) and *null_key_out is set: those rows then form the NULL group,
+ * which the caller drops, and no column is copied.  Otherwise the passing
+ * rows of every column are compacted into new buffers (chunks updated) and
+ * *n becomes their number.
  */
 int64
 gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-				  gpo_vector *vecs, gpo_chunk *chunks, int64 n)
+				  gpo_vector *vecs, gpo_chunk *chunks, int64 *np,
+				  bool *null_key_out)
 {
+	int64		n = *np;
 	gpo_ctx		ctx;
 	gpo_vector	maskv;
 	gpo_chunk	maskc;
@@ -68,8 +74,22 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		st = gpo_filter(&ctx, te->ncols, vecs, te->prog, te->nprog, &maskv,
 						&count, gpuops_alloc_scratch(bytes), NULL);
 	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg filter");
+	*null_key_out = false;
 	if (count == n || count == 0)
 		return count;
+	if (s->spec.nkeys == 1 && count * 2 >= n &&
+		chunks[te->key_col[0]].validity == NULL)
+	{
+		const uint8 *mask = (const uint8 *) maskc.data;
+		uint8	   *valid = palloc_extended((n + 7) / 8, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		int64		r;
+
+		for (r = 0; r < n; r++)
+			valid[r >> 3] |= (uint8) ((mask[r] != 0) << (r & 7));
+		chunks[te->key_col[0]].validity = valid;
+		*null_key_out = true;
+		return count;
+	}
 
 	gpuops_agg_vec(&idxv, &idxc, GPO_INT64,
 				   palloc_extended(sizeof(int64) * count, MCXT_ALLOC_HUGE),
@@ -81,6 +101,7 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		st = gpo_compact(&ctx, &maskv, 0, &idxv, &count,
 						 gpuops_alloc_scratch(bytes), NULL);
 	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg compaction");
+	*np = count;
 
 	for (i = 0; i < te->ncols; i++)
 	{
@@ -298,7 +319,7 @@ gpuops_agg_free_with_batch(gpo_keypack *pack)
 /* Aggregates one batch of n rows (vecs: one per reader column) and merges it. */
 void
 gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-				 gpo_vector *vecs, int64 n)
+				 gpo_vector *vecs, int64 n, bool null_key_out)
 {
 	GpuopsAggSpec *spec = &s->spec;
 	gpo_vector	keyv;
@@ -359,6 +380,9 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			ngroups)
 			elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
 	}
+	/* the rows the WHERE removed: the NULL group, which comes last */
+	if (null_key_out && ngroups > 0 && !first.key_valid[ngroups - 1])
+		ngroups--;
 
 	/* the groups' keys as key codes, in the running state's form */
 	for (k = 0; k < spec->nkeys; k++)

@@ -256,6 +256,8 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	while (gpuops_scan_next(te->reader, &batch))
 	{
 		int64		n = batch->nrows;
+		int64		passed;
+		bool		null_key_out = false;
 		instr_time	start;
 		instr_time	dur;
 		int			i;
@@ -275,10 +277,12 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 			s->bytes_in += n * gpo_type_size(te->cols[i].type);
 		}
 		if (te->nprog > 0)
-			n = gpuops_agg_filter(s, te, vecs, chunks, n);
-		s->rows_passed += n;
-		if (n > 0)
-			gpuops_agg_batch(s, te, vecs, n);
+			passed = gpuops_agg_filter(s, te, vecs, chunks, &n, &null_key_out);
+		else
+			passed = n;
+		s->rows_passed += passed;
+		if (passed > 0)
+			gpuops_agg_batch(s, te, vecs, n, null_key_out);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(s->batch_cxt);
 		INSTR_TIME_SET_CURRENT(dur);

@@ -61,12 +61,21 @@ typedef struct GpuopsAggScanState
 /* A one-chunk vector over n values at data, validity optional. */
 extern void gpuops_agg_vec(gpo_vector *v, gpo_chunk *c, gpo_type type,
 						   void *data, uint8 *validity, int64 n);
-/* Runs the device clauses over a batch and compacts it; returns the rows left. */
+/*
+ * Runs the device clauses over a batch of *n rows and either compacts it
+ * (*n becomes the rows left) or, when most rows pass and the one key has no
+ * NULL, marks the failing rows' keys NULL instead (*null_key_out set: the
+ * NULL group is dropped); returns the rows that passed.
+ */
 extern int64 gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-							   gpo_vector *vecs, gpo_chunk *chunks, int64 n);
-/* Aggregates one batch of n rows (vecs: one per reader column) and merges it. */
+							   gpo_vector *vecs, gpo_chunk *chunks, int64 *n,
+							   bool *null_key_out);
+/*
+ * Aggregates one batch of n rows (vecs: one per reader column) and merges
+ * it; null_key_out: the NULL-key group holds rows the WHERE removed.
+ */
 extern void gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-							 gpo_vector *vecs, int64 n);
+							 gpo_vector *vecs, int64 n, bool null_key_out);
 
 /* ---- agg_explain.c ---- */
 
