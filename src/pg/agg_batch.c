@@ -1,7 +1,8 @@
 /*
  * agg_batch.c
  *	  The engine work of one GpuOpsAgg batch: the device clauses as a mask and
- *	  a compaction (gpo_filter, gpo_compact, gpo_gather), FILTER clauses as
+ *	  a compaction (gpo_filter, gpo_compact, gpo_gather; or the failing rows'
+ *	  keys made NULL when that is cheaper), FILTER clauses as
  *	  validity masks, one key per row (the column itself, or gpo_keypack for
  *	  several keys), the aggregates of every value column (gpo_groupagg, or
  *	  one gpo_segreduce without GROUP BY), and the merge of the batch's groups

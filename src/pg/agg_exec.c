@@ -7,7 +7,9 @@
  * otherwise or when a clause must run in PostgreSQL), so MVCC, privileges
  * and row-level security hold as in a sequential scan.  For each batch the
  * engine evaluates the device clauses as a mask (gpo_filter), compacts the
- * passing rows (gpo_compact + gpo_gather), forms one key per row (the column
+ * passing rows (gpo_compact + gpo_gather; or, when most pass and the one key
+ * has no NULL, makes the failing rows' keys NULL and drops that group),
+ * forms one key per row (the column
  * itself, or gpo_keypack for several keys) and aggregates every value
  * column (gpo_groupagg); the batch's groups merge into the running groups
  * (agg_state.c).  When the table is exhausted, the groups come out as scan
