@@ -14,6 +14,8 @@
  */
 #include "gpuops_agg_exec.h"
 
+#include "port/pg_bswap.h"
+
 #include "gpo_join.h"
 #include "gpo_keypack.h"
 
@@ -83,9 +85,22 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	{
 		const uint8 *mask = (const uint8 *) maskc.data;
 		uint8	   *valid = palloc_extended((n + 7) / 8, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		int64		full = n / 8;
+		int64		j;
 		int64		r;
 
-		for (r = 0; r < n; r++)
+		/* eight mask bytes (each 0 or 1) to one validity byte, row 8j at bit 0 */
+		for (j = 0; j < full; j++)
+		{
+			uint64		x;
+
+			memcpy(&x, mask + 8 * j, 8);
+#ifdef WORDS_BIGENDIAN
+			x = pg_bswap64(x);
+#endif
+			valid[j] = (uint8) ((x * UINT64CONST(0x0102040810204080)) >> 56);
+		}
+		for (r = 8 * full; r < n; r++)
 			valid[r >> 3] |= (uint8) ((mask[r] != 0) << (r & 7));
 		chunks[te->key_col[0]].validity = valid;
 		*null_key_out = true;
