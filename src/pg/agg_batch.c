@@ -45,6 +45,34 @@ gpuops_agg_vec(gpo_vector *v, gpo_chunk *c, gpo_type type, void *data,
 }
 
 /*
+ * A validity bitmap of n rows from a gpo_filter mask (one byte a row, 0 or
+ * 1): eight mask bytes make one bitmap byte, row 8j at bit 0.
+ */
+static uint8 *
+gpuops_agg_mask_bits(const uint8 *mask, int64 n)
+{
+	uint8	   *bits = palloc_extended((n + 7) / 8 + 1,
+									   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	int64		full = n / 8;
+	int64		j;
+	int64		r;
+
+	for (j = 0; j < full; j++)
+	{
+		uint64		x;
+
+		memcpy(&x, mask + 8 * j, 8);
+#ifdef WORDS_BIGENDIAN
+		x = pg_bswap64(x);
+#endif
+		bits[j] = (uint8) ((x * UINT64CONST(0x0102040810204080)) >> 56);
+	}
+	for (r = 8 * full; r < n; r++)
+		bits[r >> 3] |= (uint8) ((mask[r] != 0) << (r & 7));
+	return bits;
+}
+
+/*
  * Runs the device program over the batch of *n rows; returns the rows that
  * pass.  When at least half pass and the one grouping key has no NULL in the
  * batch, the failing rows' keys become NULL (the key column's validity is
@@ -83,26 +111,8 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	if (s->spec.nkeys == 1 && count * 2 >= n &&
 		chunks[te->key_col[0]].validity == NULL)
 	{
-		const uint8 *mask = (const uint8 *) maskc.data;
-		uint8	   *valid = palloc_extended((n + 7) / 8, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		int64		full = n / 8;
-		int64		j;
-		int64		r;
-
-		/* eight mask bytes (each 0 or 1) to one validity byte, row 8j at bit 0 */
-		for (j = 0; j < full; j++)
-		{
-			uint64		x;
-
-			memcpy(&x, mask + 8 * j, 8);
-#ifdef WORDS_BIGENDIAN
-			x = pg_bswap64(x);
-#endif
-			valid[j] = (uint8) ((x * UINT64CONST(0x0102040810204080)) >> 56);
-		}
-		for (r = 8 * full; r < n; r++)
-			valid[r >> 3] |= (uint8) ((mask[r] != 0) << (r & 7));
-		chunks[te->key_col[0]].validity = valid;
+		chunks[te->key_col[0]].validity =
+			gpuops_agg_mask_bits((const uint8 *) maskc.data, n);
 		*null_key_out = true;
 		return count;
 	}
@@ -257,11 +267,7 @@ gpuops_agg_value_vectors(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 								te->fnprog[f], &maskv, &count,
 								gpuops_alloc_scratch(bytes), NULL);
 			gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg FILTER");
-			fbits[f] = palloc_extended((n + 7) / 8 + 1,
-									   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-			for (i = 0; i < n; i++)
-				if (mask[i])
-					fbits[f][i >> 3] |= (uint8) (1 << (i & 7));
+			fbits[f] = gpuops_agg_mask_bits(mask, n);
 		}
 		valid = palloc_extended((n + 7) / 8 + 1, MCXT_ALLOC_HUGE);
 		for (i = 0; i < (n + 7) / 8; i++)

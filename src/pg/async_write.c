@@ -113,12 +113,12 @@ gpuops_async_write_cleanup(void *arg)
 }
 
 /*
- * A writer for file, whose buffers live in cxt (or a context that outlives
- * the writes); it ends when cxt is reset or deleted, or at
- * gpuops_async_write_close.
+ * A writer appending to file (empty so far), whose buffers live in cxt (or
+ * a context that outlives the writes); it ends when cxt is reset or
+ * deleted, or at gpuops_async_write_close.
  */
 GpuopsAsyncWrite *
-gpuops_async_write_open(File file, off_t size, MemoryContext cxt)
+gpuops_async_write_open(File file, MemoryContext cxt)
 {
 	GpuopsAsyncWrite *w = MemoryContextAllocZero(cxt, sizeof(GpuopsAsyncWrite));
 	int			raw = FileGetRawDesc(file);
@@ -139,7 +139,6 @@ gpuops_async_write_open(File file, off_t size, MemoryContext cxt)
 				(errcode_for_file_access(),
 				 errmsg("gpuops: could not duplicate the temporary file's descriptor: %m")));
 	}
-	w->size = size;
 	w->cleanup.func = gpuops_async_write_cleanup;
 	w->cleanup.arg = w;
 	MemoryContextRegisterResetCallback(cxt, &w->cleanup);
@@ -214,11 +213,4 @@ gpuops_async_write_close(GpuopsAsyncWrite *w)
 {
 	gpuops_async_write_wait(w);
 	gpuops_async_write_cleanup(w);
-}
-
-/* Bytes written (or being written) to the file. */
-off_t
-gpuops_async_write_size(const GpuopsAsyncWrite *w)
-{
-	return w->size;
 }

@@ -202,9 +202,8 @@ typedef struct GpuopsStream
 typedef struct GpuopsAsyncWrite GpuopsAsyncWrite;
 struct iovec;
 
-/* A writer appending to file (size bytes so far); ends with cxt's reset or deletion. */
-extern GpuopsAsyncWrite *gpuops_async_write_open(File file, off_t size,
-												 MemoryContext cxt);
+/* A writer appending to the empty file; ends with cxt's reset or deletion. */
+extern GpuopsAsyncWrite *gpuops_async_write_open(File file, MemoryContext cxt);
 /* Start appending the pieces once the write before has ended (they must stay untouched until the next wait). */
 extern void gpuops_async_write_start(GpuopsAsyncWrite *w,
 									 const struct iovec *iov, int iovcnt);
@@ -212,8 +211,6 @@ extern void gpuops_async_write_start(GpuopsAsyncWrite *w,
 extern void gpuops_async_write_wait(GpuopsAsyncWrite *w);
 /* Wait, then close the writer's descriptor. */
 extern void gpuops_async_write_close(GpuopsAsyncWrite *w);
-/* Bytes written or being written. */
-extern off_t gpuops_async_write_size(const GpuopsAsyncWrite *w);
 
 /*
  * Parse and plan query (SPI must be connected) as a read-only single

@@ -198,7 +198,7 @@ gpuops_qhist_stats(const gpo_chunk *c, gpo_type type, GpuopsHistStats *h)
 #undef GPUOPS_QHIST_STATS
 }
 
-/* Largest single write or read of the temporary file. */
+/* Largest single read of the temporary file. */
 #define GPUOPS_QHIST_IO_MAX ((size_t) 64 * 1024 * 1024)
 
 /* Read exactly size bytes of the temporary file at *offset, advancing it. */
@@ -250,7 +250,7 @@ gpuops_qhist_spill(GpuopsQueryHist *h, GpuopsStream *s,
 		h->wvalidity = MemoryContextAllocHuge(h->cxt, (s->capacity + 7) / 8 + 1);
 		/* in the context, not on the stack: an ERROR may end this frame first */
 		h->hdr = MemoryContextAlloc(h->cxt, sizeof(GpuopsQhistChunkHeader));
-		h->writer = gpuops_async_write_open(h->file, 0, h->cxt);
+		h->writer = gpuops_async_write_open(h->file, h->cxt);
 	}
 	gpuops_async_write_wait(h->writer);
 	h->hdr->num_rows = col->chunk.n;
