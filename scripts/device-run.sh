@@ -9,6 +9,7 @@
 #   AGG_ROWS    rows for bench/agg_queries.sh (step agg); AGG_RUNS timed runs,
 #               AGG_QUERIES the query numbers (default all)
 #   REGRESS     pg_regress tests to run (default: all, agg_node first)
+#   step overlap (after agg): q1 on the GPU with gpuops.overlap off and on
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -28,7 +29,7 @@ if [[ $steps == *" bench "* ]]; then
 		cat "$OUT/$(basename $b).md"
 	done
 fi
-if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* ]]; then
+if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* ]]; then
 	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops" \
 		source .device/pg-up.sh .device/pg.tar.xz >/dev/null || { echo "pg-up failed"; exit 1; }
 	rm -rf /tmp/w && cp -r . /tmp/w && chown -R pg /tmp/w && cd /tmp/w
@@ -68,5 +69,25 @@ if [[ $steps == *" agg "* ]]; then
 		RUNS=${AGG_RUNS:-3} QUERIES="${AGG_QUERIES:-}" AGG_LOG_DIR=/tmp/agglogs NATIVE_WORKERS="${NATIVE_WORKERS:-$(nproc)}" \
 		bash bench/agg_queries.sh "${AGG_ROWS:-100000000}" 2>&1 | tee "$OUT/agg_queries.txt"; agg_rc=$?
 	cp -r /tmp/agglogs "$OUT/agg"
+fi
+if [[ $steps == *" overlap "* ]]; then
+	# after the agg step (its table): q1 on the GPU with gpuops.overlap off
+	# and on, alternating, in one session; Read/Engine/Execution Time each
+	echo "== GpuOpsAgg q1, gpuops.overlap off vs on (gpu) =="
+	q1="SELECT k, count(*) AS n, sum(v) AS s, avg(v) AS a, min(v) AS lo, max(v) AS hi FROM agg_bench.t GROUP BY k"
+	{
+		echo "SET gpuops.device = gpu; SET max_parallel_workers_per_gather = 0;"
+		echo "EXPLAIN (ANALYZE, TIMING OFF) $q1;"
+		for i in 1 2 3; do
+			for o in off on; do
+				echo "\\echo overlap $o"
+				echo "SET gpuops.overlap = $o; EXPLAIN (ANALYZE) $q1;"
+			done
+		done
+	} >/tmp/overlap.sql
+	chmod 644 /tmp/overlap.sql
+	timeout ${OVERLAP_TIMEOUT:-120} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
+		psql -X -q -f /tmp/overlap.sql 2>&1 | grep -E "overlap|Read Time|Engine Time|Execution Time|GPU Calls" |
+		tr -s ' ' | tee "$OUT/overlap.txt"
 fi
 echo "SUMMARY unit=$unit_rc bench=$bench_rc regress=$reg_rc qf=$qf_rc agg=$agg_rc"

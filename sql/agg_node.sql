@@ -495,6 +495,36 @@ CREATE TEMP TABLE fz2 AS SELECT * FROM pg_temp.fuzz(60, 0.77);
 SELECT res, count(*) FROM fz2 GROUP BY res ORDER BY res;
 SELECT q, res FROM fz2 WHERE res <> 'same';
 
+-- a helper thread aggregates each batch while the next is read (what the
+-- GPU face does under gpuops.overlap = auto; on: either face)
+SET gpuops.overlap = on;
+CREATE TEMP TABLE fz3 AS SELECT * FROM pg_temp.fuzz(60, 0.31);
+SELECT res, count(*) FROM fz3 GROUP BY res ORDER BY res;
+SELECT q, res FROM fz3 WHERE res <> 'same';
+SET gpuops.chunk_size = 512;
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w8) AS hi FROM agg_t GROUP BY k');
+SELECT pg_temp.check('SELECT k2, count(*) AS n, avg(w) AS a FROM agg_t WHERE w >= 0 GROUP BY k2');
+SELECT pg_temp.check('SELECT ks, kb, count(*) AS n, sum(w2) FILTER (WHERE kb) AS s FROM agg_t GROUP BY ks, kb');
+-- an error while a batch is in flight: raised by the read of a later batch
+-- (a clause PostgreSQL evaluates), by the merge (a float sum overflowing),
+-- or a cancel; each leaves the session usable
+SELECT pg_temp.try('SELECT k, count(*) FROM agg_t WHERE 1 / (i - 9000) > -1 GROUP BY k');
+CREATE TABLE agg_huge AS SELECT i % 10 AS k, 1e306::float8 AS v FROM generate_series(1, 20000) i;
+ANALYZE agg_huge;
+SELECT pg_temp.plan('SELECT k, sum(v) FROM agg_huge GROUP BY k');
+SELECT pg_temp.try('SELECT k, sum(v) FROM agg_huge GROUP BY k');
+DROP TABLE agg_huge;
+SET gpuops.chunk_size = 64;
+SET statement_timeout = '10ms';
+SELECT pg_temp.try('SELECT k2, count(*) FROM agg_t a GROUP BY k2');
+RESET statement_timeout;
+SELECT pg_temp.check('SELECT k, count(*) AS n FROM agg_t GROUP BY k');
+-- off: the backend aggregates each batch between reads
+SET gpuops.overlap = off;
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w8) AS hi FROM agg_t GROUP BY k');
+RESET gpuops.chunk_size;
+RESET gpuops.overlap;
+
 -- groups whose estimated size passes gpuops.max_group_memory stay native
 SET gpuops.max_group_memory = '64kB';
 SELECT pg_temp.plan('SELECT k2, count(*) FROM agg_t GROUP BY k2');

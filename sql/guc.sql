@@ -73,6 +73,13 @@ SET gpuops.threads = 0;
 RESET gpuops.gpu_min_rows;
 RESET gpuops.threads;
 
+-- gpuops.overlap (agg_node tests what it does)
+SET gpuops.overlap = on;
+SET gpuops.overlap = 'OFF';
+SHOW gpuops.overlap;
+SET gpuops.overlap = 'sometimes';
+RESET gpuops.overlap;
+
 -- gpuops.chunk_size takes byte units
 SET gpuops.chunk_size = 16;
 SHOW gpuops.chunk_size;

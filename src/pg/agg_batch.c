@@ -338,72 +338,152 @@ gpuops_agg_free_with_batch(gpo_keypack *pack)
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
 }
 
-/* Aggregates one batch of n rows (vecs: one per reader column) and merges it. */
+/*
+ * Whether a batch of n rows goes to a helper thread: gpuops.overlap is on,
+ * or auto and the GPU face will take its group aggregation.
+ */
+bool
+gpuops_agg_overlaps(int64 n)
+{
+	if (gpuops_overlap == GPUOPS_OVERLAP_ON)
+		return true;
+	if (gpuops_overlap == GPUOPS_OVERLAP_OFF || gpuops_device == GPO_DEVICE_CPU)
+		return false;
+	if (gpuops_device == GPO_DEVICE_AUTO && n < gpuops_gpu_min_rows)
+		return false;
+	return gpo_gpu_available();
+}
+
+/*
+ * Aggregates one batch of n rows (vecs: one per reader column, in the
+ * batch's memory context) and merges it; on the GPU face the group
+ * aggregation runs on a helper thread and the merge waits for
+ * gpuops_agg_batch_finish.
+ */
 void
 gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 				 gpo_vector *vecs, int64 n, bool null_key_out)
 {
 	GpuopsAggSpec *spec = &s->spec;
-	gpo_vector	keyv;
-	gpo_chunk	keyc;
-	gpo_keypack *pack = NULL;
-	gpo_vector *valvecs;
-	gpo_agg_out first;
-	gpo_agg_out *vals = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
-	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
-	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
-	int64		ngroups;
-	int64		cap;
-	int64		g;
+	GpuopsAggPending *p;
+	gpo_agg_out *outs;
+	gpo_ctx		ctx;
 	int			k;
 	int			v;
 
+	Assert(s->pending == NULL);
 	/* one key per row */
 	if (spec->nkeys == 0)
 	{
 		gpuops_agg_batch_one_group(s, te, vecs, n);
 		return;
 	}
-	else if (spec->nkeys == 1)
-		keyv = vecs[te->key_col[0]];
+	p = palloc0(sizeof(GpuopsAggPending));
+	p->null_key_out = null_key_out;
+	if (spec->nkeys == 1)
+		p->keyv = vecs[te->key_col[0]];
 	else
 	{
 		gpo_vector	kv[GPUOPS_AGG_MAX_KEYS];
-		gpo_ctx		ctx;
+		gpo_chunk  *keyc = palloc(sizeof(gpo_chunk));
 		gpo_status	st;
 
 		for (k = 0; k < spec->nkeys; k++)
 			kv[k] = vecs[te->key_col[k]];
-		gpuops_agg_vec(&keyv, &keyc, GPO_INT64,
+		gpuops_agg_vec(&p->keyv, keyc, GPO_INT64,
 					   palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE),
 					   NULL, n);
 		gpuops_ctx_init(&ctx);
-		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &keyv, &pack);
+		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &p->keyv, &p->pack);
 		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
-		gpuops_agg_free_with_batch(pack);
+		gpuops_agg_free_with_batch(p->pack);
 	}
 
 	/* the groups, with every value column's aggregates */
-	valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
-	cap = Min(n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
-	gpuops_agg_out_alloc(&first, cap, keyv.type,
-						 spec->nvals > 0 ? valvecs[0].type : GPO_INT32,
-						 true);
-	ngroups = gpuops_agg_group(s, &keyv,
-							   spec->nvals > 0 ? &valvecs[0] : NULL,
-							   &first, true);
-	if (spec->nvals > 0)
-		vals[0] = first;
-	for (v = 1; v < spec->nvals; v++)
+	p->valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
+	p->cap = Min(n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
+	outs = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
+	for (v = 0; v < Max(spec->nvals, 1); v++)
+		gpuops_agg_out_alloc(&outs[v], p->cap, p->keyv.type,
+							 spec->nvals > 0 ? p->valvecs[v].type : GPO_INT32,
+							 v == 0);
+	gpuops_ctx_init(&ctx);
+	p->job = gpuops_agg_job_create(&p->keyv, p->valvecs, spec->nvals,
+								   (int64) spec->est_groups,
+								   (gpo_agg_strategy) gpuops_agg_strategy,
+								   &ctx, outs);
+	s->pending = p;
+	if (gpuops_agg_overlaps(n))
+		gpuops_agg_job_start(p->job);
+	else
 	{
-		gpuops_agg_out_alloc(&vals[v], ngroups, keyv.type,
-							 valvecs[v].type, false);
-		if (gpuops_agg_group(s, &keyv, &valvecs[v], &vals[v], false) !=
-			ngroups)
-			elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
+		gpuops_agg_job_run_here(p->job);
+		gpuops_agg_batch_finish(s);
 	}
+}
+
+/*
+ * The groups of the pending batch's job, in its outputs: the job's own
+ * when every call fit, else formed again here with outputs that grow.
+ */
+static int64
+gpuops_agg_pending_groups(GpuopsAggScanState *s, GpuopsAggPending *p)
+{
+	GpuopsAggJob *job = p->job;
+	int			nvals = s->spec.nvals;
+	int64		ngroups;
+	int			v;
+
+	if (job->st == GPO_ERR_CAPACITY)
+	{
+		/* more groups than cap: again, with outputs sized by the engine */
+		ngroups = gpuops_agg_group(s, &p->keyv,
+								   nvals > 0 ? &p->valvecs[0] : NULL,
+								   &job->outs[0], true);
+		for (v = 1; v < nvals; v++)
+		{
+			gpuops_agg_out_alloc(&job->outs[v], ngroups, p->keyv.type,
+								 p->valvecs[v].type, false);
+			if (gpuops_agg_group(s, &p->keyv, &p->valvecs[v], &job->outs[v],
+								 false) != ngroups)
+				elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
+		}
+		return ngroups;
+	}
+	for (v = 0; v < job->calls; v++)
+		gpuops_agg_checked(s, v == job->calls - 1 ? job->st : GPO_OK,
+						   &job->ctx[v], "GpuOpsAgg group aggregation");
+	if ((int) job->used[0] >= 0 && (int) job->used[0] < 4)
+		s->strategy_batches[job->used[0]]++;
+	ngroups = job->ngroups[0];
+	for (v = 1; v < nvals; v++)
+		if (job->ngroups[v] != ngroups)
+			elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
+	return ngroups;
+}
+
+/* Waits for the pending batch's groups, if any, and merges them. */
+void
+gpuops_agg_batch_finish(GpuopsAggScanState *s)
+{
+	GpuopsAggPending *p = s->pending;
+	GpuopsAggSpec *spec = &s->spec;
+	gpo_agg_out *first;
+	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
+	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
+	int64		ngroups;
+	int64		g;
+	int			k;
+
+	if (p == NULL)
+		return;
+	s->pending = NULL;
+	gpuops_agg_job_wait(p->job);
+	ngroups = gpuops_agg_pending_groups(s, p);
+	first = &p->job->outs[0];
+
 	/* the rows the WHERE removed: the NULL group, which comes last */
-	if (null_key_out && ngroups > 0 && !first.key_valid[ngroups - 1])
+	if (p->null_key_out && ngroups > 0 && !first->key_valid[ngroups - 1])
 		ngroups--;
 
 	/* the groups' keys as key codes, in the running state's form */
@@ -414,22 +494,22 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	}
 	if (spec->nkeys == 1)
 	{
-		size_t		w = gpo_type_size(keyv.type);
+		size_t		w = gpo_type_size(p->keyv.type);
 
 		for (g = 0; g < ngroups; g++)
 		{
-			valid[0][g] = first.key_valid[g];
-			codes[0][g] = first.key_valid[g] ?
-				gpo_key_code(keyv.type, (const char *) first.keys + w * g) : 0;
+			valid[0][g] = first->key_valid[g];
+			codes[0][g] = first->key_valid[g] ?
+				gpo_key_code(p->keyv.type, (const char *) first->keys + w * g) : 0;
 		}
 	}
-	else if (spec->nkeys > 1)
+	else
 	{
 		void	   *values[GPUOPS_AGG_MAX_KEYS];
 
 		for (k = 0; k < spec->nkeys; k++)
 			values[k] = palloc_extended(8 * Max(ngroups, 1), MCXT_ALLOC_HUGE);
-		gpo_keypack_decode(pack, ngroups, (const int64_t *) first.keys,
+		gpo_keypack_decode(p->pack, ngroups, (const int64_t *) first->keys,
 						   values, valid);
 		for (k = 0; k < spec->nkeys; k++)
 		{
@@ -441,5 +521,6 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 					gpo_key_code(t, (const char *) values[k] + w * g) : 0;
 		}
 	}
-	gpuops_aggstate_merge(&s->groups, ngroups, codes, valid, first.rows, vals);
+	gpuops_aggstate_merge(&s->groups, ngroups, codes, valid, first->rows,
+						  p->job->outs);
 }

@@ -245,32 +245,61 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 }
 
 
-/* Reads every batch of one table and aggregates it. */
+/*
+ * Waits for the batch in flight, merges it and frees its memory; adds the
+ * time the backend spent here since start to the engine's.
+ */
+static void
+gpuops_agg_settle(GpuopsAggScanState *s, instr_time start)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
+	instr_time	dur;
+
+	gpuops_agg_batch_finish(s);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(s->batch_cxt);
+	INSTR_TIME_SET_CURRENT(dur);
+	INSTR_TIME_SUBTRACT(dur, start);
+	s->engine_ms += INSTR_TIME_GET_MILLISEC(dur);
+}
+
+/*
+ * Reads every batch of one table and aggregates it.  On the GPU face the
+ * group aggregation of a batch runs on a helper thread while the next batch
+ * is read (into the reader's other arrays), and is merged before that next
+ * batch goes to the engine; everything of a batch lives in batch_cxt until
+ * its merge.
+ */
 static void
 gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 {
 	GpuopsScanBatch *batch;
-	gpo_vector *vecs = palloc(sizeof(gpo_vector) * Max(te->ncols, 1));
-	gpo_chunk  *chunks = palloc(sizeof(gpo_chunk) * Max(te->ncols, 1));
 	const GpuopsScanStats *stats;
 	MemoryContext old;
+	instr_time	start;
 
+	if (gpuops_agg_overlaps(INT64_MAX))
+		gpuops_scan_double_buffer(te->reader);
 	while (gpuops_scan_next(te->reader, &batch))
 	{
 		int64		n = batch->nrows;
 		int64		passed;
 		bool		null_key_out = false;
-		instr_time	start;
-		instr_time	dur;
+		gpo_vector *vecs;
+		gpo_chunk  *chunks;
 		int			i;
 
 		CHECK_FOR_INTERRUPTS();
 		if (n == 0)
 			continue;
+		INSTR_TIME_SET_CURRENT(start);
+		gpuops_agg_settle(s, start);
+		INSTR_TIME_SET_CURRENT(start);
 		s->batches++;
 		s->rows_in += n;
-		INSTR_TIME_SET_CURRENT(start);
 		old = MemoryContextSwitchTo(s->batch_cxt);
+		vecs = palloc(sizeof(gpo_vector) * Max(te->ncols, 1));
+		chunks = palloc(sizeof(gpo_chunk) * Max(te->ncols, 1));
 		for (i = 0; i < te->ncols; i++)
 		{
 			gpuops_agg_vec(&vecs[i], &chunks[i], te->cols[i].type,
@@ -286,11 +315,19 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		if (passed > 0)
 			gpuops_agg_batch(s, te, vecs, n, null_key_out);
 		MemoryContextSwitchTo(old);
-		MemoryContextReset(s->batch_cxt);
-		INSTR_TIME_SET_CURRENT(dur);
-		INSTR_TIME_SUBTRACT(dur, start);
-		s->engine_ms += INSTR_TIME_GET_MILLISEC(dur);
+		if (s->pending == NULL)
+			gpuops_agg_settle(s, start);
+		else
+		{
+			instr_time	dur;
+
+			INSTR_TIME_SET_CURRENT(dur);
+			INSTR_TIME_SUBTRACT(dur, start);
+			s->engine_ms += INSTR_TIME_GET_MILLISEC(dur);
+		}
 	}
+	INSTR_TIME_SET_CURRENT(start);
+	gpuops_agg_settle(s, start);
 	stats = gpuops_scan_stats(te->reader);
 	s->read_ms += stats->read_ms;
 	s->pin_ms += stats->pin_ms;

@@ -38,12 +38,21 @@ static const struct config_enum_entry gpuops_agg_strategy_options[] = {
 	{NULL, 0, false}
 };
 
+/* gpuops.overlap values */
+static const struct config_enum_entry gpuops_overlap_options[] = {
+	{"auto", GPUOPS_OVERLAP_AUTO, false},
+	{"on", GPUOPS_OVERLAP_ON, false},
+	{"off", GPUOPS_OVERLAP_OFF, false},
+	{NULL, 0, false}
+};
+
 int			gpuops_device = GPO_DEVICE_AUTO;
 int			gpuops_agg_strategy = GPO_AGG_AUTO;
 int			gpuops_gpu_min_rows = 100000;
 int			gpuops_threads = 0;
 int			gpuops_chunk_size = 64 * 1024 * 1024;
 bool		gpuops_enabled = true;
+int			gpuops_overlap = GPUOPS_OVERLAP_AUTO;
 double		gpuops_gpu_setup_cost = 5000.0;
 double		gpuops_gpu_row_cost = 0.0005;
 double		gpuops_cpu_setup_cost = 1000.0;
@@ -114,6 +123,18 @@ _PG_init(void)
 							 "Off always gives the native plan.",
 							 &gpuops_enabled,
 							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("gpuops.overlap",
+							 "When GpuOpsAgg reads the next batch while a helper thread aggregates one: auto, on or off.",
+							 "auto overlaps when the GPU face aggregates (the helper thread "
+							 "mostly waits for the device); on overlaps on either face; off "
+							 "aggregates each batch in the backend, between reads.",
+							 &gpuops_overlap,
+							 GPUOPS_OVERLAP_AUTO,
+							 gpuops_overlap_options,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -85,6 +85,14 @@ extern CustomScanMethods gpuops_agg_scan_methods;
 
 /* GUCs of the node (gpuops.c) */
 extern bool gpuops_enabled;
+/* gpuops.overlap: when a helper thread aggregates a batch during the next read */
+typedef enum GpuopsOverlap
+{
+	GPUOPS_OVERLAP_AUTO,		/* on the GPU face */
+	GPUOPS_OVERLAP_ON,			/* on either face */
+	GPUOPS_OVERLAP_OFF
+} GpuopsOverlap;
+extern int	gpuops_overlap;		/* a GpuopsOverlap */
 extern double gpuops_gpu_setup_cost;
 extern double gpuops_gpu_row_cost;
 extern double gpuops_cpu_setup_cost;

@@ -1,14 +1,18 @@
 /*
  * gpuops_agg_exec.h
  *	  Executor state of the GpuOpsAgg custom scan, shared by agg_exec.c (the
- *	  node's life cycle), agg_batch.c (the engine work of one batch) and
+ *	  node's life cycle), agg_batch.c (the engine work of one batch),
+ *	  agg_job.c (a batch's group aggregation on a helper thread) and
  *	  agg_explain.c (EXPLAIN).
  */
 #ifndef GPUOPS_AGG_EXEC_H
 #define GPUOPS_AGG_EXEC_H
 
+#include <pthread.h>
+
 #include "gpuops_agg.h"
 #include "gpuops_scan.h"
+#include "gpo_keypack.h"
 
 #include "commands/explain.h"
 
@@ -30,6 +34,46 @@ typedef struct GpuopsAggTableExec
 	GpuopsScanReader *reader;
 } GpuopsAggTableExec;
 
+/*
+ * One batch's group aggregation (agg_job.c): gpo_groupagg of keys with each
+ * value column, run by a helper thread or by the backend.
+ */
+typedef struct GpuopsAggJob
+{
+	/* set before the start, untouched until the wait */
+	const gpo_vector *keys;
+	const gpo_vector *values;	/* [nvals], or NULL with nvals 0 */
+	int			nvals;			/* 0: rows only, one call */
+	int64		est_groups;
+	gpo_agg_strategy strategy;	/* requested */
+	gpo_agg_out *outs;			/* [max(nvals, 1)], cap groups each */
+	/* results, once waited for */
+	gpo_status	st;				/* of the last call made */
+	int			calls;			/* calls made (the last one failed if st
+								 * is not GPO_OK) */
+	gpo_ctx    *ctx;			/* [max(nvals, 1)] each call's context */
+	gpo_agg_strategy *used;		/* [max(nvals, 1)] each call's strategy */
+	int64	   *ngroups;		/* [max(nvals, 1)] each call's groups */
+	/* the helper thread */
+	bool		running;
+	pthread_t	thread;
+	MemoryContextCallback cleanup;
+} GpuopsAggJob;
+
+/*
+ * A batch whose groups are being formed: what its merge needs once the
+ * job is done.  Lives in the batch's memory context.
+ */
+typedef struct GpuopsAggPending
+{
+	GpuopsAggJob *job;
+	gpo_vector	keyv;			/* one key per row (packed for several) */
+	gpo_keypack *pack;			/* several keys: their packing */
+	gpo_vector *valvecs;		/* [nvals] */
+	bool		null_key_out;	/* drop the NULL-key group */
+	int64		cap;			/* groups each output holds */
+} GpuopsAggPending;
+
 /* The node's executor state. */
 typedef struct GpuopsAggScanState
 {
@@ -37,7 +81,8 @@ typedef struct GpuopsAggScanState
 	GpuopsAggSpec spec;
 	GpuopsAggTableExec *tables; /* [spec.ntables] */
 	ExprContext *qual_cxt;
-	MemoryContext batch_cxt;	/* reset after each batch */
+	MemoryContext batch_cxt;	/* reset after each batch's merge */
+	GpuopsAggPending *pending;	/* a batch not merged yet, or NULL */
 	GpuopsAggState groups;
 	bool		aggregated;		/* every batch merged */
 	int64		next_group;
@@ -76,6 +121,35 @@ extern int64 gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
  */
 extern void gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 							 gpo_vector *vecs, int64 n, bool null_key_out);
+/*
+ * Whether a batch of n rows goes to a helper thread (gpuops.overlap, and
+ * the face that will aggregate it).
+ */
+extern bool gpuops_agg_overlaps(int64 n);
+/*
+ * Waits for the batch whose groups a helper thread is forming, if any, and
+ * merges it (gpuops_agg_batch leaves one such batch on the GPU face).
+ */
+extern void gpuops_agg_batch_finish(GpuopsAggScanState *s);
+
+/* ---- agg_job.c ---- */
+
+/*
+ * A job aggregating values (nvals columns, or rows only when 0) by keys into
+ * outs; everything lies in the current memory context, whose reset ends it.
+ */
+extern GpuopsAggJob *gpuops_agg_job_create(const gpo_vector *keys,
+										   const gpo_vector *values, int nvals,
+										   int64 est_groups,
+										   gpo_agg_strategy strategy,
+										   const gpo_ctx *ctx_init,
+										   gpo_agg_out *outs);
+/* Starts the job on a helper thread (or runs it here if none can be had). */
+extern void gpuops_agg_job_start(GpuopsAggJob *job);
+/* Runs the job in the backend. */
+extern void gpuops_agg_job_run_here(GpuopsAggJob *job);
+/* Waits for the job's thread, if any. */
+extern void gpuops_agg_job_wait(GpuopsAggJob *job);
 
 /* ---- agg_explain.c ---- */
 

@@ -98,6 +98,11 @@ extern void gpuops_scan_rescan(GpuopsScanReader *r);
 extern const GpuopsScanStats *gpuops_scan_stats(const GpuopsScanReader *r);
 /* Releases pins, ends the table scan and frees the batch. */
 extern void gpuops_scan_end(GpuopsScanReader *r);
+/*
+ * A second set of batch arrays: each gpuops_scan_next fills the set the call
+ * before did not, so a batch's arrays stay untouched until the call after next.
+ */
+extern void gpuops_scan_double_buffer(GpuopsScanReader *r);
 
 /*
  * ---- internal: shared by scan_reader.c and scan_heap_decode.c ----

@@ -63,6 +63,9 @@ struct GpuopsScanReader
 	Relation	rel;
 	Snapshot	snapshot;
 	GpuopsScanBatch batch;
+	void	  **data2;			/* [ncols] the second set of arrays, or NULL */
+	uint8	  **validity2;		/* (gpuops_scan_double_buffer) */
+	gpo_type   *col_types;		/* [ncols] each array's type */
 	GpuopsScanStats stats;
 	GpuopsDecodeCol *dcols;		/* [ncols], sorted by attribute */
 	int			maxatt;			/* highest needed attnum */
@@ -303,8 +306,10 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 	b->data = palloc0(sizeof(void *) * Max(ncols, 1));
 	b->validity = palloc0(sizeof(uint8 *) * Max(ncols, 1));
 	b->has_nulls = palloc0(sizeof(bool) * Max(ncols, 1));
+	r->col_types = palloc0(sizeof(gpo_type) * Max(ncols, 1));
 	for (i = 0; i < ncols; i++)
 	{
+		r->col_types[i] = cols[i].type;
 		b->data[i] = palloc_extended(batch_rows * gpo_type_size(cols[i].type),
 									 MCXT_ALLOC_HUGE);
 		b->validity[i] = palloc_extended((batch_rows + 7) / 8, MCXT_ALLOC_HUGE);
@@ -556,6 +561,55 @@ gpuops_scan_next_slot(GpuopsScanReader *r)
 	return false;
 }
 
+/* Exchanges the batch's arrays with the second set, for the decoders too. */
+static void
+gpuops_scan_swap_buffers(GpuopsScanReader *r)
+{
+	GpuopsScanBatch *b = &r->batch;
+	int			i;
+
+	for (i = 0; i < b->ncols; i++)
+	{
+		void	   *data = b->data[i];
+		uint8	   *validity = b->validity[i];
+
+		b->data[i] = r->data2[i];
+		b->validity[i] = r->validity2[i];
+		r->data2[i] = data;
+		r->validity2[i] = validity;
+	}
+	for (i = 0; i < b->ncols; i++)
+	{
+		GpuopsDecodeCol *dc = &r->dcols[i];
+
+		dc->data = b->data[dc->out];
+		dc->validity = b->validity[dc->out];
+	}
+}
+
+/*
+ * Gives the reader a second set of batch arrays: each gpuops_scan_next then
+ * fills the set the call before did not, so the caller may go on reading a
+ * batch's arrays (from another thread, say) until the call after next.
+ */
+void
+gpuops_scan_double_buffer(GpuopsScanReader *r)
+{
+	GpuopsScanBatch *b = &r->batch;
+	int			i;
+
+	if (r->data2 != NULL)
+		return;
+	r->data2 = palloc0(sizeof(void *) * Max(b->ncols, 1));
+	r->validity2 = palloc0(sizeof(uint8 *) * Max(b->ncols, 1));
+	for (i = 0; i < b->ncols; i++)
+	{
+		r->data2[i] = palloc_extended(b->capacity * gpo_type_size(r->col_types[i]),
+									  MCXT_ALLOC_HUGE);
+		r->validity2[i] = palloc_extended((b->capacity + 7) / 8, MCXT_ALLOC_HUGE);
+	}
+}
+
 /* Fills the next batch; false (and nrows 0) when the table is exhausted. */
 bool
 gpuops_scan_next(GpuopsScanReader *r, GpuopsScanBatch **batch)
@@ -571,6 +625,8 @@ gpuops_scan_next(GpuopsScanReader *r, GpuopsScanBatch **batch)
 		return false;
 
 	INSTR_TIME_SET_CURRENT(start);
+	if (r->data2 != NULL)
+		gpuops_scan_swap_buffers(r);
 	for (i = 0; i < b->ncols; i++)
 	{
 		/* every row valid until a NULL clears its bit */
@@ -643,9 +699,20 @@ gpuops_scan_end(GpuopsScanReader *r)
 		pfree(r->batch.data[i]);
 		pfree(r->batch.validity[i]);
 	}
+	if (r->data2 != NULL)
+	{
+		for (i = 0; i < r->batch.ncols; i++)
+		{
+			pfree(r->data2[i]);
+			pfree(r->validity2[i]);
+		}
+		pfree(r->data2);
+		pfree(r->validity2);
+	}
 	pfree(r->batch.data);
 	pfree(r->batch.validity);
 	pfree(r->batch.has_nulls);
+	pfree(r->col_types);
 	pfree(r->dcols);
 	pfree(r);
 }
