@@ -413,7 +413,7 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 								   (gpo_agg_strategy) gpuops_agg_strategy,
 								   &ctx, outs);
 	s->pending = p;
-	if (gpuops_agg_overlaps(n))
+	if (s->overlap && gpuops_agg_overlaps(n))
 		gpuops_agg_job_start(p->job);
 	else
 	{

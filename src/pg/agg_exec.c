@@ -199,11 +199,13 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
+	/* while a helper thread aggregates, the decoders leave it a core */
 	gpuops_ctx_init(&ctx);
 	te->reader = gpuops_scan_begin(te->rel, estate->es_snapshot, te->ncols,
 								   te->cols, gpuops_agg_batch_rows(s, te),
 								   te->cpu_qual, s->qual_cxt, true,
-								   gpo_threads(&ctx));
+								   Max(1, gpo_threads(&ctx) -
+									   (gpuops_agg_overlaps(INT64_MAX) ? 1 : 0)));
 }
 
 /*
@@ -278,7 +280,9 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	MemoryContext old;
 	instr_time	start;
 
-	if (gpuops_agg_overlaps(INT64_MAX))
+	/* decided once: a job may only read arrays the reader leaves alone */
+	s->overlap = gpuops_agg_overlaps(INT64_MAX);
+	if (s->overlap)
 		gpuops_scan_double_buffer(te->reader);
 	while (gpuops_scan_next(te->reader, &batch))
 	{

@@ -52,7 +52,7 @@ int			gpuops_gpu_min_rows = 100000;
 int			gpuops_threads = 0;
 int			gpuops_chunk_size = 64 * 1024 * 1024;
 bool		gpuops_enabled = true;
-int			gpuops_overlap = GPUOPS_OVERLAP_AUTO;
+int			gpuops_overlap = GPUOPS_OVERLAP_OFF;
 double		gpuops_gpu_setup_cost = 5000.0;
 double		gpuops_gpu_row_cost = 0.0005;
 double		gpuops_cpu_setup_cost = 1000.0;
@@ -131,9 +131,9 @@ _PG_init(void)
 							 "When GpuOpsAgg reads the next batch while a helper thread aggregates one: auto, on or off.",
 							 "auto overlaps when the GPU face aggregates (the helper thread "
 							 "mostly waits for the device); on overlaps on either face; off "
-							 "aggregates each batch in the backend, between reads.",
+							 "(the default) aggregates each batch in the backend, between reads.",
 							 &gpuops_overlap,
-							 GPUOPS_OVERLAP_AUTO,
+							 GPUOPS_OVERLAP_OFF,
 							 gpuops_overlap_options,
 							 PGC_USERSET,
 							 0,

@@ -83,6 +83,8 @@ typedef struct GpuopsAggScanState
 	ExprContext *qual_cxt;
 	MemoryContext batch_cxt;	/* reset after each batch's merge */
 	GpuopsAggPending *pending;	/* a batch not merged yet, or NULL */
+	bool		overlap;		/* this table's batches may go to a helper
+								 * thread (the reader double-buffers) */
 	GpuopsAggState groups;
 	bool		aggregated;		/* every batch merged */
 	int64		next_group;
