@@ -62,52 +62,80 @@ gpuops_qruns_emit_pending(GpuopsQueryRuns *q, const GpuopsStreamColumn *col)
 	q->pending = false;
 }
 
-/* One chunk of a device type: runs through the engine, joined at the seam. */
+/*
+ * Rows of one engine call: its outputs (a value, a start and a length a
+ * run, as many runs as rows at worst) take at most half of
+ * gpuops.chunk_size, so the chunk and the outputs stay within 1.5 times it
+ * (outputs for the whole chunk took 5 times a chunk of int4: 607 MB at the
+ * default 64MB).  A multiple of 8, so that a slice's validity starts on a
+ * byte.
+ */
+static int64
+gpuops_qruns_slice_rows(size_t width)
+{
+	int64		m = (int64) (gpuops_chunk_size / 2) /
+		(int64) (width + 2 * sizeof(int64) + 1);
+
+	return Max(m & ~(int64) 7, 8);
+}
+
+/*
+ * Rows off .. off + len - 1 of the current chunk through the engine, into
+ * outputs of at least len rows; each run is joined to the held-back one
+ * when it continues it.
+ */
 static void
-gpuops_qruns_device_chunk(GpuopsStream *s, GpuopsQueryRuns *q)
+gpuops_qruns_device_slice(GpuopsStream *s, GpuopsQueryRuns *q, int64 off,
+						  int64 len, gpo_vector *values, gpo_vector *starts,
+						  gpo_vector *lengths)
 {
 	GpuopsStreamColumn *col = &s->cols[0];
-	int64		n = s->num_rows;
 	size_t		width = gpo_type_size(col->type);
 	const char *op = q->want_runs ? "rle" : "unique";
-	gpo_vector	values;
-	gpo_vector	starts;
-	gpo_vector	lengths;
-	void	   *values_data = palloc_extended(n * width, MCXT_ALLOC_HUGE);
-	int64	   *starts_data = palloc_extended(n * sizeof(int64), MCXT_ALLOC_HUGE);
-	int64	   *lengths_data = palloc_extended(n * sizeof(int64), MCXT_ALLOC_HUGE);
+	const char *values_data = (const char *) values->chunks[0].data;
+	const int64 *starts_data = (const int64 *) starts->chunks[0].data;
+	const int64 *lengths_data = (const int64 *) lengths->chunks[0].data;
+	gpo_chunk	inc;
+	gpo_vector	in;
 	int64		count = -1;
 	size_t		scratch_bytes = 0;
-	void	   *scratch;
+	char	   *scratch_raw;
 	gpo_ctx		ctx;
 	gpo_status	st;
 	int64		r;
 
-	/* one-chunk outputs, with validity where the input has NULLs */
-	gpuops_make_vector(&values, col->type, values_data, NULL, n,
-					   col->chunk.validity != NULL);
-	gpuops_make_vector(&starts, GPO_INT64, starts_data, NULL, n, false);
-	gpuops_make_vector(&lengths, GPO_INT64, lengths_data, NULL, n, false);
+	inc.data = (char *) col->chunk.data + off * width;
+	inc.validity = col->chunk.validity != NULL ?
+		col->chunk.validity + off / 8 : NULL;
+	inc.n = len;
+	in.type = col->type;
+	in.nchunks = 1;
+	in.chunks = &inc;
+	values->chunks[0].n = starts->chunks[0].n = lengths->chunks[0].n = len;
 
 	gpuops_ctx_init(&ctx);
-	st = gpo_rle(&ctx, &col->vec, &values, &starts, &lengths, &count,
+	st = gpo_rle(&ctx, &in, values, starts, lengths, &count,
 				 NULL, &scratch_bytes);
 	gpuops_check_status(st, &ctx, op, InvalidOid);
-	scratch = gpuops_alloc_scratch(scratch_bytes);
-	st = gpo_rle(&ctx, &col->vec, &values, &starts, &lengths, &count,
-				 scratch, &scratch_bytes);
+	/* freed after each slice: a chunk has several */
+	scratch_raw = palloc_extended(scratch_bytes + GPUOPS_SCRATCH_ALIGN,
+								  MCXT_ALLOC_HUGE);
+	st = gpo_rle(&ctx, &in, values, starts, lengths, &count,
+				 (void *) TYPEALIGN(GPUOPS_SCRATCH_ALIGN, scratch_raw),
+				 &scratch_bytes);
 	gpuops_check_status(st, &ctx, op, InvalidOid);
-	if (count <= 0 || count > n)
+	pfree(scratch_raw);
+	if (count <= 0 || count > len)
 		elog(ERROR, "gpuops: engine published " INT64_FORMAT " runs for " INT64_FORMAT " rows",
-			 count, n);
+			 count, len);
 
 	for (r = 0; r < count; r++)
 	{
-		const char *v = (const char *) values_data + r * width;
-		bool		isnull = !gpuops_vector_row_valid(&values, r);
-		int64		end = r + 1 < count ? starts_data[r + 1] : n;
+		const char *v = values_data + r * width;
+		bool		isnull = !gpuops_vector_row_valid(values, r);
+		int64		end = r + 1 < count ? starts_data[r + 1] : len;
 
-		if (starts_data[r] < 0 || end <= starts_data[r] || end > n ||
+		if (starts_data[r] < 0 || end <= starts_data[r] || end > len ||
 			(r == 0 && starts_data[r] != 0) ||
 			lengths_data[r] != end - starts_data[r])
 			elog(ERROR, "gpuops: engine published a bad run " INT64_FORMAT, r);
@@ -125,9 +153,46 @@ gpuops_qruns_device_chunk(GpuopsStream *s, GpuopsQueryRuns *q)
 		memset(&q->pending_phys, 0, sizeof(q->pending_phys));
 		if (!isnull)
 			memcpy(&q->pending_phys, v, width);
-		q->pending_start = s->first_row + starts_data[r];
+		q->pending_start = s->first_row + off + starts_data[r];
 		q->pending_length = lengths_data[r];
 	}
+}
+
+/* A one-chunk output vector of m rows of type, with a validity bitmap if asked. */
+static void
+gpuops_qruns_output(gpo_vector *vec, gpo_chunk *chunk, gpo_type type,
+					int64 m, bool with_validity)
+{
+	chunk->data = palloc_extended(m * gpo_type_size(type), MCXT_ALLOC_HUGE);
+	chunk->validity = with_validity ?
+		palloc_extended((m + 7) / 8, MCXT_ALLOC_HUGE) : NULL;
+	chunk->n = m;
+	vec->type = type;
+	vec->nchunks = 1;
+	vec->chunks = chunk;
+}
+
+/* One chunk of a device type: runs through the engine, slice by slice. */
+static void
+gpuops_qruns_device_chunk(GpuopsStream *s, GpuopsQueryRuns *q)
+{
+	GpuopsStreamColumn *col = &s->cols[0];
+	int64		n = s->num_rows;
+	int64		m = Min(n, gpuops_qruns_slice_rows(gpo_type_size(col->type)));
+	gpo_vector	values;
+	gpo_vector	starts;
+	gpo_vector	lengths;
+	gpo_chunk	outc[3];
+	int64		off;
+
+	/* outputs for m rows, with validity where the input has NULLs */
+	gpuops_qruns_output(&values, &outc[0], col->type, m,
+						col->chunk.validity != NULL);
+	gpuops_qruns_output(&starts, &outc[1], GPO_INT64, m, false);
+	gpuops_qruns_output(&lengths, &outc[2], GPO_INT64, m, false);
+	for (off = 0; off < n; off += m)
+		gpuops_qruns_device_slice(s, q, off, Min(m, n - off), &values,
+								  &starts, &lengths);
 }
 
 /* One chunk of another type: binary equality row by row. */
