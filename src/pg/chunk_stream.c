@@ -14,13 +14,14 @@
  * Tuples arrive in a DestReceiver, which appends each column's value to a
  * preallocated buffer of capacity rows (capacity = gpuops.chunk_size bytes
  * over the widest column) and sets its validity bit; no allocation per row
- * for device types (int2 is widened to int32, bool stored as uint8).  Other
+ * for device types, which are stored by the column reader's own conversion
+ * (gpuops_scan_put_datum: int2 widened to int32, bool stored as uint8).  Other
  * types are held as Datums, by-reference values copied into a per-chunk
  * memory context.  When a chunk is full the callback runs, the chunk memory
  * context is reset and interrupts are checked.  Memory is therefore the
  * chunk buffers plus whatever the callback keeps, whatever the row count.
  */
-#include "gpuops.h"
+#include "gpuops_scan.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -143,7 +144,10 @@ gpuops_stream_begin(GpuopsStream *s, GpuopsChunkCallback callback, void *arg)
 		col->typid = TupleDescAttr(s->desc, i)->atttypid;
 		col->is_device = gpuops_device_type(col->typid, &col->type);
 		if (col->is_device)
+		{
+			col->conv = (int) gpuops_scan_conv(col->typid, col->type);
 			widest = Max(widest, gpo_type_size(col->type));
+		}
 		else
 		{
 			get_typlenbyval(col->typid, &col->typlen, &col->typbyval);
@@ -251,32 +255,9 @@ gpuops_stream_receive(TupleTableSlot *slot, DestReceiver *self)
 			}
 			continue;
 		}
-		switch (col->typid)
-		{
-			case INT2OID:
-				((int32 *) col->data)[row] = isnull ? 0 : DatumGetInt16(d);
-				break;
-			case INT4OID:
-			case DATEOID:
-				((int32 *) col->data)[row] = isnull ? 0 : DatumGetInt32(d);
-				break;
-			case INT8OID:
-			case TIMESTAMPOID:
-			case TIMESTAMPTZOID:
-				((int64 *) col->data)[row] = isnull ? 0 : DatumGetInt64(d);
-				break;
-			case FLOAT4OID:
-				((float4 *) col->data)[row] = isnull ? 0 : DatumGetFloat4(d);
-				break;
-			case FLOAT8OID:
-				((float8 *) col->data)[row] = isnull ? 0 : DatumGetFloat8(d);
-				break;
-			case BOOLOID:
-				((uint8 *) col->data)[row] = isnull ? 0 : DatumGetBool(d);
-				break;
-			default:
-				elog(ERROR, "type %u is not a gpuops device type", col->typid);
-		}
+		/* the column reader's conversion, as its slot path stores a value */
+		gpuops_scan_put_datum((GpuopsScanConv) col->conv, col->data, row,
+							  isnull ? (Datum) 0 : d);
 	}
 	s->num_rows++;
 	if (s->num_rows >= s->capacity)

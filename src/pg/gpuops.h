@@ -159,6 +159,8 @@ typedef struct GpuopsStreamColumn
 	Oid			typid;			/* SQL type of the query's column */
 	bool		is_device;		/* a device type (type is meaningful) */
 	gpo_type	type;			/* physical type, if is_device */
+	int			conv;			/* its GpuopsScanConv (gpuops_scan.h), if
+								 * is_device */
 	int16		typlen;			/* for Datum columns */
 	bool		typbyval;		/* for Datum columns */
 	void	   *data;			/* capacity values (Datums if !is_device) */

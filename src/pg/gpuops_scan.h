@@ -121,6 +121,9 @@ typedef enum GpuopsScanConv
 	GPUOPS_CONV_ENCODE			/* any type -> int32 through a callback */
 } GpuopsScanConv;
 
+/* How a value of typid is stored as type (an error if it can't be). */
+extern GpuopsScanConv gpuops_scan_conv(Oid typid, gpo_type type);
+
 /* One extracted column, as the decoders see it. */
 typedef struct GpuopsDecodeCol
 {

@@ -123,7 +123,7 @@ gpuops_scan_col_type(Oid typid, gpo_type *type)
 }
 
 /* The conversion from a stored typid to batch type, or elog if there is none. */
-static GpuopsScanConv
+GpuopsScanConv
 gpuops_scan_conv(Oid typid, gpo_type type)
 {
 	switch (typid)
