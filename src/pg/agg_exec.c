@@ -16,10 +16,11 @@
  * tuples, and PostgreSQL applies HAVING and the target list to them.
  *
  * Every engine call runs on the face gpuops.device selects; interrupts are
- * checked between batches.  All memory is palloc'd in the query's contexts
- * (a per-batch context is reset after each batch), and the engine's GPU
- * faces free device memory before they return, so an error or a cancel
- * leaks nothing.
+ * checked between batches.  Under gpuops.overlap a helper thread forms a
+ * batch's groups while the next batch is read (agg_job.c).  All memory is
+ * palloc'd in the query's contexts (a per-batch context is reset after each
+ * batch's merge), and the engine's GPU faces free device memory before they
+ * return, so an error or a cancel leaks nothing.
  */
 #include "gpuops_agg_exec.h"
 
@@ -266,11 +267,11 @@ gpuops_agg_settle(GpuopsAggScanState *s, instr_time start)
 }
 
 /*
- * Reads every batch of one table and aggregates it.  On the GPU face the
- * group aggregation of a batch runs on a helper thread while the next batch
- * is read (into the reader's other arrays), and is merged before that next
- * batch goes to the engine; everything of a batch lives in batch_cxt until
- * its merge.
+ * Reads every batch of one table and aggregates it.  Under gpuops.overlap
+ * the group aggregation of a batch runs on a helper thread while the next
+ * batch is read (into the reader's other arrays), and is merged before that
+ * next batch goes to the engine; everything of a batch lives in batch_cxt
+ * until its merge.
  */
 static void
 gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
