@@ -18,9 +18,6 @@
  */
 #include "gpuops_agg_exec.h"
 
-#include <pthread.h>
-#include <signal.h>
-
 #include "utils/memutils.h"
 
 /*
@@ -120,23 +117,14 @@ gpuops_agg_job_create(const gpo_vector *keys, const gpo_vector *values,
 void
 gpuops_agg_job_start(GpuopsAggJob *job)
 {
-	sigset_t	all;
-	sigset_t	old;
 	int			ncalls = Max(job->nvals, 1);
-	int			rc;
 	int			v;
 
 	for (v = 0; v < ncalls; v++)
 		if (job->ctx[v].threads <= 0 ||
 			job->ctx[v].threads > GPUOPS_AGG_JOB_THREADS)
 			job->ctx[v].threads = GPUOPS_AGG_JOB_THREADS;
-
-	/* the thread (and the OpenMP threads it starts) inherits this mask */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = pthread_create(&job->thread, NULL, gpuops_agg_job_main, job);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc == 0)
+	if (gpuops_thread_start(&job->thread, gpuops_agg_job_main, job))
 		job->running = true;
 	else
 		gpuops_agg_job_run(job);

@@ -21,8 +21,6 @@
  */
 #include "gpuops.h"
 
-#include <pthread.h>
-#include <signal.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -170,10 +168,7 @@ void
 gpuops_async_write_start(GpuopsAsyncWrite *w, const struct iovec *iov,
 						 int iovcnt)
 {
-	sigset_t	all;
-	sigset_t	old;
 	size_t		len = 0;
-	int			rc;
 	int			i;
 
 	if (iovcnt < 1 || iovcnt > GPUOPS_ASYNC_MAX_IOV)
@@ -193,11 +188,7 @@ gpuops_async_write_start(GpuopsAsyncWrite *w, const struct iovec *iov,
 	w->offset = w->size;
 	w->size += len;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = pthread_create(&w->thread, NULL, gpuops_async_write_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
+	if (!gpuops_thread_start(&w->thread, gpuops_async_write_main, w))
 	{
 		/* no thread to be had: write here */
 		gpuops_async_write_main(w);

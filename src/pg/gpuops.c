@@ -10,6 +10,7 @@
 #include "gpuops_agg.h"
 
 #include <limits.h>
+#include <signal.h>
 
 #include "fmgr.h"
 #include "utils/guc.h"
@@ -211,6 +212,25 @@ gpuops_alloc_scratch(size_t scratch_bytes)
 									  MCXT_ALLOC_HUGE);
 
 	return (void *) TYPEALIGN(GPUOPS_SCRATCH_ALIGN, raw);
+}
+
+/*
+ * Starts fn(arg) on a helper thread with every signal blocked: PostgreSQL's
+ * handlers must run in the backend's own thread, and the new thread (and
+ * the OpenMP threads it may start) inherits this mask.
+ */
+bool
+gpuops_thread_start(pthread_t *thread, void *(*fn) (void *), void *arg)
+{
+	sigset_t	all;
+	sigset_t	old;
+	int			rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(thread, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc == 0;
 }
 
 /* Name of the current gpuops.device setting. */

@@ -9,6 +9,8 @@
 
 #include "postgres.h"
 
+#include <pthread.h>
+
 #include "executor/spi.h"
 #include "storage/fd.h"
 #include "funcapi.h"
@@ -43,6 +45,13 @@ extern void gpuops_ctx_init(gpo_ctx *ctx);
 extern void *gpuops_alloc_scratch(size_t scratch_bytes);
 /* Name of the current gpuops.device setting ("auto", "gpu" or "cpu"). */
 extern const char *gpuops_device_name(void);
+/*
+ * Starts fn(arg) on a helper thread with every signal blocked (the thread and
+ * any thread it starts); false if no thread can be had.  The helper must
+ * call nothing of PostgreSQL.
+ */
+extern bool gpuops_thread_start(pthread_t *thread, void *(*fn) (void *),
+								void *arg);
 
 /* ---- errors.c ---- */
 
