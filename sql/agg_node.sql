@@ -505,6 +505,14 @@ SET gpuops.chunk_size = 512;
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w8) AS hi FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT k2, count(*) AS n, avg(w) AS a FROM agg_t WHERE w >= 0 GROUP BY k2');
 SELECT pg_temp.check('SELECT ks, kb, count(*) AS n, sum(w2) FILTER (WHERE kb) AS s FROM agg_t GROUP BY ks, kb');
+-- rescans (the reader keeps its two sets of arrays)
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT pg_temp.check('SELECT g, s.n, s.sv FROM generate_series(1, 3) g LEFT JOIN (SELECT k, count(*) n, sum(v) sv FROM agg_t GROUP BY k) s ON s.k = g');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
 -- an error while a batch is in flight: raised by the read of a later batch
 -- (a clause PostgreSQL evaluates), by the merge (a float sum overflowing),
 -- or a cancel; each leaves the session usable
