@@ -27,7 +27,7 @@ q="SELECT k, count(*), sum(v), avg(v), min(v), max(v) FROM t GROUP BY k"
 	done
 } >/tmp/overlap.sql
 chmod 644 /tmp/overlap.sql
-$P -f /tmp/overlap.sql 2>&1 | grep -E "overlap|Read Time|Engine Time|Execution Time" | tr -s ' ' |
+$P -f /tmp/overlap.sql 2>&1 | grep -E "overlap|Read Time|Pinning Time|Engine Time|Execution Time" | tr -s ' ' |
 	tr '\n' ' ' | sed 's/overlap/\noverlap/g' | tee "$OUT/overlap.txt"
 echo
 if [ -n "${REGRESS-agg_node}" ]; then

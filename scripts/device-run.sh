@@ -87,7 +87,7 @@ if [[ $steps == *" overlap "* ]]; then
 	} >/tmp/overlap.sql
 	chmod 644 /tmp/overlap.sql
 	timeout ${OVERLAP_TIMEOUT:-120} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
-		psql -X -q -f /tmp/overlap.sql 2>&1 | grep -E "overlap|Read Time|Engine Time|Execution Time|GPU Calls" |
+		psql -X -q -f /tmp/overlap.sql 2>&1 | grep -E "overlap|Read Time|Pinning Time|Engine Time|Execution Time|GPU Calls" |
 		tr -s ' ' | tee "$OUT/overlap.txt"
 fi
 echo "SUMMARY unit=$unit_rc bench=$bench_rc regress=$reg_rc qf=$qf_rc agg=$agg_rc"
