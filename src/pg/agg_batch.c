@@ -356,7 +356,7 @@ gpuops_agg_overlaps(int64 n)
 
 /*
  * Aggregates one batch of n rows (vecs: one per reader column, in the
- * batch's memory context) and merges it; on the GPU face the group
+ * batch's memory context) and merges it; under gpuops.overlap the group
  * aggregation runs on a helper thread and the merge waits for
  * gpuops_agg_batch_finish.
  */
