@@ -23,7 +23,7 @@
 /*
  * OpenMP threads of the helper's engine calls: one, with no team of its own.
  * The reader decodes with one thread fewer while jobs run, leaving that core
- * to the helper; with a team of 4 here, on 16 cores, the decoding of 1e8
+ * to the helper; with a team of 4 here, on 16 cores, the read of 1e8
  * rows took 1.7-2.1 s instead of 0.43-0.57 s (oversubscribed threads at
  * the decoders' barriers).
  */
