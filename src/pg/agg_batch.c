@@ -31,19 +31,6 @@ gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st, gpo_ctx *ctx,
 		s->cpu_calls++;
 }
 
-/* A one-chunk vector over n values at data, validity optional. */
-void
-gpuops_agg_vec(gpo_vector *v, gpo_chunk *c, gpo_type type, void *data,
-			   uint8 *validity, int64 n)
-{
-	c->data = data;
-	c->validity = validity;
-	c->n = n;
-	v->type = type;
-	v->nchunks = 1;
-	v->chunks = c;
-}
-
 /*
  * A validity bitmap of n rows from a gpo_filter mask (one byte a row, 0 or
  * 1): eight mask bytes make one bitmap byte, row 8j at bit 0.
@@ -97,7 +84,7 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpo_status	st;
 	int			i;
 
-	gpuops_agg_vec(&maskv, &maskc, GPO_UINT8, palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE), NULL, n);
+	gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE), NULL, n);
 	gpuops_ctx_init(&ctx);
 	st = gpo_filter(&ctx, te->ncols, vecs, te->prog, te->nprog, &maskv, &count,
 					NULL, &bytes);
@@ -117,9 +104,9 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		return count;
 	}
 
-	gpuops_agg_vec(&idxv, &idxc, GPO_INT64,
-				   palloc_extended(sizeof(int64) * count, MCXT_ALLOC_HUGE),
-				   NULL, count);
+	gpuops_one_chunk_vector(&idxv, &idxc, GPO_INT64,
+							palloc_extended(sizeof(int64) * count, MCXT_ALLOC_HUGE),
+							NULL, count);
 	gpuops_ctx_init(&ctx);
 	bytes = 0;
 	st = gpo_compact(&ctx, &maskv, 0, &idxv, &count, NULL, &bytes);
@@ -138,9 +125,9 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 		if (chunks[i].validity != NULL)
 			valid = palloc_extended((count + 7) / 8, MCXT_ALLOC_HUGE);
-		gpuops_agg_vec(&outv, &outc, vecs[i].type,
-					   palloc_extended(w * Max(count, 1), MCXT_ALLOC_HUGE),
-					   valid, count);
+		gpuops_one_chunk_vector(&outv, &outc, vecs[i].type,
+								palloc_extended(w * Max(count, 1), MCXT_ALLOC_HUGE),
+								valid, count);
 		gpuops_ctx_init(&ctx);
 		bytes = 0;
 		st = gpo_gather(&ctx, &vecs[i], &idxv, &outv, NULL, &bytes);
@@ -241,10 +228,10 @@ gpuops_agg_value_vectors(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			chunks[v] = vals[v].chunks[0];
 		}
 		else
-			gpuops_agg_vec(&vals[v], &chunks[v], GPO_INT32,
-						   palloc_extended(sizeof(int32) * Max(n, 1),
-										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO),
-						   NULL, n);
+			gpuops_one_chunk_vector(&vals[v], &chunks[v], GPO_INT32,
+									palloc_extended(sizeof(int32) * Max(n, 1),
+													MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO),
+									NULL, n);
 		vals[v].chunks = &chunks[v];
 		if (f < 0)
 			continue;
@@ -258,7 +245,7 @@ gpuops_agg_value_vectors(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			size_t		bytes = 0;
 			int64		count = 0;
 
-			gpuops_agg_vec(&maskv, &maskc, GPO_UINT8, mask, NULL, n);
+			gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, mask, NULL, n);
 			gpuops_ctx_init(&ctx);
 			st = gpo_filter(&ctx, te->ncols, vecs, te->fprog[f], te->fnprog[f],
 							&maskv, &count, NULL, &bytes);
@@ -296,7 +283,7 @@ gpuops_agg_batch_one_group(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpo_chunk	offc;
 	int			v;
 
-	gpuops_agg_vec(&offv, &offc, GPO_INT64, offsets, NULL, 2);
+	gpuops_one_chunk_vector(&offv, &offc, GPO_INT64, offsets, NULL, 2);
 	valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
 	for (v = 0; v < spec->nvals; v++)
 	{
@@ -368,6 +355,7 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	GpuopsAggPending *p;
 	gpo_agg_out *outs;
 	gpo_ctx		ctx;
+	int64		cap;
 	int			k;
 	int			v;
 
@@ -390,9 +378,9 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 		for (k = 0; k < spec->nkeys; k++)
 			kv[k] = vecs[te->key_col[k]];
-		gpuops_agg_vec(&p->keyv, keyc, GPO_INT64,
-					   palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE),
-					   NULL, n);
+		gpuops_one_chunk_vector(&p->keyv, keyc, GPO_INT64,
+								palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE),
+								NULL, n);
 		gpuops_ctx_init(&ctx);
 		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &p->keyv, &p->pack);
 		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
@@ -401,10 +389,10 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	/* the groups, with every value column's aggregates */
 	p->valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
-	p->cap = Min(n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
+	cap = Min(n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
 	outs = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
 	for (v = 0; v < Max(spec->nvals, 1); v++)
-		gpuops_agg_out_alloc(&outs[v], p->cap, p->keyv.type,
+		gpuops_agg_out_alloc(&outs[v], cap, p->keyv.type,
 							 spec->nvals > 0 ? p->valvecs[v].type : GPO_INT32,
 							 v == 0);
 	gpuops_ctx_init(&ctx);

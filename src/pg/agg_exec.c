@@ -307,9 +307,9 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		chunks = palloc(sizeof(gpo_chunk) * Max(te->ncols, 1));
 		for (i = 0; i < te->ncols; i++)
 		{
-			gpuops_agg_vec(&vecs[i], &chunks[i], te->cols[i].type,
-						   batch->data[i],
-						   batch->has_nulls[i] ? batch->validity[i] : NULL, n);
+			gpuops_one_chunk_vector(&vecs[i], &chunks[i], te->cols[i].type,
+									batch->data[i],
+									batch->has_nulls[i] ? batch->validity[i] : NULL, n);
 			s->bytes_in += n * gpo_type_size(te->cols[i].type);
 		}
 		if (te->nprog > 0)

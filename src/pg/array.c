@@ -168,6 +168,19 @@ gpuops_make_vector(gpo_vector *vec, gpo_type type, void *data,
 	}
 }
 
+/* A one-chunk vector v over n values at data (chunk c), validity optional. */
+void
+gpuops_one_chunk_vector(gpo_vector *v, gpo_chunk *c, gpo_type type,
+						void *data, uint8 *validity, int64 n)
+{
+	c->data = data;
+	c->validity = validity;
+	c->n = n;
+	v->type = type;
+	v->nchunks = 1;
+	v->chunks = c;
+}
+
 /* True if a logical row of a vector made by gpuops_make_vector is valid. */
 bool
 gpuops_vector_row_valid(const gpo_vector *vec, int64 row)

@@ -93,6 +93,9 @@ extern int64 gpuops_rows_per_chunk(gpo_type type);
 extern void gpuops_make_vector(gpo_vector *vec, gpo_type type, void *data,
 							   const bits8 *nulls, int64 num_rows,
 							   bool out_validity);
+/* A one-chunk vector v over n values at data (chunk c), validity optional. */
+extern void gpuops_one_chunk_vector(gpo_vector *v, gpo_chunk *c, gpo_type type,
+									void *data, uint8 *validity, int64 n);
 /* True if logical row of an output vector made by gpuops_make_vector is valid. */
 extern bool gpuops_vector_row_valid(const gpo_vector *vec, int64 row);
 /* Convert value row of a contiguous physical buffer back to a Datum. */

@@ -71,7 +71,6 @@ typedef struct GpuopsAggPending
 	gpo_keypack *pack;			/* several keys: their packing */
 	gpo_vector *valvecs;		/* [nvals] */
 	bool		null_key_out;	/* drop the NULL-key group */
-	int64		cap;			/* groups each output holds */
 } GpuopsAggPending;
 
 /* The node's executor state. */
@@ -105,9 +104,6 @@ typedef struct GpuopsAggScanState
 
 /* ---- agg_batch.c ---- */
 
-/* A one-chunk vector over n values at data, validity optional. */
-extern void gpuops_agg_vec(gpo_vector *v, gpo_chunk *c, gpo_type type,
-						   void *data, uint8 *validity, int64 n);
 /*
  * Runs the device clauses over a batch of *n rows and either compacts it
  * (*n becomes the rows left) or, when most rows pass and the one key has no

@@ -104,13 +104,10 @@ gpuops_qruns_device_slice(GpuopsStream *s, GpuopsQueryRuns *q, int64 off,
 	gpo_status	st;
 	int64		r;
 
-	inc.data = (char *) col->chunk.data + off * width;
-	inc.validity = col->chunk.validity != NULL ?
-		col->chunk.validity + off / 8 : NULL;
-	inc.n = len;
-	in.type = col->type;
-	in.nchunks = 1;
-	in.chunks = &inc;
+	gpuops_one_chunk_vector(&in, &inc, col->type,
+							(char *) col->chunk.data + off * width,
+							col->chunk.validity != NULL ?
+							col->chunk.validity + off / 8 : NULL, len);
 	values->chunks[0].n = starts->chunks[0].n = lengths->chunks[0].n = len;
 
 	gpuops_ctx_init(&ctx);
@@ -163,13 +160,11 @@ static void
 gpuops_qruns_output(gpo_vector *vec, gpo_chunk *chunk, gpo_type type,
 					int64 m, bool with_validity)
 {
-	chunk->data = palloc_extended(m * gpo_type_size(type), MCXT_ALLOC_HUGE);
-	chunk->validity = with_validity ?
+	void	   *data = palloc_extended(m * gpo_type_size(type), MCXT_ALLOC_HUGE);
+	uint8	   *validity = with_validity ?
 		palloc_extended((m + 7) / 8, MCXT_ALLOC_HUGE) : NULL;
-	chunk->n = m;
-	vec->type = type;
-	vec->nchunks = 1;
-	vec->chunks = chunk;
+
+	gpuops_one_chunk_vector(vec, chunk, type, data, validity, m);
 }
 
 /* One chunk of a device type: runs through the engine, slice by slice. */
