@@ -505,6 +505,14 @@ SET gpuops.chunk_size = 512;
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w8) AS hi FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT k2, count(*) AS n, avg(w) AS a FROM agg_t WHERE w >= 0 GROUP BY k2');
 SELECT pg_temp.check('SELECT ks, kb, count(*) AS n, sum(w2) FILTER (WHERE kb) AS s FROM agg_t GROUP BY ks, kb');
+-- partitions (each table's last batch merged before the next is read), a
+-- text key and SERIALIZABLE (read through slots)
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, avg(w) AS a, min(d) AS lo, max(d) AS hi FROM agg_p GROUP BY k');
+SELECT pg_temp.check('SELECT d, k, count(*) AS n FROM agg_p WHERE k IN (2, 7) GROUP BY d, k');
+SELECT pg_temp.check('SELECT s, c, k, count(*) AS n, sum(v) AS sv FROM agg_txt WHERE k > 1 GROUP BY s, c, k');
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_old GROUP BY k');
+COMMIT;
 -- rescans (the reader keeps its two sets of arrays)
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
