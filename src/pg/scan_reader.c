@@ -94,32 +94,20 @@ struct GpuopsScanReader
 	ExprContext *econtext;
 };
 
-/* The physical batch type of a column type, or false if the reader can't extract it. */
+/*
+ * The physical batch type of a column type, or false if the reader can't
+ * extract it: the device types of arrays (gpuops_device_type), except bool,
+ * which the reader stores as int32 (0/1) so that it can be a grouping key.
+ */
 bool
 gpuops_scan_col_type(Oid typid, gpo_type *type)
 {
-	switch (typid)
+	if (typid == BOOLOID)
 	{
-		case INT2OID:
-		case INT4OID:
-		case DATEOID:
-		case BOOLOID:
-			*type = GPO_INT32;
-			return true;
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			*type = GPO_INT64;
-			return true;
-		case FLOAT4OID:
-			*type = GPO_FLOAT32;
-			return true;
-		case FLOAT8OID:
-			*type = GPO_FLOAT64;
-			return true;
-		default:
-			return false;
+		*type = GPO_INT32;
+		return true;
 	}
+	return gpuops_device_type(typid, type);
 }
 
 /* The conversion from a stored typid to batch type, or elog if there is none. */
