@@ -112,13 +112,14 @@ extern int64_t gpo_keys_to_codes(const gpo_vector *keys, uint64_t *codes,
 /* ---- segmented reduction core (segreduce.c) ---- */
 
 /*
- * Reduces rows [off[0], off[nsegs]) of flat values into nsegs segments and
- * stores every segment's results in out: raw holds the values' bits (NULL:
- * no values), valid their validity bytes (NULL: all valid).
+ * Reduces rows [off[0], off[nsegs]) of values into nsegs segments and
+ * stores every segment's results in out: the values are row r of the one
+ * chunk ch when it is given, else raw holds their bits (NULL with ch NULL:
+ * no values) and valid their validity bytes (NULL: all valid).
  */
 extern gpo_status gpo_segreduce_rows(gpo_type vt, const uint64_t *raw,
-									 const uint8_t *valid, const int64_t *off,
-									 int64_t nsegs, gpo_agg_out *out,
-									 int nthreads);
+									 const uint8_t *valid, const gpo_chunk *ch,
+									 const int64_t *off, int64_t nsegs,
+									 gpo_agg_out *out, int nthreads);
 
 #endif							/* GPO_AGG_INTERNAL_H */

@@ -324,7 +324,7 @@ sort_strategy(const gpo_vector *keys, const gpo_vector *values, int nt,
 		}
 	}
 	st = gpo_segreduce_rows(values ? values->type : GPO_INT64, raw, valid,
-							off, *ngroups, out, nt);
+							NULL, off, *ngroups, out, nt);
 
 done:
 	free(codes);

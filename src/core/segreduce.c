@@ -45,18 +45,59 @@ seg_of_row(const int64_t *off, int64_t nsegs, int64_t row)
 }
 
 /*
+ * Rows r0 .. r1 - 1 into acc: values of type vt from the one chunk ch when
+ * it is given, else from the flat raw/valid arrays (raw NULL: no values).
+ * Always inlined with constant types by seg_add_rows_typed.
+ */
+static inline __attribute__((always_inline)) void
+seg_add_rows(gpo_acc *acc, gpo_type vt, const uint64_t *raw,
+			 const uint8_t *valid, const gpo_chunk *ch, int64_t r0, int64_t r1)
+{
+	if (ch != NULL)
+	{
+		for (int64_t r = r0; r < r1; r++)
+		{
+			bool		v = gpo_valid(ch, r);
+
+			gpo_acc_add(acc, vt, true, v, v ? gpo_raw_at(vt, ch->data, r) : 0);
+		}
+		return;
+	}
+	for (int64_t r = r0; r < r1; r++)
+		gpo_acc_add(acc, vt, raw != NULL, valid == NULL || valid[r] != 0,
+					raw != NULL ? raw[r] : 0);
+}
+
+/* seg_add_rows with the common value types as constants. */
+static void
+seg_add_rows_typed(gpo_acc *acc, gpo_type vt, const uint64_t *raw,
+				   const uint8_t *valid, const gpo_chunk *ch, int64_t r0,
+				   int64_t r1)
+{
+	if (vt == GPO_FLOAT64)
+		seg_add_rows(acc, GPO_FLOAT64, raw, valid, ch, r0, r1);
+	else if (vt == GPO_INT64)
+		seg_add_rows(acc, GPO_INT64, raw, valid, ch, r0, r1);
+	else if (vt == GPO_INT32)
+		seg_add_rows(acc, GPO_INT32, raw, valid, ch, r0, r1);
+	else
+		seg_add_rows(acc, vt, raw, valid, ch, r0, r1);
+}
+
+/*
  * Reduces contiguous rows into segments (see gpo_agg_internal.h):
- * raw/valid are the values' bits and validity (valid NULL = all valid; raw
- * NULL = no values), off the nsegs + 1 offsets.
+ * values from the one chunk ch, or else raw/valid, the values' bits and
+ * validity (valid NULL = all valid; raw NULL = no values); off the
+ * nsegs + 1 offsets.
  */
 gpo_status
 gpo_segreduce_rows(gpo_type vt, const uint64_t *raw, const uint8_t *valid,
-				   const int64_t *off, int64_t nsegs, gpo_agg_out *out,
-				   int nthreads)
+				   const gpo_chunk *ch, const int64_t *off, int64_t nsegs,
+				   gpo_agg_out *out, int nthreads)
 {
 	int64_t		total = off[nsegs] - off[0];
 	int64_t		base = off[0];
-	bool		has_values = raw != NULL;
+	bool		has_values = raw != NULL || ch != NULL;
 	int			nb = nthreads;
 	seg_part   *parts;
 	gpo_acc		empty;
@@ -98,10 +139,7 @@ gpo_segreduce_rows(gpo_type vt, const uint64_t *raw, const uint8_t *valid,
 			if (off[s] == off[s + 1])
 				continue;
 			gpo_acc_init(&acc);
-			for (int64_t r = r0; r < r1; r++)
-				gpo_acc_add(&acc, vt, has_values,
-							valid == NULL || valid[r] != 0,
-							has_values ? raw[r] : 0);
+			seg_add_rows_typed(&acc, vt, raw, valid, ch, r0, r1);
 			if (off[s] >= lo && off[s + 1] <= hi)
 				gpo_acc_store(out, s, &acc, vt, has_values);
 			else if (off[s] < lo)
@@ -173,14 +211,21 @@ flatten_i64(const gpo_vector *v, int64_t *dst)
 	}
 }
 
-/* Places the CPU face's scratch pieces (or only sizes them). */
+/*
+ * Places the CPU face's scratch pieces (or only sizes them): the offsets,
+ * and flat copies of the values unless they are one chunk, which the
+ * reduction reads in place.
+ */
 static void
-segreduce_layout(gpo_arena *a, int64_t nrows, int64_t nsegs, int64_t **off,
-				 uint64_t **raw, uint8_t **valid)
+segreduce_layout(gpo_arena *a, const gpo_vector *values, int64_t nsegs,
+				 int64_t **off, uint64_t **raw, uint8_t **valid)
 {
+	int64_t		nflat = values != NULL && values->nchunks != 1 ?
+		gpo_vector_rows(values) : 0;
+
 	*off = gpo_arena_take(a, sizeof(int64_t) * (size_t) (nsegs + 1));
-	*raw = gpo_arena_take(a, sizeof(uint64_t) * (size_t) nrows);
-	*valid = gpo_arena_take(a, (size_t) nrows);
+	*raw = gpo_arena_take(a, sizeof(uint64_t) * (size_t) nflat);
+	*valid = gpo_arena_take(a, (size_t) nflat);
 }
 
 /* Segmented reduction CPU face (see gpo_agg.h). */
@@ -190,20 +235,23 @@ gpo_segreduce_cpu(gpo_ctx *ctx, const gpo_vector *values,
 				  void *scratch)
 {
 	gpo_arena	a = {scratch, 0};
-	int64_t		nrows = values ? gpo_vector_rows(values) : 0;
+	bool		one_chunk = values != NULL && values->nchunks == 1;
 	int			nt = gpo_threads(ctx);
 	int64_t    *off;
 	uint64_t   *raw;
 	uint8_t    *valid;
 
 	gpo_omp_prepare(nt);
-	segreduce_layout(&a, nrows, nsegs, &off, &raw, &valid);
+	segreduce_layout(&a, values, nsegs, &off, &raw, &valid);
 	flatten_i64(offsets, off);
-	if (values != NULL)
+	if (values != NULL && !one_chunk)
 		flatten(values, raw, valid, nt);
 	ctx->used = GPO_DEVICE_CPU;
 	return gpo_segreduce_rows(values ? values->type : GPO_INT64,
-							  values ? raw : NULL, valid, off, nsegs, out, nt);
+							  values && !one_chunk ? raw : NULL,
+							  values && !one_chunk ? valid : NULL,
+							  one_chunk ? &values->chunks[0] : NULL,
+							  off, nsegs, out, nt);
 }
 
 /* Checks the segmented reduction's arguments, offsets included. */
@@ -286,7 +334,7 @@ gpo_segreduce(gpo_ctx *ctx, const gpo_vector *values,
 	if ((st = segreduce_check(ctx, values, offsets, nsegs, out)) != GPO_OK)
 		return st;
 	nrows = values ? gpo_vector_rows(values) : 0;
-	segreduce_layout(&a, nrows, nsegs, &p1, &p2, &p3);
+	segreduce_layout(&a, values, nsegs, &p1, &p2, &p3);
 	if (gpo_scratch_phase(ctx, scratch, scratch_bytes, a.used, &st))
 		return st;
 	if ((st = gpo_pick_face(ctx, nrows, &face)) != GPO_OK)
