@@ -175,19 +175,15 @@ gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
 	gpo_ctx		ctx;
 	gpo_agg_strategy strategy;
 	int64		ngroups = 0;
-	size_t		bytes = 0;
 	gpo_status	st;
-	char		scratch;
 
 	for (;;)
 	{
 		gpuops_ctx_init(&ctx);
 		strategy = (gpo_agg_strategy) gpuops_agg_strategy;
-		st = gpo_groupagg(&ctx, keys, values, (int64) s->spec.est_groups,
-						  &strategy, out, &ngroups, NULL, &bytes);
-		if (st == GPO_OK)
-			st = gpo_groupagg(&ctx, keys, values, (int64) s->spec.est_groups,
-							  &strategy, out, &ngroups, &scratch, NULL);
+		st = gpuops_agg_group_call(&ctx, keys, values,
+								   (int64) s->spec.est_groups, &strategy, out,
+								   &ngroups);
 		if (st != GPO_ERR_CAPACITY)
 			break;
 		gpuops_agg_out_alloc(out, ngroups, keys->type,
@@ -405,7 +401,7 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpuops_agg_job_start(p->job);
 	else
 	{
-		gpuops_agg_job_run_here(p->job);
+		gpuops_agg_job_run(p->job);
 		gpuops_agg_batch_finish(s);
 	}
 }

@@ -29,8 +29,31 @@
  */
 #define GPUOPS_AGG_JOB_THREADS 1
 
+/*
+ * gpo_groupagg of keys with values (NULL: rows only) into out: its sizing
+ * call, then the run (the group aggregation needs no scratch); no
+ * PostgreSQL call, so any thread may make it.
+ */
+gpo_status
+gpuops_agg_group_call(gpo_ctx *ctx, const gpo_vector *keys,
+					  const gpo_vector *values, int64 est_groups,
+					  gpo_agg_strategy *strategy, gpo_agg_out *out,
+					  int64 *ngroups)
+{
+	size_t		bytes = 0;
+	char		scratch;
+	gpo_status	st;
+
+	st = gpo_groupagg(ctx, keys, values, est_groups, strategy, out, ngroups,
+					  NULL, &bytes);
+	if (st == GPO_OK)
+		st = gpo_groupagg(ctx, keys, values, est_groups, strategy, out,
+						  ngroups, &scratch, NULL);
+	return st;
+}
+
 /* Runs the job's engine calls; no PostgreSQL call (any thread). */
-static void
+void
 gpuops_agg_job_run(GpuopsAggJob *job)
 {
 	int			ncalls = Max(job->nvals, 1);
@@ -39,19 +62,11 @@ gpuops_agg_job_run(GpuopsAggJob *job)
 	job->st = GPO_OK;
 	for (v = 0; v < ncalls; v++)
 	{
-		const gpo_vector *values = job->nvals > 0 ? &job->values[v] : NULL;
-		gpo_ctx    *ctx = &job->ctx[v];
-		size_t		bytes = 0;
-		char		scratch;
-
 		job->used[v] = job->strategy;
-		job->st = gpo_groupagg(ctx, job->keys, values, job->est_groups,
-							   &job->used[v], &job->outs[v], &job->ngroups[v],
-							   NULL, &bytes);
-		if (job->st == GPO_OK)
-			job->st = gpo_groupagg(ctx, job->keys, values, job->est_groups,
-								   &job->used[v], &job->outs[v],
-								   &job->ngroups[v], &scratch, NULL);
+		job->st = gpuops_agg_group_call(&job->ctx[v], job->keys,
+										job->nvals > 0 ? &job->values[v] : NULL,
+										job->est_groups, &job->used[v],
+										&job->outs[v], &job->ngroups[v]);
 		job->calls = v + 1;
 		if (job->st != GPO_OK)
 			break;
@@ -128,13 +143,6 @@ gpuops_agg_job_start(GpuopsAggJob *job)
 		job->running = true;
 	else
 		gpuops_agg_job_run(job);
-}
-
-/* Runs the job in the backend (no helper thread). */
-void
-gpuops_agg_job_run_here(GpuopsAggJob *job)
-{
-	gpuops_agg_job_run(job);
 }
 
 /* Waits for the job's thread, if any (no error raised: see job->st). */
