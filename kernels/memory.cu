@@ -168,6 +168,57 @@ gpo_cuda_pool_trim(void)
 		(void) cudaGetLastError();
 }
 
+/* Page-locks bytes of host memory at p for direct copies (see gpo.h). */
+bool
+gpo_host_register(void *p, size_t bytes)
+{
+	sigset_t	old;
+	bool		ok;
+
+	if (p == NULL || bytes == 0 || gpo_cuda_begin(NULL, &old) != GPO_OK)
+		return false;
+	ok = cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess;
+	if (!ok)
+		(void) cudaGetLastError();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ok;
+}
+
+/* Undoes gpo_host_register (see gpo.h); errors are dropped. */
+void
+gpo_host_unregister(void *p)
+{
+	sigset_t	old;
+
+	if (p == NULL || gpo_cuda_begin(NULL, &old) != GPO_OK)
+		return;
+	if (cudaHostUnregister(p) != cudaSuccess)
+		(void) cudaGetLastError();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * True when every span lies in page-locked host memory (allocated or
+ * registered with CUDA), which the DMA engine reads directly.
+ */
+static bool
+gpo_spans_locked(const gpo_span *spans, int64_t nspans)
+{
+	for (int64_t i = 0; i < nspans; i++)
+	{
+		cudaPointerAttributes attr;
+
+		if (cudaPointerGetAttributes(&attr, spans[i].host) != cudaSuccess)
+		{
+			(void) cudaGetLastError();
+			return false;
+		}
+		if (attr.type != cudaMemoryTypeHost)
+			return false;
+	}
+	return true;
+}
+
 /* Pool allocation of bytes (at least 1) into *d_ptr, with the status mapping. */
 gpo_status
 gpo_cuda_alloc(gpo_ctx *ctx, void **d_ptr, size_t bytes, const char *what)
@@ -364,6 +415,14 @@ gpo_cuda_stage_upload(gpo_ctx *ctx, void *d_dst, const gpo_span *spans,
 
 	if (total == 0)
 		return GPO_OK;
+	/* page-locked spans: one DMA each, no host copy */
+	if (gpo_spans_locked(spans, nspans))
+	{
+		for (int64_t i = 0; i < nspans; i++)
+			GPO_CUDA_TRY(cudaMemcpy((char *) d_dst + spans[i].off, spans[i].host,
+									spans[i].len, cudaMemcpyHostToDevice));
+		return GPO_OK;
+	}
 	GPO_CUDA_TRY(gpo_stage_reserve(total, &staged));
 	if (!staged)
 	{

@@ -136,6 +136,15 @@ extern int	gpo_threads(const gpo_ctx *ctx);
 extern void gpo_gpu_info(gpo_device_info *info);
 /* True when this build has CUDA and a device answers (cached after the first call). */
 extern bool gpo_gpu_available(void);
+/*
+ * Page-locks bytes of host memory at p so that the GPU faces copy it to the
+ * device directly instead of through their staging buffers; false (and
+ * nothing to undo) without a usable GPU or when the memory can't be locked.
+ * The memory must be unregistered before it is freed.
+ */
+extern bool gpo_host_register(void *p, size_t bytes);
+/* Undoes gpo_host_register(p, ...). */
+extern void gpo_host_unregister(void *p);
 
 /* ---- scan (scan.c) ----
  *

@@ -22,6 +22,22 @@ gpo_gpu_info(gpo_device_info *info)
 	strncpy(info->error, no_cuda, sizeof(info->error) - 1);
 }
 
+/* No device memory to copy to: nothing is locked. */
+bool
+gpo_host_register(void *p, size_t bytes)
+{
+	(void) p;
+	(void) bytes;
+	return false;
+}
+
+/* Nothing was registered. */
+void
+gpo_host_unregister(void *p)
+{
+	(void) p;
+}
+
 /* Scan GPU face: unavailable in this build. */
 gpo_status
 gpo_scan_gpu(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *heads,

@@ -285,6 +285,10 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	s->overlap = gpuops_agg_overlaps(INT64_MAX);
 	if (s->overlap)
 		gpuops_scan_double_buffer(te->reader);
+	/* the GPU face copies page-locked batches without staging them */
+	if (gpuops_pinned_batches && gpuops_device != GPO_DEVICE_CPU &&
+		gpo_gpu_available())
+		gpuops_scan_lock_arrays(te->reader);
 	while (gpuops_scan_next(te->reader, &batch))
 	{
 		int64		n = batch->nrows;

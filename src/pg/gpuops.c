@@ -54,6 +54,7 @@ int			gpuops_threads = 0;
 int			gpuops_chunk_size = 64 * 1024 * 1024;
 bool		gpuops_enabled = true;
 int			gpuops_overlap = GPUOPS_OVERLAP_OFF;
+bool		gpuops_pinned_batches = true;
 double		gpuops_gpu_setup_cost = 5000.0;
 double		gpuops_gpu_row_cost = 0.0005;
 double		gpuops_cpu_setup_cost = 1000.0;
@@ -136,6 +137,16 @@ _PG_init(void)
 							 &gpuops_overlap,
 							 GPUOPS_OVERLAP_OFF,
 							 gpuops_overlap_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuops.pinned_batches",
+							 "Lets GpuOpsAgg page-lock its batch arrays for the GPU face.",
+							 "The GPU face then copies each batch to the device directly "
+							 "instead of through its pinned staging buffers.",
+							 &gpuops_pinned_batches,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

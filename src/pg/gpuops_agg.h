@@ -93,6 +93,7 @@ typedef enum GpuopsOverlap
 	GPUOPS_OVERLAP_OFF
 } GpuopsOverlap;
 extern int	gpuops_overlap;		/* a GpuopsOverlap */
+extern bool gpuops_pinned_batches;
 extern double gpuops_gpu_setup_cost;
 extern double gpuops_gpu_row_cost;
 extern double gpuops_cpu_setup_cost;

@@ -103,6 +103,12 @@ extern void gpuops_scan_end(GpuopsScanReader *r);
  * before did not, so a batch's arrays stay untouched until the call after next.
  */
 extern void gpuops_scan_double_buffer(GpuopsScanReader *r);
+/*
+ * Page-locks the batch's value arrays (after gpuops_scan_double_buffer, if
+ * any) for direct copies to the GPU; unlocked at gpuops_scan_end, or when
+ * their memory goes.
+ */
+extern void gpuops_scan_lock_arrays(GpuopsScanReader *r);
 
 /*
  * ---- internal: shared by scan_reader.c and scan_heap_decode.c ----

@@ -58,6 +58,17 @@
 /* Rows between interrupt checks on the slot path. */
 #define GPUOPS_SCAN_CFI_ROWS 4096
 
+/*
+ * Batch arrays page-locked for the GPU.  It lives in the arrays' memory
+ * context, whose reset callback unlocks them, and outlives the reader.
+ */
+typedef struct GpuopsLockedArrays
+{
+	MemoryContextCallback unlock;
+	int			n;
+	void	   *arrays[FLEXIBLE_ARRAY_MEMBER];
+} GpuopsLockedArrays;
+
 struct GpuopsScanReader
 {
 	Relation	rel;
@@ -66,6 +77,7 @@ struct GpuopsScanReader
 	void	  **data2;			/* [ncols] the second set of arrays, or NULL */
 	uint8	  **validity2;		/* (gpuops_scan_double_buffer) */
 	gpo_type   *col_types;		/* [ncols] each array's type */
+	GpuopsLockedArrays *locked; /* arrays page-locked for the GPU, or NULL */
 	GpuopsScanStats stats;
 	GpuopsDecodeCol *dcols;		/* [ncols], sorted by attribute */
 	int			maxatt;			/* highest needed attnum */
@@ -598,6 +610,53 @@ gpuops_scan_double_buffer(GpuopsScanReader *r)
 	}
 }
 
+/* Unlocks page-locked batch arrays (reset callback, and at the end). */
+static void
+gpuops_scan_unlock_arrays(void *arg)
+{
+	GpuopsLockedArrays *la = (GpuopsLockedArrays *) arg;
+	int			i;
+
+	for (i = 0; i < la->n; i++)
+		gpo_host_unregister(la->arrays[i]);
+	la->n = 0;
+}
+
+/*
+ * Page-locks the batch's value arrays (both sets, after
+ * gpuops_scan_double_buffer) so that the GPU faces copy them to the device
+ * directly, without a host copy into their staging buffers; an array that
+ * can't be locked goes through staging as before.  The arrays are unlocked
+ * before they are freed, also when an error frees them.
+ */
+void
+gpuops_scan_lock_arrays(GpuopsScanReader *r)
+{
+	GpuopsScanBatch *b = &r->batch;
+	MemoryContext cxt;
+	GpuopsLockedArrays *la;
+	size_t		bytes;
+	int			i;
+
+	if (r->locked != NULL || b->ncols == 0)
+		return;
+	cxt = GetMemoryChunkContext(b->data[0]);
+	la = MemoryContextAllocZero(cxt, offsetof(GpuopsLockedArrays, arrays) +
+								sizeof(void *) * 2 * b->ncols);
+	la->unlock.func = gpuops_scan_unlock_arrays;
+	la->unlock.arg = la;
+	MemoryContextRegisterResetCallback(cxt, &la->unlock);
+	r->locked = la;
+	for (i = 0; i < b->ncols; i++)
+	{
+		bytes = b->capacity * gpo_type_size(r->col_types[i]);
+		if (gpo_host_register(b->data[i], bytes))
+			la->arrays[la->n++] = b->data[i];
+		if (r->data2 != NULL && gpo_host_register(r->data2[i], bytes))
+			la->arrays[la->n++] = r->data2[i];
+	}
+}
+
 /* Fills the next batch; false (and nrows 0) when the table is exhausted. */
 bool
 gpuops_scan_next(GpuopsScanReader *r, GpuopsScanBatch **batch)
@@ -682,6 +741,8 @@ gpuops_scan_end(GpuopsScanReader *r)
 		ExecDropSingleTupleTableSlot(r->slot);
 		table_endscan(r->scan);
 	}
+	if (r->locked != NULL)
+		gpuops_scan_unlock_arrays(r->locked);
 	for (i = 0; i < r->batch.ncols; i++)
 	{
 		pfree(r->batch.data[i]);
