@@ -24,6 +24,12 @@ q="SELECT k, count(*), sum(v), avg(v), min(v), max(v) FROM t GROUP BY k"
 			echo "\\echo overlap $o"
 			echo "SET gpuops.overlap = $o; EXPLAIN (ANALYZE) $q;"
 		done
+		# where the build has it: batches page-locked (on) or staged (off)
+		for pb in off on; do
+			echo "\\echo overlap off pinned_batches $pb"
+			echo "SET gpuops.overlap = off; SET gpuops.pinned_batches = $pb; EXPLAIN (ANALYZE) $q;"
+		done
+		echo "RESET gpuops.pinned_batches;"
 	done
 } >/tmp/overlap.sql
 chmod 644 /tmp/overlap.sql
