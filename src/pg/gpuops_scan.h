@@ -172,12 +172,14 @@ extern void gpuops_decode_plan_init(GpuopsDecodePlan *plan, TupleDesc desc,
 /*
  * Decode ntups visible tuples (headers inside pinned pages) into batch rows
  * out_row .. out_row + ntups - 1; the validity bits of those rows must be set
- * beforehand (only NULLs clear theirs).  Pure memory reads in the parallel
- * region.
+ * beforehand (only NULLs clear theirs).  The decoding threads only read and
+ * write memory; beside (may be NULL) runs on the calling thread inside the
+ * parallel region, before it joins them, and must not raise an ERROR.
  */
 extern void gpuops_decode_tuples(GpuopsDecodePlan *plan,
 								 HeapTupleHeader const *tups, int64 ntups,
-								 GpuopsScanBatch *batch, int64 out_row);
+								 GpuopsScanBatch *batch, int64 out_row,
+								 void (*beside) (void *), void *arg);
 
 /* Which buffer last held each block of one relation (scan_recent.c). */
 typedef struct GpuopsRecentBuffers

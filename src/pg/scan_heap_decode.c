@@ -9,7 +9,9 @@
  * attribute count, the null bitmap or the data.  So the threads read the
  * tuples without the buffer lock, as heap's page-at-a-time mode does.
  *
- * Inside the parallel region there are only plain memory reads and writes:
+ * Inside the parallel region the decoding threads only read and write plain
+ * memory (the backend's own thread may meanwhile pin the next pages, see
+ * gpuops_decode_tuples):
  * the descriptor's attribute lengths and alignments were copied out
  * beforehand, with offsets precomputed the way attcacheoff is (but never
  * written into the shared descriptor), and the value of an attribute a tuple
@@ -243,43 +245,63 @@ gpuops_decode_split(int64 n, int64 row0, int p, int np)
 
 /*
  * Decode ntups visible tuples into batch rows out_row .. out_row + ntups - 1
- * (validity bits preset); NULLs seen are added to batch->has_nulls.
+ * (validity bits preset); NULLs seen are added to batch->has_nulls.  If
+ * beside is not NULL, the calling thread runs beside(arg) first, inside the
+ * parallel region, while the other threads start decoding, then joins them:
+ * beside may call PostgreSQL (it runs on the backend's own thread) but must
+ * catch its own errors.
  */
 void
 gpuops_decode_tuples(GpuopsDecodePlan *plan, HeapTupleHeader const *tups,
-					 int64 ntups, GpuopsScanBatch *batch, int64 out_row)
+					 int64 ntups, GpuopsScanBatch *batch, int64 out_row,
+					 void (*beside) (void *), void *arg)
 {
 	int			nt;
 	int			t;
 	int			c;
 
 	if (ntups <= 0)
+	{
+		if (beside != NULL)
+			beside(arg);
 		return;
+	}
 	nt = (int) Min((int64) plan->nthreads,
 				   Max(ntups / GPUOPS_DECODE_MIN_PER_THREAD, 1));
 	memset(plan->seen, 0, sizeof(bool) * plan->seen_stride * nt);
 	if (nt <= 1)
+	{
+		if (beside != NULL)
+			beside(arg);
 		gpuops_decode_range(plan, tups, ntups, out_row, plan->seen);
+	}
 	else
 	{
 		/*
 		 * A few pieces per thread, taken dynamically, so that a thread the
-		 * kernel preempts does not hold the others up at the barrier.
+		 * kernel preempts (or the calling thread, busy with beside) does not
+		 * hold the others up at the barrier.
 		 */
 		int			npieces = (int) Min((int64) nt * GPUOPS_DECODE_PIECES,
 										Max(ntups / 1024, nt));
-		int			p;
 
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
-		for (p = 0; p < npieces; p++)
+#pragma omp parallel num_threads(nt)
 		{
-			int64		lo = gpuops_decode_split(ntups, out_row, p, npieces);
-			int64		hi = gpuops_decode_split(ntups, out_row, p + 1, npieces);
+			int			p;
 
-			if (hi > lo)
-				gpuops_decode_range(plan, tups + lo, hi - lo, out_row + lo,
-									plan->seen + (size_t) omp_get_thread_num() *
-									plan->seen_stride);
+			if (beside != NULL && omp_get_thread_num() == 0)
+				beside(arg);
+#pragma omp for schedule(dynamic, 1) nowait
+			for (p = 0; p < npieces; p++)
+			{
+				int64		lo = gpuops_decode_split(ntups, out_row, p, npieces);
+				int64		hi = gpuops_decode_split(ntups, out_row, p + 1, npieces);
+
+				if (hi > lo)
+					gpuops_decode_range(plan, tups + lo, hi - lo, out_row + lo,
+										plan->seen + (size_t) omp_get_thread_num() *
+										plan->seen_stride);
+			}
 		}
 	}
 	for (t = 0; t < nt; t++)

@@ -18,6 +18,13 @@
  * into its recorded tuples carries over, and its pins are held until then
  * (the resource owner releases them on ERROR).
  *
+ * Two page batches take turns: while the threads decode one, the backend's
+ * own thread pins the next one and copies its line pointers (inside the
+ * decoding's parallel region, then it joins the decoding), because that
+ * page-by-page work may only run on the backend's thread and on many cores
+ * it was half of the read (bench/RESULTS.md).  An ERROR there is caught and
+ * raised again after the region.
+ *
  * The fast path needs a heap relation, an MVCC snapshot, no CPU qual and an
  * isolation level below SERIALIZABLE (the heap scan's predicate locks and
  * conflict checks are the slot path's).  Everything else takes the slot
@@ -36,6 +43,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
+#include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "utils/guc.h"
 #include "pgstat.h"
@@ -57,6 +65,31 @@
 
 /* Rows between interrupt checks on the slot path. */
 #define GPUOPS_SCAN_CFI_ROWS 4096
+
+/*
+ * One page batch: its pinned pages, their line pointers copied under each
+ * page's lock and, once recorded, the headers of the visible tuples.
+ */
+typedef struct GpuopsPageBatch
+{
+	Buffer	   *bufs;			/* [max_pages] pinned buffers */
+	int			nbufs;
+	GpuopsPageRef *pages;		/* [max_pages] pinned pages with tuples */
+	int64	   *page_first;		/* [max_pages] scratch for the recording */
+	ItemIdData *lps;			/* [max_pages * MaxHeapTuplesPerPage] copies */
+	HeapTupleHeader *tups;		/* [max_pages * MaxHeapTuplesPerPage] */
+	int64		ntups;			/* visible tuples (once recorded) */
+	int64		tup_next;		/* first one not yet delivered */
+	bool		loaded;			/* pinned (and maybe recorded), not released */
+} GpuopsPageBatch;
+
+/* What the backend's thread does beside the decoding threads: pin a page batch. */
+typedef struct GpuopsPinJob
+{
+	GpuopsScanReader *r;
+	GpuopsPageBatch *pb;
+	ErrorData  *error;			/* an error it caught, to raise afterwards */
+} GpuopsPinJob;
 
 /*
  * Batch arrays page-locked for the GPU.  It lives in the arrays' memory
@@ -87,17 +120,11 @@ struct GpuopsScanReader
 	GpuopsDecodePlan plan;
 	BlockNumber nblocks;		/* blocks at begin (or rescan) */
 	BlockNumber next_block;		/* first block of the next page batch */
-	int			max_pages;		/* pages pinned at once */
+	int			max_pages;		/* pages of one page batch */
 	BufferAccessStrategy strategy;	/* bulk-read ring, or NULL */
 	GpuopsRecentBuffers *recent;	/* this relation's, or NULL */
-	Buffer	   *bufs;			/* [max_pages] pinned buffers */
-	int			nbufs;
-	GpuopsPageRef *pages;		/* [max_pages] pinned pages with tuples */
-	int64	   *page_first;		/* [max_pages] scratch for the recording */
-	ItemIdData *lps;			/* [max_pages * MaxHeapTuplesPerPage] copies */
-	HeapTupleHeader *tups;		/* [max_pages * MaxHeapTuplesPerPage] */
-	int64		ntups;			/* visible tuples of the page batch */
-	int64		tup_next;		/* first one not yet delivered */
+	GpuopsPageBatch pb[2];		/* the one decoded, the one pinned ahead */
+	int			cur;			/* index of the one decoded */
 
 	/* slot path */
 	TableScanDesc scan;
@@ -252,6 +279,22 @@ gpuops_scan_can_fast(Relation rel, Snapshot snapshot, ExprState *cpu_qual)
 	return true;
 }
 
+/*
+ * Ask for the buffer header that last held block blkno (which
+ * gpuops_scan_read_block pins through it a few pages later): on a machine
+ * with large shared_buffers each header is a cache miss, and ReadRecentBuffer
+ * writes it (the pin count) at once.
+ */
+static inline void
+gpuops_scan_prefetch_desc(GpuopsScanReader *r, BlockNumber blkno)
+{
+	GpuopsRecentBuffers *rb = r->recent;
+
+	if (rb != NULL && blkno < rb->nblocks && BufferIsValid(rb->bufs[blkno]) &&
+		!BufferIsLocal(rb->bufs[blkno]))
+		__builtin_prefetch(GetBufferDescriptor(rb->bufs[blkno] - 1), 1);
+}
+
 /* Pin block blkno of r's relation, through its remembered buffer if it still holds it. */
 static inline Buffer
 gpuops_scan_read_block(GpuopsScanReader *r, BlockNumber blkno)
@@ -324,19 +367,24 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 	{
 		int			pages = GPUOPS_SCAN_BATCH_PAGES;
 
-		/* leave most buffers unpinned for the other backends */
+		/* leave most buffers unpinned for the other backends (two batches) */
 		if (RelationUsesLocalBuffers(rel))
-			pages = Min(pages, Max(num_temp_buffers / 4, 1));
+			pages = Min(pages, Max(num_temp_buffers / 8, 1));
 		else
-			pages = Min(pages, Max(NBuffers / 16, 1));
+			pages = Min(pages, Max(NBuffers / 32, 1));
 		r->max_pages = pages;
-		r->bufs = palloc(sizeof(Buffer) * pages);
-		r->pages = palloc(sizeof(GpuopsPageRef) * pages);
-		r->page_first = palloc(sizeof(int64) * pages);
-		r->lps = palloc_extended(sizeof(ItemIdData) * pages *
-								 MaxHeapTuplesPerPage, MCXT_ALLOC_HUGE);
-		r->tups = palloc_extended(sizeof(HeapTupleHeader) * pages *
-								  MaxHeapTuplesPerPage, MCXT_ALLOC_HUGE);
+		for (i = 0; i < 2; i++)
+		{
+			GpuopsPageBatch *pb = &r->pb[i];
+
+			pb->bufs = palloc(sizeof(Buffer) * pages);
+			pb->pages = palloc(sizeof(GpuopsPageRef) * pages);
+			pb->page_first = palloc(sizeof(int64) * pages);
+			pb->lps = palloc_extended(sizeof(ItemIdData) * pages *
+									  MaxHeapTuplesPerPage, MCXT_ALLOC_HUGE);
+			pb->tups = palloc_extended(sizeof(HeapTupleHeader) * pages *
+									   MaxHeapTuplesPerPage, MCXT_ALLOC_HUGE);
+		}
 		gpuops_decode_plan_init(&r->plan, RelationGetDescr(rel), ncols,
 								r->dcols, nthreads);
 		if (r->plan.nthreads > 1)
@@ -354,17 +402,18 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 	return r;
 }
 
-/* Release the pins of the current page batch and forget its tuples. */
+/* Release the pins of a page batch and forget its tuples. */
 static void
-gpuops_scan_release_pages(GpuopsScanReader *r)
+gpuops_scan_release_pages(GpuopsPageBatch *pb)
 {
 	int			i;
 
-	for (i = 0; i < r->nbufs; i++)
-		ReleaseBuffer(r->bufs[i]);
-	r->nbufs = 0;
-	r->ntups = 0;
-	r->tup_next = 0;
+	for (i = 0; i < pb->nbufs; i++)
+		ReleaseBuffer(pb->bufs[i]);
+	pb->nbufs = 0;
+	pb->ntups = 0;
+	pb->tup_next = 0;
+	pb->loaded = false;
 }
 
 /*
@@ -372,23 +421,24 @@ gpuops_scan_release_pages(GpuopsScanReader *r)
  * share lock (heapgetpage's page-at-a-time mode): on an all-visible page the
  * line pointer array is copied as it is, on another one only the line
  * pointers of the tuples HeapTupleSatisfiesVisibility accepts.  Pages
- * without any are released at once.  Then the threads turn the copied line
- * pointers into tuple headers.
+ * without any are released at once.  (gpuops_scan_record_pages then finds
+ * the tuples.)
  */
 static void
-gpuops_scan_pin_pages(GpuopsScanReader *r)
+gpuops_scan_pin_pages(GpuopsScanReader *r, GpuopsPageBatch *pb)
 {
 	Relation	rel = r->rel;
 	Snapshot	snapshot = r->snapshot;
 	BlockNumber end = r->next_block + Min((BlockNumber) r->max_pages,
 										  r->nblocks - r->next_block);
 	int			npages;
+	int			kept = 0;
 	int			i;
 	int32		nlps = 0;
 	instr_time	start;
 	instr_time	stop;
 
-	Assert(r->nbufs == 0);
+	Assert(!pb->loaded && pb->nbufs == 0);
 	INSTR_TIME_SET_CURRENT(start);
 
 	/*
@@ -401,14 +451,16 @@ gpuops_scan_pin_pages(GpuopsScanReader *r)
 	{
 		const char *page;
 
-		r->bufs[i] = gpuops_scan_read_block(r, r->next_block + i);
-		page = (const char *) BufferGetPage(r->bufs[i]);
+		gpuops_scan_prefetch_desc(r, r->next_block + i + GPUOPS_SCAN_PREFETCH_PAGES);
+		pb->bufs[i] = gpuops_scan_read_block(r, r->next_block + i);
+		pb->nbufs = i + 1;		/* released by the resource owner on ERROR */
+		page = (const char *) BufferGetPage(pb->bufs[i]);
 		__builtin_prefetch(page);
 		__builtin_prefetch(page + 64);
 	}
 	for (i = 0; i < npages; i++)
 	{
-		Buffer		buf = r->bufs[i];
+		Buffer		buf = pb->bufs[i];
 		BlockNumber blkno = r->next_block + i;
 		Page		page;
 		OffsetNumber lines;
@@ -417,7 +469,7 @@ gpuops_scan_pin_pages(GpuopsScanReader *r)
 		if (i + GPUOPS_SCAN_PREFETCH_PAGES < npages)
 		{
 			const char *next = (const char *)
-				BufferGetPage(r->bufs[i + GPUOPS_SCAN_PREFETCH_PAGES]);
+				BufferGetPage(pb->bufs[i + GPUOPS_SCAN_PREFETCH_PAGES]);
 			int			line;
 
 			for (line = 128; line < 1024; line += 64)
@@ -431,7 +483,7 @@ gpuops_scan_pin_pages(GpuopsScanReader *r)
 
 		if (PageIsAllVisible(page) && !snapshot->takenDuringRecovery)
 		{
-			memcpy(r->lps + nlps, PageGetItemId(page, FirstOffsetNumber),
+			memcpy(pb->lps + nlps, PageGetItemId(page, FirstOffsetNumber),
 				   sizeof(ItemIdData) * lines);
 			nlps += lines;
 		}
@@ -452,33 +504,72 @@ gpuops_scan_pin_pages(GpuopsScanReader *r)
 				loctup.t_len = ItemIdGetLength(lpp);
 				ItemPointerSet(&loctup.t_self, blkno, off);
 				if (HeapTupleSatisfiesVisibility(&loctup, snapshot, buf))
-					r->lps[nlps++] = *lpp;
+					pb->lps[nlps++] = *lpp;
 			}
 		}
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		if (nlps > first)
 		{
-			GpuopsPageRef *pg = &r->pages[r->nbufs];
+			GpuopsPageRef *pg = &pb->pages[kept];
 
 			pg->page = (const char *) page;
 			pg->lp_start = first;
 			pg->nlp = nlps - first;
-			r->bufs[r->nbufs++] = buf;
+			pb->bufs[kept++] = buf;
 		}
 		else
 			ReleaseBuffer(buf);
 	}
+	pb->nbufs = kept;
+	pb->ntups = 0;
+	pb->tup_next = 0;
+	pb->loaded = true;
 	r->stats.pages += end - r->next_block;
 	r->next_block = end;
 	INSTR_TIME_SET_CURRENT(stop);
 	INSTR_TIME_SUBTRACT(stop, start);
 	r->stats.pin_ms += INSTR_TIME_GET_MILLISEC(stop);
-	r->ntups = gpuops_decode_record(&r->plan, r->pages, r->nbufs, r->lps,
-									r->page_first, r->tups);
-	r->tup_next = 0;
 }
 
-/* Fill the batch from page batches; true if the table is exhausted. */
+/* The threads turn a pinned page batch's line pointers into tuple headers. */
+static void
+gpuops_scan_record_pages(GpuopsScanReader *r, GpuopsPageBatch *pb)
+{
+	pb->ntups = gpuops_decode_record(&r->plan, pb->pages, pb->nbufs, pb->lps,
+									 pb->page_first, pb->tups);
+	pb->tup_next = 0;
+}
+
+/*
+ * The pin job, run by the backend's own thread inside a decoding parallel
+ * region: an ERROR must not leave the region, so it is caught here and
+ * raised again once the region has ended.
+ */
+static void
+gpuops_scan_pin_job(void *arg)
+{
+	GpuopsPinJob *job = (GpuopsPinJob *) arg;
+	MemoryContext cxt = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		gpuops_scan_pin_pages(job->r, job->pb);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		job->error = CopyErrorData();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Fill the batch from page batches; true if the table is exhausted.  While
+ * the threads decode one page batch, the backend's thread pins the next one
+ * (then joins the decoding), so that its page-by-page work, which no other
+ * thread may do, overlaps theirs.
+ */
 static bool
 gpuops_scan_next_fast(GpuopsScanReader *r)
 {
@@ -486,21 +577,38 @@ gpuops_scan_next_fast(GpuopsScanReader *r)
 
 	while (b->nrows < b->capacity)
 	{
-		if (r->tup_next < r->ntups)
-		{
-			int64		n = Min(r->ntups - r->tup_next, b->capacity - b->nrows);
+		GpuopsPageBatch *cur = &r->pb[r->cur];
+		GpuopsPageBatch *ahead = &r->pb[1 - r->cur];
 
-			gpuops_decode_tuples(&r->plan, r->tups + r->tup_next, n, b,
-								 b->nrows);
-			r->tup_next += n;
+		if (cur->tup_next < cur->ntups)
+		{
+			int64		n = Min(cur->ntups - cur->tup_next,
+								b->capacity - b->nrows);
+			GpuopsPinJob job;
+			bool		pin = !ahead->loaded && r->next_block < r->nblocks;
+
+			job.r = r;
+			job.pb = ahead;
+			job.error = NULL;
+			gpuops_decode_tuples(&r->plan, cur->tups + cur->tup_next, n, b,
+								 b->nrows, pin ? gpuops_scan_pin_job : NULL,
+								 &job);
+			if (job.error != NULL)
+				ReThrowError(job.error);
+			cur->tup_next += n;
 			b->nrows += n;
 			continue;
 		}
-		gpuops_scan_release_pages(r);
-		if (r->next_block >= r->nblocks)
-			return true;
+		gpuops_scan_release_pages(cur);
 		CHECK_FOR_INTERRUPTS();
-		gpuops_scan_pin_pages(r);
+		if (!ahead->loaded)
+		{
+			if (r->next_block >= r->nblocks)
+				return true;
+			gpuops_scan_pin_pages(r, ahead);
+		}
+		r->cur = 1 - r->cur;
+		gpuops_scan_record_pages(r, ahead);
 	}
 	return false;
 }
@@ -699,7 +807,9 @@ gpuops_scan_rescan(GpuopsScanReader *r)
 	r->batch.nrows = 0;
 	if (r->stats.fast)
 	{
-		gpuops_scan_release_pages(r);
+		gpuops_scan_release_pages(&r->pb[0]);
+		gpuops_scan_release_pages(&r->pb[1]);
+		r->cur = 0;
 		r->next_block = 0;
 		r->nblocks = RelationGetNumberOfBlocks(r->rel);
 		r->recent = gpuops_recent_buffers(r->rel, r->nblocks);
@@ -723,14 +833,19 @@ gpuops_scan_end(GpuopsScanReader *r)
 
 	if (r->stats.fast)
 	{
-		gpuops_scan_release_pages(r);
+		for (i = 0; i < 2; i++)
+		{
+			GpuopsPageBatch *pb = &r->pb[i];
+
+			gpuops_scan_release_pages(pb);
+			pfree(pb->bufs);
+			pfree(pb->pages);
+			pfree(pb->page_first);
+			pfree(pb->lps);
+			pfree(pb->tups);
+		}
 		if (r->strategy != NULL)
 			FreeAccessStrategy(r->strategy);
-		pfree(r->bufs);
-		pfree(r->pages);
-		pfree(r->page_first);
-		pfree(r->lps);
-		pfree(r->tups);
 		pfree(r->plan.attlen);
 		pfree(r->plan.attalign);
 		pfree(r->plan.fixoff);
