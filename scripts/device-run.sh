@@ -7,7 +7,8 @@
 #   UNIT_QUICK  1: unit tests skip the cases above 10M rows
 #   QF_ROWS     rows for bench/query_functions.sh (step qf)
 #   AGG_ROWS    rows for bench/agg_queries.sh (step agg); AGG_RUNS timed runs,
-#               AGG_QUERIES the query numbers (default all)
+#               AGG_QUERIES the query numbers (default all), AGG_FACES the
+#               faces (default all: native cpu gpu)
 #   REGRESS     pg_regress tests to run (default: all, agg_node first)
 #   step overlap (after agg): q1 on the GPU with gpuops.overlap off and on
 set -uo pipefail
@@ -67,7 +68,7 @@ if [[ $steps == *" agg "* ]]; then
 	rm -rf /tmp/agglogs && mkdir -p /tmp/agglogs && chown pg /tmp/agglogs
 	timeout ${AGG_TIMEOUT:-400} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
 		RUNS=${AGG_RUNS:-3} QUERIES="${AGG_QUERIES:-}" AGG_LOG_DIR=/tmp/agglogs NATIVE_WORKERS="${NATIVE_WORKERS:-$(nproc)}" \
-		bash bench/agg_queries.sh "${AGG_ROWS:-100000000}" 2>&1 | tee "$OUT/agg_queries.txt"; agg_rc=$?
+		bash bench/agg_queries.sh "${AGG_ROWS:-100000000}" ${AGG_FACES:+"$AGG_FACES"} 2>&1 | tee "$OUT/agg_queries.txt"; agg_rc=$?
 	cp -r /tmp/agglogs "$OUT/agg"
 fi
 if [[ $steps == *" overlap "* ]]; then
