@@ -7,6 +7,7 @@
 # (ncu --csv --page raw: one row a kernel launch).
 #   NCU_LAUNCHES  most kernel launches profiled per benchmark (default 400)
 #   NCU_TIMEOUT   seconds per benchmark (default 150)
+#   ARENA_GB      gpu_groupby's device arena in GiB (default 24)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -22,9 +23,11 @@ for b in gpu_groupby gpu_histjoin; do
 	args="$N 1"
 	[ $b = gpu_histjoin ] && args="$N 1000000 1"
 	echo "== ncu $b $args =="
-	timeout ${NCU_TIMEOUT:-150} "$ncu" --clock-control none --metrics "$metrics" \
+	GPO_BENCH_ARENA_GB=${ARENA_GB:-24} timeout -k 5 ${NCU_TIMEOUT:-150} "$ncu" --clock-control none --metrics "$metrics" \
 		--section WarpStateStats -c ${NCU_LAUNCHES:-400} --csv --page raw \
 		".device/$b" $args >"$OUT/ncu_$b.csv" 2>"$OUT/ncu_$b.log"
 	echo "rc=$? rows=$(grep -c '^"' "$OUT/ncu_$b.csv")"
 	tail -3 "$OUT/ncu_$b.log"
+	pkill -9 -f "\.device/gpu_" 2>/dev/null
+	sleep 1
 done
