@@ -11,6 +11,7 @@
 #               faces (default all: native cpu gpu)
 #   REGRESS     pg_regress tests to run (default: all, agg_node first)
 #   step overlap (after agg): q1 on the GPU with gpuops.overlap off and on
+#               (ALT: the boolean settings to alternate, default gpuops.overlap)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -80,15 +81,17 @@ if [[ $steps == *" overlap "* ]]; then
 		echo "SET gpuops.device = gpu; SET max_parallel_workers_per_gather = 0;"
 		echo "EXPLAIN (ANALYZE, TIMING OFF) $q1;"
 		for i in 1 2 3; do
-			for o in off on; do
-				echo "\\echo overlap $o"
-				echo "SET gpuops.overlap = $o; EXPLAIN (ANALYZE) $q1;"
+			for g in ${ALT:-gpuops.overlap}; do
+				for o in off on; do
+					echo "\\echo $g $o"
+					echo "SET $g = $o; EXPLAIN (ANALYZE) $q1; RESET $g;"
+				done
 			done
 		done
 	} >/tmp/overlap.sql
 	chmod 644 /tmp/overlap.sql
 	timeout ${OVERLAP_TIMEOUT:-120} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
-		psql -X -q -f /tmp/overlap.sql 2>&1 | grep -E "overlap|Read Time|Pinning Time|Engine Time|Execution Time|GPU Calls" |
+		psql -X -q -f /tmp/overlap.sql 2>&1 | grep -E "gpuops\.|Read Time|Pinning Time|Engine Time|Execution Time|GPU Calls" |
 		tr -s ' ' | tee "$OUT/overlap.txt"
 fi
 echo "SUMMARY unit=$unit_rc bench=$bench_rc regress=$reg_rc qf=$qf_rc agg=$agg_rc"

@@ -541,6 +541,25 @@ SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w
 RESET gpuops.chunk_size;
 RESET gpuops.overlap;
 
+-- a table of several page batches (at most 2048 pages, fewer with small
+-- shared_buffers): the backend pins the next one while the threads decode,
+-- also on pages that are not all-visible (deleted and updated rows)
+CREATE TABLE agg_pages AS SELECT i, (i::int8 * 7919 % 500)::int4 AS k,
+	CASE WHEN i % 97 = 0 THEN NULL ELSE (i % 1000)::float8 / 8 END AS v
+	FROM generate_series(1, 600000) i;
+VACUUM (FREEZE, ANALYZE) agg_pages;
+DELETE FROM agg_pages WHERE i % 10 = 3 AND i > 400000;
+UPDATE agg_pages SET v = -v WHERE i % 1000 = 7;
+SELECT pg_temp.check('SELECT k, count(*) AS n, count(v) AS nv, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM agg_pages GROUP BY k');
+SET gpuops.pin_ahead = off;
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_pages GROUP BY k');
+RESET gpuops.pin_ahead;
+SET gpuops.overlap = on;
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, max(v) AS hi FROM agg_pages WHERE i > 1000 GROUP BY k');
+RESET gpuops.overlap;
+SELECT pg_temp.check('SELECT count(*) AS n, sum(v) AS s, avg(k) AS a FROM agg_pages');
+DROP TABLE agg_pages;
+
 -- groups whose estimated size passes gpuops.max_group_memory stay native
 SET gpuops.max_group_memory = '64kB';
 SELECT pg_temp.plan('SELECT k2, count(*) FROM agg_t GROUP BY k2');

@@ -55,6 +55,7 @@ int			gpuops_chunk_size = 64 * 1024 * 1024;
 bool		gpuops_enabled = true;
 int			gpuops_overlap = GPUOPS_OVERLAP_OFF;
 bool		gpuops_pinned_batches = true;
+bool		gpuops_pin_ahead = true;
 double		gpuops_gpu_setup_cost = 5000.0;
 double		gpuops_gpu_row_cost = 0.0005;
 double		gpuops_cpu_setup_cost = 1000.0;
@@ -146,6 +147,15 @@ _PG_init(void)
 							 "The GPU face then copies each batch to the device directly "
 							 "instead of through its pinned staging buffers.",
 							 &gpuops_pinned_batches,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuops.pin_ahead",
+							 "Lets GpuOpsAgg's reader pin the next page batch while its threads decode the current one.",
+							 "Off, the backend pins each page batch and then the threads decode it, one after the other.",
+							 &gpuops_pin_ahead,
 							 true,
 							 PGC_USERSET,
 							 0,

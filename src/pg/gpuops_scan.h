@@ -103,6 +103,8 @@ extern void gpuops_scan_end(GpuopsScanReader *r);
  * before did not, so a batch's arrays stay untouched until the call after next.
  */
 extern void gpuops_scan_double_buffer(GpuopsScanReader *r);
+/* gpuops.pin_ahead: the fast path pins the next page batch during decoding. */
+extern bool gpuops_pin_ahead;
 /*
  * Page-locks the batch's value arrays (after gpuops_scan_double_buffer, if
  * any) for direct copies to the GPU; unlocked at gpuops_scan_end, or when

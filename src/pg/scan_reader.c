@@ -125,6 +125,7 @@ struct GpuopsScanReader
 	GpuopsRecentBuffers *recent;	/* this relation's, or NULL */
 	GpuopsPageBatch pb[2];		/* the one decoded, the one pinned ahead */
 	int			cur;			/* index of the one decoded */
+	bool		pin_ahead;		/* gpuops.pin_ahead at begin */
 
 	/* slot path */
 	TableScanDesc scan;
@@ -373,6 +374,7 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 		else
 			pages = Min(pages, Max(NBuffers / 32, 1));
 		r->max_pages = pages;
+		r->pin_ahead = gpuops_pin_ahead;
 		for (i = 0; i < 2; i++)
 		{
 			GpuopsPageBatch *pb = &r->pb[i];
@@ -585,7 +587,8 @@ gpuops_scan_next_fast(GpuopsScanReader *r)
 			int64		n = Min(cur->ntups - cur->tup_next,
 								b->capacity - b->nrows);
 			GpuopsPinJob job;
-			bool		pin = !ahead->loaded && r->next_block < r->nblocks;
+			bool		pin = r->pin_ahead && !ahead->loaded &&
+				r->next_block < r->nblocks;
 
 			job.r = r;
 			job.pb = ahead;
