@@ -53,7 +53,7 @@ int			gpuops_gpu_min_rows = 100000;
 int			gpuops_threads = 0;
 int			gpuops_chunk_size = 64 * 1024 * 1024;
 bool		gpuops_enabled = true;
-int			gpuops_overlap = GPUOPS_OVERLAP_OFF;
+int			gpuops_overlap = GPUOPS_OVERLAP_AUTO;
 bool		gpuops_pinned_batches = true;
 bool		gpuops_pin_ahead = true;
 double		gpuops_gpu_setup_cost = 5000.0;
@@ -132,11 +132,11 @@ _PG_init(void)
 
 	DefineCustomEnumVariable("gpuops.overlap",
 							 "When GpuOpsAgg reads the next batch while a helper thread aggregates one: auto, on or off.",
-							 "auto overlaps when the GPU face aggregates (the helper thread "
-							 "mostly waits for the device); on overlaps on either face; off "
-							 "(the default) aggregates each batch in the backend, between reads.",
+							 "auto (the default) overlaps when the GPU face aggregates (the "
+							 "helper thread mostly waits for the device); on overlaps on either "
+							 "face; off aggregates each batch in the backend, between reads.",
 							 &gpuops_overlap,
-							 GPUOPS_OVERLAP_OFF,
+							 GPUOPS_OVERLAP_AUTO,
 							 gpuops_overlap_options,
 							 PGC_USERSET,
 							 0,
