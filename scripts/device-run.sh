@@ -11,7 +11,8 @@
 #               faces (default all: native cpu gpu)
 #   REGRESS     pg_regress tests to run (default: all, agg_node first)
 #   step overlap (after agg): q1 on the GPU with gpuops.overlap off and on
-#               (ALT: the boolean settings to alternate, default gpuops.overlap)
+#               (ALT: the boolean settings to alternate, default gpuops.overlap;
+#               ALT_QUERY another query, ALT_REPS rounds, default 3)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -76,11 +77,11 @@ if [[ $steps == *" overlap "* ]]; then
 	# after the agg step (its table): q1 on the GPU with gpuops.overlap off
 	# and on, alternating, in one session; Read/Engine/Execution Time each
 	echo "== GpuOpsAgg q1, gpuops.overlap off vs on (gpu) =="
-	q1="SELECT k, count(*) AS n, sum(v) AS s, avg(v) AS a, min(v) AS lo, max(v) AS hi FROM agg_bench.t GROUP BY k"
+	q1=${ALT_QUERY:-"SELECT k, count(*) AS n, sum(v) AS s, avg(v) AS a, min(v) AS lo, max(v) AS hi FROM agg_bench.t GROUP BY k"}
 	{
 		echo "SET gpuops.device = gpu; SET max_parallel_workers_per_gather = 0;"
 		echo "EXPLAIN (ANALYZE, TIMING OFF) $q1;"
-		for i in 1 2 3; do
+		for i in $(seq ${ALT_REPS:-3}); do
 			for g in ${ALT:-gpuops.overlap}; do
 				for o in off on; do
 					echo "\\echo $g $o"
