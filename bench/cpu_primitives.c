@@ -345,12 +345,12 @@ generate(void)
 		B.probe[i] = B.build[xorshift64(&s) % (uint64_t) B.m];
 }
 
-/* Sets keys[i] = perm[i] % distinct: every key 0 .. distinct - 1 occurs. */
+/* Sets keys[i] = from + perm[i] % distinct: every key from .. from + distinct - 1 occurs. */
 static void
-set_keys(int64_t distinct)
+set_keys(int64_t distinct, int64_t from)
 {
 	for (int64_t i = 0; i < B.n; i++)
-		B.keys[i] = (int32_t) (B.perm[i] % distinct);
+		B.keys[i] = (int32_t) (from + B.perm[i] % distinct);
 }
 
 /* The threaded memcpy reference: each thread copies its slice. */
@@ -694,7 +694,7 @@ main(int argc, char **argv)
 	vec1(&B.v_probe_rows, &B.c_probe_rows, GPO_INT64, B.probe_rows, n);
 
 	/* the scratch queries (keys hold all-distinct keys for the sort's) */
-	set_keys(n);
+	set_keys(n, 0);
 	scratch_need("gpo_rle (scratch query)",
 				 gpo_rle(&B.ctx, &B.v_runs, &B.v_rle_values, &B.v_rle_starts,
 						 &B.v_rle_lengths, &B.count, NULL, &need), need);
@@ -794,16 +794,17 @@ main(int argc, char **argv)
 	row("inclusive scan float64", ms, nb, 16.0 * nb, copy_gbs,
 		"8 read + 8 written a row");
 
-	/* pair sorts */
-	for (int k = 0; k < 2; k++)
+	/* pair sorts (the third with keys on both sides of 0) */
+	for (int k = 0; k < 3; k++)
 	{
-		int64_t		distinct = k == 0 ? (n < 1000 ? n : 1000) : n;
+		int64_t		distinct = k != 1 ? (n < 1000 ? n : 1000) : n;
+		int64_t		from = k == 2 ? -distinct / 2 : 0;
 
-		set_keys(distinct);
+		set_keys(distinct, from);
 		ms = time_ms(op_sort, reps);
 		check_sort();
-		snprintf(what, sizeof(what), "pair sort int32 + int64 row id, %lld distinct",
-				 (long long) distinct);
+		snprintf(what, sizeof(what), "pair sort int32 + int64 row id, %lld distinct from %lld",
+				 (long long) distinct, (long long) from);
 		row(what, ms, nb, 16.0 * nb, copy_gbs,
 			"4 key read + 4 key and 8 row id written a row");
 	}
@@ -819,7 +820,7 @@ main(int argc, char **argv)
 
 		if (di > 0 && distinct <= (distincts[di - 1] < n ? distincts[di - 1] : n))
 			continue;			/* rows too few for a new distinct count */
-		set_keys(distinct);
+		set_keys(distinct, 0);
 		B.agg.capacity = distinct;
 		B.agg.keys = xalloc(sizeof(int32_t) * distinct);
 		B.agg.rows = xalloc(sizeof(int64_t) * distinct);

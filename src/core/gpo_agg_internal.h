@@ -97,9 +97,13 @@ extern void gpo_radix_sort_codes(uint64_t *codes, int64_t *rows,
 								 uint64_t *tmp_codes, int64_t *tmp_rows,
 								 int64_t n, int begin_bit, int end_bit,
 								 int nthreads, int64_t *hist);
-/* The bits [*begin_bit, *end_bit) in which n codes differ (empty if none). */
-extern void gpo_code_bit_range(const uint64_t *codes, int64_t n, int nthreads,
-							   int *begin_bit, int *end_bit);
+/*
+ * gpo_radix_sort_codes over only the bits in which the n codes vary, the
+ * smallest code subtracted first when that saves a pass (codes restored).
+ */
+extern void gpo_radix_sort_varying(uint64_t *codes, int64_t *rows,
+								   uint64_t *tmp_codes, int64_t *tmp_rows,
+								   int64_t n, int nthreads, int64_t *hist);
 
 /*
  * Fills codes[0 .. nvalid) with the key codes of keys' non-NULL rows and

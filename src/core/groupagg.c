@@ -232,8 +232,6 @@ sort_strategy(const gpo_vector *keys, const gpo_vector *values, int nt,
 	int64_t		blk[257];
 	int64_t		nvalid,
 				ng;
-	int			bb,
-				eb;
 	int			nb = gpo_agg_nblocks(n, nt);
 
 	if (nb > 256)
@@ -249,8 +247,7 @@ sort_strategy(const gpo_vector *keys, const gpo_vector *values, int nt,
 		st = GPO_ERR_NOMEM;
 		goto done;
 	}
-	gpo_code_bit_range(codes, nvalid, nt, &bb, &eb);
-	gpo_radix_sort_codes(codes, rows, tc, tr, nvalid, bb, eb, nt, hist);
+	gpo_radix_sort_varying(codes, rows, tc, tr, nvalid, nt, hist);
 
 	/* run heads per block, then their offsets (tr is reused for them) */
 #pragma omp parallel for num_threads(nb) schedule(static, 1)

@@ -306,8 +306,6 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	gpo_acc    *all = NULL;
 	int64_t		m = 0,
 				ng = 0;
-	int			bb,
-				eb;
 	gpo_status	st = GPO_OK;
 
 	if (vstarts == NULL || tabs == NULL || nullacc == NULL)
@@ -381,8 +379,7 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 				idx[m] = m;
 				m++;
 			}
-	gpo_code_bit_range(codes, m, nt, &bb, &eb);
-	gpo_radix_sort_codes(codes, idx, tc, ti, m, bb, eb, nt, hist);
+	gpo_radix_sort_varying(codes, idx, tc, ti, m, nt, hist);
 	for (int64_t i = 0; i < m; i++)
 		ng += (i == 0 || codes[i] != codes[i - 1]);
 	*ngroups = ng + (nullacc[0].rows > 0);

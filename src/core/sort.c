@@ -123,25 +123,60 @@ gpo_keys_to_codes(const gpo_vector *keys, uint64_t *codes, int64_t *rows,
 	return nvalid;
 }
 
-/* The bits [*begin_bit, *end_bit) in which n codes differ. */
+/*
+ * Stable sort of n (code, row) pairs by code over only the bits that vary
+ * (see gpo_agg_internal.h).  The bits below the lowest one in which two codes
+ * differ are skipped; above, the sort stops at the highest bit of the codes'
+ * span (largest - smallest) when the smallest code is subtracted first, if
+ * that saves an 8-bit pass: codes on both sides of a sign flip (keys -5 ..
+ * 4, say) differ in every bit but span only a few.  The subtracted codes
+ * keep the skipped low bits equal (zero), and are restored after the sort.
+ */
 void
-gpo_code_bit_range(const uint64_t *codes, int64_t n, int nthreads,
-				   int *begin_bit, int *end_bit)
+gpo_radix_sort_varying(uint64_t *codes, int64_t *rows, uint64_t *tmp_codes,
+					   int64_t *tmp_rows, int64_t n, int nthreads,
+					   int64_t *hist)
 {
 	uint64_t	diff = 0;
-	uint64_t	c0 = n > 0 ? codes[0] : 0;
+	uint64_t	mn = UINT64_MAX;
+	uint64_t	mx = 0;
+	uint64_t	c0;
+	int			bb,
+				eb,
+				span_eb;
 
-#pragma omp parallel for num_threads(nthreads) reduction(|:diff) schedule(static)
+	if (n <= 1)
+		return;
+	c0 = codes[0];
+#pragma omp parallel for num_threads(nthreads) schedule(static) \
+	reduction(|:diff) reduction(min:mn) reduction(max:mx)
 	for (int64_t i = 0; i < n; i++)
-		diff |= codes[i] ^ c0;
-	if (diff == 0)
 	{
-		*begin_bit = 0;
-		*end_bit = 0;
+		uint64_t	c = codes[i];
+
+		diff |= c ^ c0;
+		mn = c < mn ? c : mn;
+		mx = c > mx ? c : mx;
+	}
+	if (diff == 0)
+		return;
+	bb = __builtin_ctzll(diff);
+	eb = 64 - __builtin_clzll(diff);
+	span_eb = 64 - __builtin_clzll(mx - mn);
+	if ((span_eb - bb + 7) / 8 >= (eb - bb + 7) / 8)
+	{
+		gpo_radix_sort_codes(codes, rows, tmp_codes, tmp_rows, n, bb, eb,
+							 nthreads, hist);
 		return;
 	}
-	*begin_bit = __builtin_ctzll(diff);
-	*end_bit = 64 - __builtin_clzll(diff);
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+	for (int64_t i = 0; i < n; i++)
+		codes[i] -= mn;
+	gpo_radix_sort_codes(codes, rows, tmp_codes, tmp_rows, n, bb, span_eb,
+						 nthreads, hist);
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+	for (int64_t i = 0; i < n; i++)
+		codes[i] += mn;
 }
 
 /* Stable LSD radix sort of (code, row) pairs (see gpo_agg_internal.h). */
@@ -302,16 +337,13 @@ gpo_sort_pairs_cpu(gpo_ctx *ctx, const gpo_vector *keys, gpo_vector *keys_out,
 			   *tr,
 			   *hist;
 	int64_t		nvalid;
-	int			bb,
-				eb;
 
 	gpo_omp_prepare(nt);
 	sort_layout(&a, n, nt, &codes, &rows, &tc, &tr, &hist);
 	nvalid = gpo_keys_to_codes(keys, codes, rows, nt);
 	if (nvalid < 0)
 		return GPO_ERR_NOMEM;
-	gpo_code_bit_range(codes, nvalid, nt, &bb, &eb);
-	gpo_radix_sort_codes(codes, rows, tc, tr, nvalid, bb, eb, nt, hist);
+	gpo_radix_sort_varying(codes, rows, tc, tr, nvalid, nt, hist);
 	write_sorted(keys, keys_out, rows_out, codes, rows, n, nvalid);
 	ctx->used = GPO_DEVICE_CPU;
 	return GPO_OK;
