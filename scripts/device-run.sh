@@ -71,7 +71,8 @@ if [[ $steps == *" agg "* ]]; then
 	timeout ${AGG_TIMEOUT:-400} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
 		RUNS=${AGG_RUNS:-3} QUERIES="${AGG_QUERIES:-}" AGG_LOG_DIR=/tmp/agglogs NATIVE_WORKERS="${NATIVE_WORKERS:-$(nproc)}" \
 		bash bench/agg_queries.sh "${AGG_ROWS:-100000000}" ${AGG_FACES:+"$AGG_FACES"} 2>&1 | tee "$OUT/agg_queries.txt"; agg_rc=$?
-	cp -r /tmp/agglogs "$OUT/agg"
+	# one file: a call returns only so many files
+	tar czf "$OUT/agg_logs.tgz" -C /tmp agglogs
 fi
 if [[ $steps == *" overlap "* ]]; then
 	# after the agg step (its table): q1 on the GPU with gpuops.overlap off
