@@ -12,7 +12,8 @@
 #   REGRESS     pg_regress tests to run (default: all, agg_node first)
 #   step overlap (after agg): q1 on the GPU with gpuops.overlap off and on
 #               (ALT: the boolean settings to alternate, default gpuops.overlap;
-#               ALT_QUERY another query, ALT_REPS rounds, default 3)
+#               ALT_QUERY another query, ALT_REPS rounds, default 3,
+#               ALT_VALUES the values, default "off on")
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -84,7 +85,7 @@ if [[ $steps == *" overlap "* ]]; then
 		echo "EXPLAIN (ANALYZE, TIMING OFF) $q1;"
 		for i in $(seq ${ALT_REPS:-3}); do
 			for g in ${ALT:-gpuops.overlap}; do
-				for o in off on; do
+				for o in ${ALT_VALUES:-off on}; do
 					echo "\\echo $g $o"
 					echo "SET $g = $o; EXPLAIN (ANALYZE) $q1; RESET $g;"
 				done
