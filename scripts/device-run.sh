@@ -81,7 +81,7 @@ if [[ $steps == *" overlap "* ]]; then
 	echo "== GpuOpsAgg q1, gpuops.overlap off vs on (gpu) =="
 	q1=${ALT_QUERY:-"SELECT k, count(*) AS n, sum(v) AS s, avg(v) AS a, min(v) AS lo, max(v) AS hi FROM agg_bench.t GROUP BY k"}
 	{
-		echo "SET gpuops.device = gpu; SET max_parallel_workers_per_gather = 0;"
+		echo "SET gpuops.device = gpu; SET max_parallel_workers_per_gather = $(nproc);"
 		echo "EXPLAIN (ANALYZE, TIMING OFF) $q1;"
 		for i in $(seq ${ALT_REPS:-3}); do
 			for g in ${ALT:-gpuops.overlap}; do
