@@ -112,9 +112,10 @@ main(int argc, char **argv)
 	BENCH_CHECK(cudaMalloc(&d_copy, 12 * (size_t) n));
 	BENCH_CHECK(cudaMemGetInfo(&free_b, &total_b));
 	/* GPO_BENCH_ARENA_GB caps it (a profiler saves and restores it per pass) */
+	const char *arena_gb = getenv("GPO_BENCH_ARENA_GB");
+
 	mem.arena_bytes = std::min(free_b - ((size_t) 2 << 30),
-							   (size_t) (getenv("GPO_BENCH_ARENA_GB") ?
-										 atoi(getenv("GPO_BENCH_ARENA_GB")) : 96) << 30);
+							   (size_t) (arena_gb ? atoi(arena_gb) : 96) << 30);
 	BENCH_CHECK(cudaMalloc(&mem.d_arena, mem.arena_bytes));
 	BENCH_CHECK(cudaEventCreate(&ev0));
 	BENCH_CHECK(cudaEventCreate(&ev1));

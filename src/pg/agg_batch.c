@@ -330,11 +330,10 @@ gpuops_agg_overlaps(int64 n)
 {
 	if (gpuops_overlap == GPUOPS_OVERLAP_ON)
 		return true;
-	if (gpuops_overlap == GPUOPS_OVERLAP_OFF || gpuops_device == GPO_DEVICE_CPU)
+	if (gpuops_overlap == GPUOPS_OVERLAP_OFF ||
+		(gpuops_device == GPO_DEVICE_AUTO && n < gpuops_gpu_min_rows))
 		return false;
-	if (gpuops_device == GPO_DEVICE_AUTO && n < gpuops_gpu_min_rows)
-		return false;
-	return gpo_gpu_available();
+	return gpuops_agg_gpu_possible();
 }
 
 /*

@@ -137,7 +137,7 @@ gpuops_agg_batch_rows(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 
 	for (i = 0; i < te->ncols; i++)
 		widest = Max(widest, gpo_type_size(te->cols[i].type));
-	bytes = (gpuops_device != GPO_DEVICE_CPU && gpo_gpu_available()) ?
+	bytes = gpuops_agg_gpu_possible() ?
 		GPUOPS_AGG_BATCH_GPU_BYTES : GPUOPS_AGG_BATCH_CPU_BYTES;
 	bytes = Max(bytes, s->spec.est_groups * 64.0 * widest);
 	bytes = Min(bytes, (double) gpuops_chunk_size);
@@ -286,8 +286,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	if (s->overlap)
 		gpuops_scan_double_buffer(te->reader);
 	/* the GPU face copies page-locked batches without staging them */
-	if (gpuops_pinned_batches && gpuops_device != GPO_DEVICE_CPU &&
-		gpo_gpu_available())
+	if (gpuops_pinned_batches && gpuops_agg_gpu_possible())
 		gpuops_scan_lock_arrays(te->reader);
 	while (gpuops_scan_next(te->reader, &batch))
 	{

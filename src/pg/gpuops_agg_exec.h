@@ -102,6 +102,13 @@ typedef struct GpuopsAggScanState
 	bool		slot_read;		/* some table was read through slots */
 } GpuopsAggScanState;
 
+/* True when the GPU face may take the node's batches: gpuops.device isn't cpu and a GPU answers. */
+static inline bool
+gpuops_agg_gpu_possible(void)
+{
+	return gpuops_device != GPO_DEVICE_CPU && gpo_gpu_available();
+}
+
 /* ---- agg_batch.c ---- */
 
 /*

@@ -280,6 +280,15 @@ gpuops_scan_can_fast(Relation rel, Snapshot snapshot, ExprState *cpu_qual)
 	return true;
 }
 
+/* The buffer that last held block blkno of r's relation, or InvalidBuffer. */
+static inline Buffer
+gpuops_scan_recent_buf(const GpuopsScanReader *r, BlockNumber blkno)
+{
+	const GpuopsRecentBuffers *rb = r->recent;
+
+	return rb != NULL && blkno < rb->nblocks ? rb->bufs[blkno] : InvalidBuffer;
+}
+
 /*
  * Ask for the buffer header that last held block blkno (which
  * gpuops_scan_read_block pins through it a few pages later): on a machine
@@ -289,11 +298,10 @@ gpuops_scan_can_fast(Relation rel, Snapshot snapshot, ExprState *cpu_qual)
 static inline void
 gpuops_scan_prefetch_desc(GpuopsScanReader *r, BlockNumber blkno)
 {
-	GpuopsRecentBuffers *rb = r->recent;
+	Buffer		recent = gpuops_scan_recent_buf(r, blkno);
 
-	if (rb != NULL && blkno < rb->nblocks && BufferIsValid(rb->bufs[blkno]) &&
-		!BufferIsLocal(rb->bufs[blkno]))
-		__builtin_prefetch(GetBufferDescriptor(rb->bufs[blkno] - 1), 1);
+	if (BufferIsValid(recent) && !BufferIsLocal(recent))
+		__builtin_prefetch(GetBufferDescriptor(recent - 1), 1);
 }
 
 /* Pin block blkno of r's relation, through its remembered buffer if it still holds it. */
@@ -301,16 +309,16 @@ static inline Buffer
 gpuops_scan_read_block(GpuopsScanReader *r, BlockNumber blkno)
 {
 	GpuopsRecentBuffers *rb = r->recent;
+	Buffer		recent = gpuops_scan_recent_buf(r, blkno);
 	Buffer		buf;
 
-	if (rb != NULL && blkno < rb->nblocks && BufferIsValid(rb->bufs[blkno]) &&
-		ReadRecentBuffer(r->rel->rd_node, MAIN_FORKNUM, blkno,
-						 rb->bufs[blkno]))
+	if (BufferIsValid(recent) &&
+		ReadRecentBuffer(r->rel->rd_node, MAIN_FORKNUM, blkno, recent))
 	{
 		/* what ReadBufferExtended counts for a hit */
 		pgstat_count_buffer_read(r->rel);
 		pgstat_count_buffer_hit(r->rel);
-		return rb->bufs[blkno];
+		return recent;
 	}
 	buf = ReadBufferExtended(r->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 							 r->strategy);
