@@ -86,6 +86,8 @@ typedef struct GpuopsAggScanState
 								 * thread (the reader double-buffers) */
 	GpuopsAggState groups;
 	bool		aggregated;		/* every batch merged */
+	bool		rescanned;		/* read again: without workers */
+	int			workers_launched;	/* worker processes that read */
 	int64		next_group;
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
@@ -108,6 +110,24 @@ gpuops_agg_gpu_possible(void)
 {
 	return gpuops_device != GPO_DEVICE_CPU && gpo_gpu_available();
 }
+
+/* ---- agg_exec.c, for the workers ---- */
+
+/* Sets up the reading of one table: its columns, device program and CPU qual. */
+extern void gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+								   EState *estate, int eflags);
+/* The running groups' key and value types (those of the first table). */
+extern void gpuops_agg_state_types(GpuopsAggScanState *s);
+/* Reads every batch of one table and aggregates it into the running groups. */
+extern void gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+
+/* ---- agg_parallel.c ---- */
+
+/*
+ * Reads the one table with spec.parallel_workers worker processes beside
+ * the backend and merges their groups; false (nothing done) when it can't.
+ */
+extern bool gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te);
 
 /* ---- agg_batch.c ---- */
 

@@ -103,6 +103,12 @@ extern void gpuops_scan_end(GpuopsScanReader *r);
  * before did not, so a batch's arrays stay untouched until the call after next.
  */
 extern void gpuops_scan_double_buffer(GpuopsScanReader *r);
+/*
+ * Makes the fast path read only the blocks a block-parallel scan shared with
+ * other processes hands out; false on the slot path (which reads them all).
+ */
+extern bool gpuops_scan_set_parallel(GpuopsScanReader *r,
+									 ParallelBlockTableScanDesc pscan);
 /* gpuops.pin_ahead: the fast path pins the next page batch during decoding. */
 extern bool gpuops_pin_ahead;
 /*
