@@ -122,16 +122,19 @@ gpuops_parallel_send_groups(shm_mq_handle *mqh, const GpuopsAggScanState *s)
 
 /*
  * The next message, which must hold bytes bytes, copied into memory of the
- * current context; an ERROR if the worker is gone or sent something else.
+ * current context.  If the worker is gone, its own ERROR (if it raised one)
+ * is raised here; else, or if it sent something else, a message of ours.
  */
 static void *
-gpuops_parallel_receive(shm_mq_handle *mqh, Size bytes)
+gpuops_parallel_receive(ParallelContext *pcxt, shm_mq_handle *mqh, Size bytes)
 {
 	Size		got;
 	void	   *data;
 	void	   *copy;
 	shm_mq_result res = shm_mq_receive(mqh, &got, &data, false);
 
+	if (res == SHM_MQ_DETACHED)
+		WaitForParallelWorkersToFinish(pcxt);
 	if (res != SHM_MQ_SUCCESS || got != bytes)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -143,7 +146,8 @@ gpuops_parallel_receive(shm_mq_handle *mqh, Size bytes)
 
 /* Receives one worker's groups and merges them into the backend's. */
 static void
-gpuops_parallel_merge_worker(GpuopsAggScanState *s, shm_mq_handle *mqh)
+gpuops_parallel_merge_worker(GpuopsAggScanState *s, ParallelContext *pcxt,
+							 shm_mq_handle *mqh)
 {
 	GpuopsAggState *st = &s->groups;
 	GpuopsParallelHeader *h;
@@ -156,7 +160,7 @@ gpuops_parallel_merge_worker(GpuopsAggScanState *s, shm_mq_handle *mqh)
 	int			v;
 	MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
 
-	h = gpuops_parallel_receive(mqh, sizeof(GpuopsParallelHeader));
+	h = gpuops_parallel_receive(pcxt, mqh, sizeof(GpuopsParallelHeader));
 	if (h->nkeys != st->nkeys || h->nvals != st->nvals || h->ngroups < 0)
 		elog(ERROR, "GpuOpsAgg worker sent groups of another shape");
 	s->rows_in += h->rows_in;
@@ -169,21 +173,21 @@ gpuops_parallel_merge_worker(GpuopsAggScanState *s, shm_mq_handle *mqh)
 	{
 		for (k = 0; k < st->nkeys; k++)
 		{
-			codes[k] = gpuops_parallel_receive(mqh, sizeof(uint64) * n);
-			valid[k] = gpuops_parallel_receive(mqh, n);
+			codes[k] = gpuops_parallel_receive(pcxt, mqh, sizeof(uint64) * n);
+			valid[k] = gpuops_parallel_receive(pcxt, mqh, n);
 		}
-		rows = gpuops_parallel_receive(mqh, sizeof(int64) * n);
+		rows = gpuops_parallel_receive(pcxt, mqh, sizeof(int64) * n);
 		vals = palloc0(sizeof(gpo_agg_out) * Max(st->nvals, 1));
 		for (v = 0; v < st->nvals; v++)
 		{
 			size_t		w = gpo_type_size(st->val_types[v]);
 
 			vals[v].capacity = h->ngroups;
-			vals[v].count = gpuops_parallel_receive(mqh, sizeof(int64) * n);
-			vals[v].isum = gpuops_parallel_receive(mqh, sizeof(gpo_int128) * n);
-			vals[v].fsum = gpuops_parallel_receive(mqh, sizeof(double) * n);
-			vals[v].min = gpuops_parallel_receive(mqh, w * n);
-			vals[v].max = gpuops_parallel_receive(mqh, w * n);
+			vals[v].count = gpuops_parallel_receive(pcxt, mqh, sizeof(int64) * n);
+			vals[v].isum = gpuops_parallel_receive(pcxt, mqh, sizeof(gpo_int128) * n);
+			vals[v].fsum = gpuops_parallel_receive(pcxt, mqh, sizeof(double) * n);
+			vals[v].min = gpuops_parallel_receive(pcxt, mqh, w * n);
+			vals[v].max = gpuops_parallel_receive(pcxt, mqh, w * n);
 		}
 		gpuops_aggstate_merge(st, h->ngroups, codes, valid, rows, vals);
 	}
@@ -270,7 +274,7 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 			 RelationGetRelationName(te->rel));
 	gpuops_agg_run_table(s, te);
 	for (i = 0; i < pcxt->nworkers_launched; i++)
-		gpuops_parallel_merge_worker(s, mqh[i]);
+		gpuops_parallel_merge_worker(s, pcxt, mqh[i]);
 	WaitForParallelWorkersToFinish(pcxt);
 	for (i = 0; i < nworkers; i++)
 		shm_mq_detach(mqh[i]);
