@@ -67,6 +67,13 @@ typedef struct GpuopsParallelHeader
 
 PGDLLEXPORT void gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc);
 
+/* Each process's share of threads OpenMP threads among the backend and its workers. */
+int
+gpuops_agg_parallel_threads(int threads, int nworkers)
+{
+	return Max(1, threads / (nworkers + 1));
+}
+
 /* Sends one message of bytes at p, or fails with an ERROR. */
 static void
 gpuops_parallel_send(shm_mq_handle *mqh, const void *p, Size bytes)
@@ -242,7 +249,7 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	shared->relid = RelationGetRelid(te->rel);
 	shared->nworkers = nworkers;
 	gpuops_ctx_init(&ctx);
-	shared->threads = Max(1, gpo_threads(&ctx) / (nworkers + 1));
+	shared->threads = gpuops_agg_parallel_threads(gpo_threads(&ctx), nworkers);
 	shm_toc_insert(pcxt->toc, GPUOPS_PKEY_SHARED, shared);
 	plan_copy = shm_toc_allocate(pcxt->toc, strlen(plan_str) + 1);
 	strcpy(plan_copy, plan_str);

@@ -128,6 +128,8 @@ extern void gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te);
  * the backend and merges their groups; false (nothing done) when it can't.
  */
 extern bool gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+/* Each process's share of threads OpenMP threads among the backend and nworkers workers. */
+extern int	gpuops_agg_parallel_threads(int threads, int nworkers);
 
 /* ---- agg_batch.c ---- */
 
