@@ -39,6 +39,7 @@
 #define GPUOPS_PKEY_PLAN		UINT64CONST(0x6770756F70730002)
 #define GPUOPS_PKEY_SCAN		UINT64CONST(0x6770756F70730003)
 #define GPUOPS_PKEY_QUEUES		UINT64CONST(0x6770756F70730004)
+#define GPUOPS_PKEY_RECENT		UINT64CONST(0x6770756F70730005)
 
 /* Each worker's queue to the backend. */
 #define GPUOPS_PARALLEL_QUEUE_BYTES (1024 * 1024)
@@ -49,6 +50,7 @@ typedef struct GpuopsParallelShared
 	Oid			relid;
 	int			nworkers;		/* queues */
 	int			threads;		/* OpenMP threads of each worker */
+	BlockNumber recent_nblocks; /* the backend's remembered buffers, if any */
 } GpuopsParallelShared;
 
 /* The header message of a worker's groups. */
@@ -218,6 +220,8 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	char	   *plan_copy;
 	ParallelTableScanDesc pscan;
 	char	   *queues;
+	const Buffer *recent;
+	BlockNumber recent_nblocks;
 	shm_mq_handle **mqh;
 	Size		scan_bytes;
 	gpo_ctx		ctx;
@@ -236,7 +240,12 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	shm_toc_estimate_chunk(&pcxt->estimator, scan_bytes);
 	shm_toc_estimate_chunk(&pcxt->estimator,
 						   mul_size(nworkers, GPUOPS_PARALLEL_QUEUE_BYTES));
-	shm_toc_estimate_keys(&pcxt->estimator, 4);
+	/* the buffers the backend remembers, so that workers pin through them */
+	recent = gpuops_scan_recent_bufs(te->reader, &recent_nblocks);
+	if (recent != NULL)
+		shm_toc_estimate_chunk(&pcxt->estimator,
+							   mul_size(recent_nblocks, sizeof(Buffer)));
+	shm_toc_estimate_keys(&pcxt->estimator, 5);
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
 	{
@@ -260,6 +269,16 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	queues = shm_toc_allocate(pcxt->toc,
 							  mul_size(nworkers, GPUOPS_PARALLEL_QUEUE_BYTES));
 	shm_toc_insert(pcxt->toc, GPUOPS_PKEY_QUEUES, queues);
+	shared->recent_nblocks = 0;
+	if (recent != NULL)
+	{
+		Buffer	   *copy = shm_toc_allocate(pcxt->toc,
+											mul_size(recent_nblocks, sizeof(Buffer)));
+
+		memcpy(copy, recent, sizeof(Buffer) * recent_nblocks);
+		shm_toc_insert(pcxt->toc, GPUOPS_PKEY_RECENT, copy);
+		shared->recent_nblocks = recent_nblocks;
+	}
 	mqh = palloc0(sizeof(shm_mq_handle *) * nworkers);
 	for (i = 0; i < nworkers; i++)
 	{
@@ -345,6 +364,10 @@ gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
 										 ALLOCSET_DEFAULT_SIZES);
 	gpuops_agg_begin_table(s, te, estate, 0);
 	gpuops_agg_state_types(s);
+	if (shared->recent_nblocks > 0)
+		gpuops_scan_use_recent(te->reader,
+							   shm_toc_lookup(toc, GPUOPS_PKEY_RECENT, false),
+							   shared->recent_nblocks);
 	if (!gpuops_scan_set_parallel(te->reader, (ParallelBlockTableScanDesc) pscan))
 		elog(ERROR, "GpuOpsAgg worker cannot share the reading of \"%s\"",
 			 RelationGetRelationName(te->rel));

@@ -109,6 +109,12 @@ extern void gpuops_scan_double_buffer(GpuopsScanReader *r);
  */
 extern bool gpuops_scan_set_parallel(GpuopsScanReader *r,
 									 ParallelBlockTableScanDesc pscan);
+/* The buffers this backend remembers for the reader's relation, or NULL. */
+extern const Buffer *gpuops_scan_recent_bufs(const GpuopsScanReader *r,
+											 BlockNumber *nblocks);
+/* Makes the fast path pin through another process's remembered buffers. */
+extern void gpuops_scan_use_recent(GpuopsScanReader *r, Buffer *bufs,
+								   BlockNumber nblocks);
 /* gpuops.pin_ahead: the fast path pins the next page batch during decoding. */
 extern bool gpuops_pin_ahead;
 /*

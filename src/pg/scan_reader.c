@@ -727,6 +727,40 @@ gpuops_scan_set_parallel(GpuopsScanReader *r, ParallelBlockTableScanDesc pscan)
 	return true;
 }
 
+/*
+ * The buffers this backend remembers for the fast path's relation (*nblocks
+ * entries, 0 for none; see scan_recent.c), or NULL.
+ */
+const Buffer *
+gpuops_scan_recent_bufs(const GpuopsScanReader *r, BlockNumber *nblocks)
+{
+	*nblocks = 0;
+	if (!r->stats.fast || r->recent == NULL)
+		return NULL;
+	*nblocks = r->recent->nblocks;
+	return r->recent->bufs;
+}
+
+/*
+ * Makes the fast path pin through bufs[blkno] (nblocks entries, another
+ * process's remembered buffers in shared memory) and note there the buffers
+ * it had to look up; processes that share a block-parallel scan read
+ * different blocks, so their notes do not collide.
+ */
+void
+gpuops_scan_use_recent(GpuopsScanReader *r, Buffer *bufs, BlockNumber nblocks)
+{
+	GpuopsRecentBuffers *rb;
+
+	if (!r->stats.fast || bufs == NULL || nblocks == 0)
+		return;
+	rb = palloc0(sizeof(GpuopsRecentBuffers));
+	rb->node = r->rel->rd_node;
+	rb->nblocks = nblocks;
+	rb->bufs = bufs;
+	r->recent = rb;
+}
+
 /* Exchanges the batch's arrays with the second set, for the decoders too. */
 static void
 gpuops_scan_swap_buffers(GpuopsScanReader *r)
