@@ -155,7 +155,6 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpo_type   *col_types;
 	Bitmapset  *qual_attnos;
 	gpo_ctx		ctx;
-	int			threads;
 	int			i;
 	int			x;
 
@@ -201,19 +200,12 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
-	/*
-	 * While a helper thread aggregates, the decoders leave it a core; with
-	 * worker processes, the backend and each worker take an equal share.
-	 */
+	/* while a helper thread aggregates, the decoders leave it a core */
 	gpuops_ctx_init(&ctx);
-	threads = gpo_threads(&ctx);
-	if (s->spec.parallel_workers > 0 && estate->es_use_parallel_mode &&
-		!IsParallelWorker())
-		threads = gpuops_agg_parallel_threads(threads, s->spec.parallel_workers);
 	te->reader = gpuops_scan_begin(te->rel, estate->es_snapshot, te->ncols,
 								   te->cols, gpuops_agg_batch_rows(s, te),
 								   te->cpu_qual, s->qual_cxt, true,
-								   Max(1, threads -
+								   Max(1, gpo_threads(&ctx) -
 									   (gpuops_agg_overlaps(INT64_MAX) ? 1 : 0)));
 }
 

@@ -29,6 +29,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/readfuncs.h"
+#include "portability/instr_time.h"
 #include "storage/shm_mq.h"
 #include "storage/shm_toc.h"
 #include "utils/memutils.h"
@@ -227,10 +228,16 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	gpo_ctx		ctx;
 	int			nworkers = s->spec.parallel_workers;
 	int			i;
+	int64		own_rows;
+	instr_time	t0;
+	instr_time	t1;
+	instr_time	t2;
+	instr_time	t3;
 
 	if (nworkers <= 0 || !estate->es_use_parallel_mode || !IsInParallelMode() ||
 		!IsMVCCSnapshot(snapshot) || te->reader == NULL)
 		return false;
+	INSTR_TIME_SET_CURRENT(t0);
 	plan_str = nodeToString(((CustomScan *) s->css.ss.ps.plan)->custom_private);
 	scan_bytes = table_parallelscan_estimate(te->rel, snapshot);
 
@@ -293,14 +300,33 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	s->workers_launched = pcxt->nworkers_launched;
 	for (i = 0; i < pcxt->nworkers_launched; i++)
 		shm_mq_set_handle(mqh[i], pcxt->worker[i].bgwhandle);
+	/* the backend decodes and aggregates with its share of the threads */
+	if (pcxt->nworkers_launched > 0)
+	{
+		s->threads_cap = gpuops_agg_parallel_threads(gpo_threads(&ctx),
+													 pcxt->nworkers_launched);
+		gpuops_scan_limit_threads(te->reader, s->threads_cap);
+	}
 
 	/* the backend's own share, then each worker's groups */
 	if (!gpuops_scan_set_parallel(te->reader, (ParallelBlockTableScanDesc) pscan))
 		elog(ERROR, "GpuOpsAgg cannot share the reading of \"%s\"",
 			 RelationGetRelationName(te->rel));
+	INSTR_TIME_SET_CURRENT(t1);
 	gpuops_agg_run_table(s, te);
+	s->threads_cap = 0;
+	own_rows = s->rows_in;
+	INSTR_TIME_SET_CURRENT(t2);
 	for (i = 0; i < pcxt->nworkers_launched; i++)
 		gpuops_parallel_merge_worker(s, pcxt, mqh[i]);
+	INSTR_TIME_SET_CURRENT(t3);
+	INSTR_TIME_SUBTRACT(t3, t0);
+	INSTR_TIME_SUBTRACT(t2, t0);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	elog(DEBUG1, "GpuOpsAgg backend: %d workers launched after %.1f ms, its own %lld rows read and aggregated by %.1f ms, the workers' groups merged by %.1f ms",
+		 pcxt->nworkers_launched, INSTR_TIME_GET_MILLISEC(t1),
+		 (long long) own_rows, INSTR_TIME_GET_MILLISEC(t2),
+		 INSTR_TIME_GET_MILLISEC(t3));
 	WaitForParallelWorkersToFinish(pcxt);
 	for (i = 0; i < nworkers; i++)
 		shm_mq_detach(mqh[i]);
@@ -327,7 +353,11 @@ gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
 	GpuopsAggTableExec *te;
 	EState	   *estate;
 	Snapshot	snapshot;
+	instr_time	start;
+	instr_time	ready;
+	instr_time	done;
 
+	INSTR_TIME_SET_CURRENT(start);
 	if (ParallelWorkerNumber < 0 || ParallelWorkerNumber >= shared->nworkers)
 		elog(ERROR, "GpuOpsAgg worker %d of %d", ParallelWorkerNumber,
 			 shared->nworkers);
@@ -371,8 +401,16 @@ gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
 	if (!gpuops_scan_set_parallel(te->reader, (ParallelBlockTableScanDesc) pscan))
 		elog(ERROR, "GpuOpsAgg worker cannot share the reading of \"%s\"",
 			 RelationGetRelationName(te->rel));
+	INSTR_TIME_SET_CURRENT(ready);
 	gpuops_agg_run_table(s, te);
 	gpuops_parallel_send_groups(mqh, s);
+	INSTR_TIME_SET_CURRENT(done);
+	INSTR_TIME_SUBTRACT(done, ready);
+	INSTR_TIME_SUBTRACT(ready, start);
+	elog(DEBUG1, "GpuOpsAgg worker %d: set-up %.1f ms, %lld rows, read %.1f ms (pinning %.1f ms), engine %.1f ms, groups sent after %.1f ms",
+		 ParallelWorkerNumber, INSTR_TIME_GET_MILLISEC(ready),
+		 (long long) s->rows_in, s->read_ms, s->pin_ms, s->engine_ms,
+		 INSTR_TIME_GET_MILLISEC(done));
 
 	gpuops_scan_end(te->reader);
 	table_close(te->rel, AccessShareLock);

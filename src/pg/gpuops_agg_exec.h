@@ -87,6 +87,8 @@ typedef struct GpuopsAggScanState
 	GpuopsAggState groups;
 	bool		aggregated;		/* every batch merged */
 	bool		rescanned;		/* read again: without workers */
+	int			threads_cap;	/* the engine's OpenMP threads while workers
+								 * read too; 0: gpuops.threads */
 	int			workers_launched;	/* worker processes that read */
 	int64		next_group;
 	/* EXPLAIN ANALYZE */
@@ -109,6 +111,15 @@ static inline bool
 gpuops_agg_gpu_possible(void)
 {
 	return gpuops_device != GPO_DEVICE_CPU && gpo_gpu_available();
+}
+
+/* A context for the engine's calls on s's batches (gpuops_ctx_init, with s's thread cap). */
+static inline void
+gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
+{
+	gpuops_ctx_init(ctx);
+	if (s->threads_cap > 0)
+		ctx->threads = s->threads_cap;
 }
 
 /* ---- agg_exec.c, for the workers ---- */

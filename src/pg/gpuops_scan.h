@@ -109,6 +109,8 @@ extern void gpuops_scan_double_buffer(GpuopsScanReader *r);
  */
 extern bool gpuops_scan_set_parallel(GpuopsScanReader *r,
 									 ParallelBlockTableScanDesc pscan);
+/* Lowers the fast path's decoding threads to at most nthreads. */
+extern void gpuops_scan_limit_threads(GpuopsScanReader *r, int nthreads);
 /* The buffers this backend remembers for the reader's relation, or NULL. */
 extern const Buffer *gpuops_scan_recent_bufs(const GpuopsScanReader *r,
 											 BlockNumber *nblocks);

@@ -761,6 +761,14 @@ gpuops_scan_use_recent(GpuopsScanReader *r, Buffer *bufs, BlockNumber nblocks)
 	r->recent = rb;
 }
 
+/* Lowers the fast path's decoding threads to at most nthreads (at least 1). */
+void
+gpuops_scan_limit_threads(GpuopsScanReader *r, int nthreads)
+{
+	if (r->stats.fast && nthreads >= 1 && nthreads < r->plan.nthreads)
+		r->plan.nthreads = nthreads;
+}
+
 /* Exchanges the batch's arrays with the second set, for the decoders too. */
 static void
 gpuops_scan_swap_buffers(GpuopsScanReader *r)
