@@ -14,6 +14,9 @@
 #               (ALT: the boolean settings to alternate, default gpuops.overlap;
 #               ALT_QUERY another query, ALT_REPS rounds, default 3,
 #               ALT_VALUES the values, default "off on")
+#   step sql (after agg): runs SQL_FILE (a file of the tree) in one psql
+#               session and keeps the lines matching SQL_GREP (default: echo
+#               lines, timings, workers, calls, strategy)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -33,7 +36,7 @@ if [[ $steps == *" bench "* ]]; then
 		cat "$OUT/$(basename $b).md"
 	done
 fi
-if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* ]]; then
+if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* ]]; then
 	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops" \
 		source .device/pg-up.sh .device/pg.tar.xz >/dev/null || { echo "pg-up failed"; exit 1; }
 	rm -rf /tmp/w && cp -r . /tmp/w && chown -R pg /tmp/w && cd /tmp/w
@@ -96,5 +99,12 @@ if [[ $steps == *" overlap "* ]]; then
 	timeout ${OVERLAP_TIMEOUT:-120} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
 		psql -X -q -f /tmp/overlap.sql 2>&1 | grep -E "gpuops\.|Read Time|Pinning Time|Engine Time|Execution Time|GPU Calls" |
 		tr -s ' ' | tee "$OUT/overlap.txt"
+fi
+if [[ $steps == *" sql "* ]]; then
+	echo "== $SQL_FILE =="
+	timeout ${SQL_TIMEOUT:-200} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
+		psql -X -q -f "$SQL_FILE" >/tmp/sql.log 2>&1
+	cp /tmp/sql.log "$OUT/sql.log"
+	grep -E "${SQL_GREP:-^[a-z#=]|Time|Workers|Calls|Strategy|Chunks|ERROR}" /tmp/sql.log | tr -s ' ' | tee "$OUT/sql.txt"
 fi
 echo "SUMMARY unit=$unit_rc bench=$bench_rc regress=$reg_rc qf=$qf_rc agg=$agg_rc"

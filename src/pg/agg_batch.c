@@ -85,7 +85,7 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	int			i;
 
 	gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE), NULL, n);
-	gpuops_ctx_init(&ctx);
+	gpuops_agg_ctx_init(s, &ctx);
 	st = gpo_filter(&ctx, te->ncols, vecs, te->prog, te->nprog, &maskv, &count,
 					NULL, &bytes);
 	if (st == GPO_OK)
@@ -107,7 +107,7 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpuops_one_chunk_vector(&idxv, &idxc, GPO_INT64,
 							palloc_extended(sizeof(int64) * count, MCXT_ALLOC_HUGE),
 							NULL, count);
-	gpuops_ctx_init(&ctx);
+	gpuops_agg_ctx_init(s, &ctx);
 	bytes = 0;
 	st = gpo_compact(&ctx, &maskv, 0, &idxv, &count, NULL, &bytes);
 	if (st == GPO_OK)
@@ -128,7 +128,7 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpuops_one_chunk_vector(&outv, &outc, vecs[i].type,
 								palloc_extended(w * Max(count, 1), MCXT_ALLOC_HUGE),
 								valid, count);
-		gpuops_ctx_init(&ctx);
+		gpuops_agg_ctx_init(s, &ctx);
 		bytes = 0;
 		st = gpo_gather(&ctx, &vecs[i], &idxv, &outv, NULL, &bytes);
 		if (st == GPO_OK)
@@ -179,7 +179,7 @@ gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
 
 	for (;;)
 	{
-		gpuops_ctx_init(&ctx);
+		gpuops_agg_ctx_init(s, &ctx);
 		strategy = (gpo_agg_strategy) gpuops_agg_strategy;
 		st = gpuops_agg_group_call(&ctx, keys, values,
 								   (int64) s->spec.est_groups, &strategy, out,
@@ -242,7 +242,7 @@ gpuops_agg_value_vectors(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			int64		count = 0;
 
 			gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, mask, NULL, n);
-			gpuops_ctx_init(&ctx);
+			gpuops_agg_ctx_init(s, &ctx);
 			st = gpo_filter(&ctx, te->ncols, vecs, te->fprog[f], te->fnprog[f],
 							&maskv, &count, NULL, &bytes);
 			if (st == GPO_OK)
@@ -289,7 +289,7 @@ gpuops_agg_batch_one_group(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		size_t		bytes = 0;
 
 		gpuops_agg_out_alloc(&vals[v], 1, GPO_INT32, values->type, true);
-		gpuops_ctx_init(&ctx);
+		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_segreduce(&ctx, values, &offv, 1, &vals[v], NULL, &bytes);
 		if (st == GPO_OK)
 			st = gpo_segreduce(&ctx, values, &offv, 1, &vals[v],
@@ -376,7 +376,7 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpuops_one_chunk_vector(&p->keyv, keyc, GPO_INT64,
 								palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE),
 								NULL, n);
-		gpuops_ctx_init(&ctx);
+		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &p->keyv, &p->pack);
 		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
 		gpuops_agg_free_with_batch(p->pack);
@@ -390,7 +390,7 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpuops_agg_out_alloc(&outs[v], cap, p->keyv.type,
 							 spec->nvals > 0 ? p->valvecs[v].type : GPO_INT32,
 							 v == 0);
-	gpuops_ctx_init(&ctx);
+	gpuops_agg_ctx_init(s, &ctx);
 	p->job = gpuops_agg_job_create(&p->keyv, p->valvecs, spec->nvals,
 								   (int64) spec->est_groups,
 								   (gpo_agg_strategy) gpuops_agg_strategy,

@@ -102,7 +102,7 @@ gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno,
 }
 
 /* The key and value types of the running groups (those of the first table). */
-static void
+void
 gpuops_agg_state_types(GpuopsAggScanState *s)
 {
 	GpuopsAggTableExec *te = &s->tables[0];
@@ -145,7 +145,7 @@ gpuops_agg_batch_rows(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 }
 
 /* Sets up the reading of one table: its columns, device program and CPU qual. */
-static void
+void
 gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 					   EState *estate, int eflags)
 {
@@ -273,7 +273,7 @@ gpuops_agg_settle(GpuopsAggScanState *s, instr_time start)
  * next batch goes to the engine; everything of a batch lives in batch_cxt
  * until its merge.
  */
-static void
+void
 gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 {
 	GpuopsScanBatch *batch;
@@ -351,7 +351,13 @@ gpuops_agg_run(GpuopsAggScanState *s)
 {
 	int			t;
 
-	for (t = 0; t < s->spec.ntables; t++)
+	/* with worker processes the first time (a rescan reads alone) */
+	if (s->spec.parallel_workers > 0 && !s->rescanned && s->spec.ntables == 1 &&
+		gpuops_agg_parallel_run(s, &s->tables[0]))
+		t = 1;
+	else
+		t = 0;
+	for (; t < s->spec.ntables; t++)
 		gpuops_agg_run_table(s, &s->tables[t]);
 	s->aggregated = true;
 	s->next_group = 0;
@@ -456,5 +462,6 @@ gpuops_agg_rescan(CustomScanState *node)
 	gpuops_agg_state_types(s);
 	MemoryContextSwitchTo(old);
 	s->aggregated = false;
+	s->rescanned = true;
 	s->next_group = 0;
 }

@@ -69,6 +69,12 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Device", devices[s->spec.planned_device], es);
 	if (s->spec.partitioned)
 		ExplainPropertyInteger("Partitions", NULL, s->spec.ntables, es);
+	if (s->spec.parallel_workers > 0)
+	{
+		ExplainPropertyInteger("Workers Planned", NULL, s->spec.parallel_workers, es);
+		if (es->analyze)
+			ExplainPropertyInteger("Workers Launched", NULL, s->workers_launched, es);
+	}
 	if (s->spec.nkeys > 0 && rti > 0)
 	{
 		List	   *keys = NIL;

@@ -706,6 +706,43 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	add_path(output_rel, &cp->path);
 }
 
+/*
+ * Worker processes the plan may read with (gpuops.parallel_workers, at most
+ * max_parallel_workers_per_gather), asking for parallel mode when there are
+ * any: only where the query may run in parallel, for one heap table whose
+ * scan is parallel-safe, without clauses PostgreSQL must evaluate (row-level
+ * security included) and without text keys (dictionary codes are per
+ * process).
+ */
+static int
+gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
+{
+	Index		relid = intVal(list_nth(priv, PRIV_RELID));
+	List	   *tables = (List *) list_nth(priv, PRIV_TABLES);
+	int			workers = Min(gpuops_parallel_workers,
+							  max_parallel_workers_per_gather);
+	RelOptInfo *scanrel;
+	ListCell   *lc;
+
+	if (workers <= 0 || !root->glob->parallelModeOK ||
+		intVal(list_nth(priv, PRIV_INH)) || list_length(tables) != 1 ||
+		relid >= (Index) root->simple_rel_array_size)
+		return 0;
+	scanrel = root->simple_rel_array[relid];
+	if (scanrel == NULL || !scanrel->consider_parallel ||
+		list_nth((List *) linitial(tables), TAB_CPU_QUALS) != NIL)
+		return 0;
+	foreach(lc, (List *) list_nth(priv, PRIV_KEYS))
+	{
+		Var		   *var = (Var *) lfirst(lc);
+
+		if (gpuops_agg_text_key(var->vartype, var->varcollid))
+			return 0;
+	}
+	root->glob->parallelModeNeeded = true;
+	return workers;
+}
+
 /* PlanCustomPath: the CustomScan whose scan tuple is keys then aggregates. */
 static Plan *
 gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
@@ -753,6 +790,8 @@ gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
 									list_nth(priv, PRIV_RELID));
 	cscan->custom_private = lappend(cscan->custom_private,
 									list_nth(priv, PRIV_STRATEGY));
+	cscan->custom_private = lappend(cscan->custom_private,
+									makeInteger(gpuops_agg_plan_workers(root, priv)));
 	cscan->custom_private = copyObject(cscan->custom_private);
 	cscan->methods = &gpuops_agg_scan_methods;
 	return &cscan->scan.plan;

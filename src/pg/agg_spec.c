@@ -167,7 +167,12 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		fix_opfuncids((Node *) tab->device_quals);
 		fix_opfuncids((Node *) tab->cpu_quals);
 	}
-	spec->est_groups = floatVal(list_nth(priv, PRIV_EST_GROUPS));
+	/* a Float of an integral value reads back from text as an Integer */
+	spec->est_groups = IsA(list_nth(priv, PRIV_EST_GROUPS), Integer) ?
+		(double) intVal(list_nth(priv, PRIV_EST_GROUPS)) :
+		floatVal(list_nth(priv, PRIV_EST_GROUPS));
 	spec->planned_device = intVal(list_nth(priv, PRIV_DEVICE));
 	spec->planned_strategy = intVal(list_nth(priv, PRIV_STRATEGY));
+	spec->parallel_workers = list_length(priv) > PRIV_WORKERS ?
+		intVal(list_nth(priv, PRIV_WORKERS)) : 0;
 }

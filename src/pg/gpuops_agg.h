@@ -78,6 +78,7 @@ typedef struct GpuopsAggSpec
 	double		est_groups;
 	int			planned_device; /* a gpo_device: gpuops.device at plan time */
 	int			planned_strategy;	/* expected gpo_agg_strategy; -1: no keys */
+	int			parallel_workers;	/* worker processes to read with (0: none) */
 } GpuopsAggSpec;
 
 /* Shared extension state: custom scan method tables (agg_plan.c / agg_exec.c). */
@@ -93,6 +94,7 @@ typedef enum GpuopsOverlap
 	GPUOPS_OVERLAP_OFF
 } GpuopsOverlap;
 extern int	gpuops_overlap;		/* a GpuopsOverlap */
+extern int	gpuops_parallel_workers;
 extern bool gpuops_pinned_batches;
 extern double gpuops_gpu_setup_cost;
 extern double gpuops_gpu_row_cost;
@@ -115,6 +117,7 @@ enum
 	PRIV_RELID,					/* Integer: the input's range-table index */
 	PRIV_STRATEGY,				/* Integer: expected gpo_agg_strategy, -1 for
 								 * no GROUP BY */
+	PRIV_WORKERS,				/* Integer: worker processes (plan only) */
 	PRIV_COUNT
 };
 

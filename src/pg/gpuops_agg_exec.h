@@ -86,6 +86,10 @@ typedef struct GpuopsAggScanState
 								 * thread (the reader double-buffers) */
 	GpuopsAggState groups;
 	bool		aggregated;		/* every batch merged */
+	bool		rescanned;		/* read again: without workers */
+	int			threads_cap;	/* the engine's OpenMP threads while workers
+								 * read too; 0: gpuops.threads */
+	int			workers_launched;	/* worker processes that read */
 	int64		next_group;
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
@@ -108,6 +112,35 @@ gpuops_agg_gpu_possible(void)
 {
 	return gpuops_device != GPO_DEVICE_CPU && gpo_gpu_available();
 }
+
+/* A context for the engine's calls on s's batches (gpuops_ctx_init, with s's thread cap). */
+static inline void
+gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
+{
+	gpuops_ctx_init(ctx);
+	if (s->threads_cap > 0)
+		ctx->threads = s->threads_cap;
+}
+
+/* ---- agg_exec.c, for the workers ---- */
+
+/* Sets up the reading of one table: its columns, device program and CPU qual. */
+extern void gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+								   EState *estate, int eflags);
+/* The running groups' key and value types (those of the first table). */
+extern void gpuops_agg_state_types(GpuopsAggScanState *s);
+/* Reads every batch of one table and aggregates it into the running groups. */
+extern void gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+
+/* ---- agg_parallel.c ---- */
+
+/*
+ * Reads the one table with spec.parallel_workers worker processes beside
+ * the backend and merges their groups; false (nothing done) when it can't.
+ */
+extern bool gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+/* Each process's share of threads OpenMP threads among the backend and nworkers workers. */
+extern int	gpuops_agg_parallel_threads(int threads, int nworkers);
 
 /* ---- agg_batch.c ---- */
 

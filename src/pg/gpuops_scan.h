@@ -103,6 +103,20 @@ extern void gpuops_scan_end(GpuopsScanReader *r);
  * before did not, so a batch's arrays stay untouched until the call after next.
  */
 extern void gpuops_scan_double_buffer(GpuopsScanReader *r);
+/*
+ * Makes the fast path read only the blocks a block-parallel scan shared with
+ * other processes hands out; false on the slot path (which reads them all).
+ */
+extern bool gpuops_scan_set_parallel(GpuopsScanReader *r,
+									 ParallelBlockTableScanDesc pscan);
+/* Lowers the fast path's decoding threads to at most nthreads. */
+extern void gpuops_scan_limit_threads(GpuopsScanReader *r, int nthreads);
+/* The buffers this backend remembers for the reader's relation, or NULL. */
+extern const Buffer *gpuops_scan_recent_bufs(const GpuopsScanReader *r,
+											 BlockNumber *nblocks);
+/* Makes the fast path pin through another process's remembered buffers. */
+extern void gpuops_scan_use_recent(GpuopsScanReader *r, Buffer *bufs,
+								   BlockNumber nblocks);
 /* gpuops.pin_ahead: the fast path pins the next page batch during decoding. */
 extern bool gpuops_pin_ahead;
 /*

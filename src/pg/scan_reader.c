@@ -72,6 +72,7 @@
  */
 typedef struct GpuopsPageBatch
 {
+	BlockNumber *blocks;		/* [max_pages] the blocks it pins */
 	Buffer	   *bufs;			/* [max_pages] pinned buffers */
 	int			nbufs;
 	GpuopsPageRef *pages;		/* [max_pages] pinned pages with tuples */
@@ -126,6 +127,10 @@ struct GpuopsScanReader
 	GpuopsPageBatch pb[2];		/* the one decoded, the one pinned ahead */
 	int			cur;			/* index of the one decoded */
 	bool		pin_ahead;		/* gpuops.pin_ahead at begin */
+	ParallelBlockTableScanDesc pscan;	/* blocks shared with other
+										 * processes, or NULL: all, in order */
+	ParallelBlockTableScanWorkerData pwork; /* this process's share of pscan */
+	bool		pdone;			/* pscan has no blocks left */
 
 	/* slot path */
 	TableScanDesc scan;
@@ -387,6 +392,7 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 		{
 			GpuopsPageBatch *pb = &r->pb[i];
 
+			pb->blocks = palloc(sizeof(BlockNumber) * pages);
 			pb->bufs = palloc(sizeof(Buffer) * pages);
 			pb->pages = palloc(sizeof(GpuopsPageRef) * pages);
 			pb->page_first = palloc(sizeof(int64) * pages);
@@ -439,9 +445,7 @@ gpuops_scan_pin_pages(GpuopsScanReader *r, GpuopsPageBatch *pb)
 {
 	Relation	rel = r->rel;
 	Snapshot	snapshot = r->snapshot;
-	BlockNumber end = r->next_block + Min((BlockNumber) r->max_pages,
-										  r->nblocks - r->next_block);
-	int			npages;
+	int			npages = 0;
 	int			kept = 0;
 	int			i;
 	int32		nlps = 0;
@@ -451,18 +455,38 @@ gpuops_scan_pin_pages(GpuopsScanReader *r, GpuopsPageBatch *pb)
 	Assert(!pb->loaded && pb->nbufs == 0);
 	INSTR_TIME_SET_CURRENT(start);
 
+	/* the blocks: the next ones in order, or those the shared scan hands out */
+	if (r->pscan == NULL)
+	{
+		BlockNumber end = r->next_block + Min((BlockNumber) r->max_pages,
+											  r->nblocks - r->next_block);
+
+		for (; r->next_block < end; r->next_block++)
+			pb->blocks[npages++] = r->next_block;
+	}
+	else
+		while (npages < r->max_pages && !r->pdone)
+		{
+			BlockNumber blkno = table_block_parallelscan_nextpage(rel, &r->pwork,
+																  r->pscan);
+
+			if (blkno == InvalidBlockNumber)
+				r->pdone = true;
+			else
+				pb->blocks[npages++] = blkno;
+		}
+
 	/*
 	 * Pin the pages first and ask for their headers and line pointers, so
 	 * that the cache misses of one page overlap those of the next ones
 	 * instead of following them.
 	 */
-	npages = end - r->next_block;
 	for (i = 0; i < npages; i++)
 	{
 		const char *page;
 
-		gpuops_scan_prefetch_desc(r, r->next_block + i + GPUOPS_SCAN_PREFETCH_PAGES);
-		pb->bufs[i] = gpuops_scan_read_block(r, r->next_block + i);
+		gpuops_scan_prefetch_desc(r, pb->blocks[i] + GPUOPS_SCAN_PREFETCH_PAGES);
+		pb->bufs[i] = gpuops_scan_read_block(r, pb->blocks[i]);
 		pb->nbufs = i + 1;		/* released by the resource owner on ERROR */
 		page = (const char *) BufferGetPage(pb->bufs[i]);
 		__builtin_prefetch(page);
@@ -471,7 +495,7 @@ gpuops_scan_pin_pages(GpuopsScanReader *r, GpuopsPageBatch *pb)
 	for (i = 0; i < npages; i++)
 	{
 		Buffer		buf = pb->bufs[i];
-		BlockNumber blkno = r->next_block + i;
+		BlockNumber blkno = pb->blocks[i];
 		Page		page;
 		OffsetNumber lines;
 		int32		first = nlps;
@@ -534,11 +558,17 @@ gpuops_scan_pin_pages(GpuopsScanReader *r, GpuopsPageBatch *pb)
 	pb->ntups = 0;
 	pb->tup_next = 0;
 	pb->loaded = true;
-	r->stats.pages += end - r->next_block;
-	r->next_block = end;
+	r->stats.pages += npages;
 	INSTR_TIME_SET_CURRENT(stop);
 	INSTR_TIME_SUBTRACT(stop, start);
 	r->stats.pin_ms += INSTR_TIME_GET_MILLISEC(stop);
+}
+
+/* True while blocks are left to pin (in a shared scan: not known to be none). */
+static inline bool
+gpuops_scan_more_blocks(const GpuopsScanReader *r)
+{
+	return r->pscan != NULL ? !r->pdone : r->next_block < r->nblocks;
 }
 
 /* The threads turn a pinned page batch's line pointers into tuple headers. */
@@ -596,7 +626,7 @@ gpuops_scan_next_fast(GpuopsScanReader *r)
 								b->capacity - b->nrows);
 			GpuopsPinJob job;
 			bool		pin = r->pin_ahead && !ahead->loaded &&
-				r->next_block < r->nblocks;
+				gpuops_scan_more_blocks(r);
 
 			job.r = r;
 			job.pb = ahead;
@@ -614,7 +644,7 @@ gpuops_scan_next_fast(GpuopsScanReader *r)
 		CHECK_FOR_INTERRUPTS();
 		if (!ahead->loaded)
 		{
-			if (r->next_block >= r->nblocks)
+			if (!gpuops_scan_more_blocks(r))
 				return true;
 			gpuops_scan_pin_pages(r, ahead);
 		}
@@ -678,6 +708,65 @@ gpuops_scan_next_slot(GpuopsScanReader *r)
 		b->nrows++;
 	}
 	return false;
+}
+
+/*
+ * Makes the fast path take its blocks from pscan, a block-parallel scan of
+ * the reader's relation that other processes share, instead of all of them
+ * in order; before the first gpuops_scan_next.  False (nothing changed) on
+ * the slot path, which reads every block.
+ */
+bool
+gpuops_scan_set_parallel(GpuopsScanReader *r, ParallelBlockTableScanDesc pscan)
+{
+	if (!r->stats.fast)
+		return false;
+	r->pscan = pscan;
+	r->pdone = false;
+	table_block_parallelscan_startblock_init(r->rel, &r->pwork, pscan);
+	return true;
+}
+
+/*
+ * The buffers this backend remembers for the fast path's relation (*nblocks
+ * entries, 0 for none; see scan_recent.c), or NULL.
+ */
+const Buffer *
+gpuops_scan_recent_bufs(const GpuopsScanReader *r, BlockNumber *nblocks)
+{
+	*nblocks = 0;
+	if (!r->stats.fast || r->recent == NULL)
+		return NULL;
+	*nblocks = r->recent->nblocks;
+	return r->recent->bufs;
+}
+
+/*
+ * Makes the fast path pin through bufs[blkno] (nblocks entries, another
+ * process's remembered buffers in shared memory) and note there the buffers
+ * it had to look up; processes that share a block-parallel scan read
+ * different blocks, so their notes do not collide.
+ */
+void
+gpuops_scan_use_recent(GpuopsScanReader *r, Buffer *bufs, BlockNumber nblocks)
+{
+	GpuopsRecentBuffers *rb;
+
+	if (!r->stats.fast || bufs == NULL || nblocks == 0)
+		return;
+	rb = palloc0(sizeof(GpuopsRecentBuffers));
+	rb->node = r->rel->rd_node;
+	rb->nblocks = nblocks;
+	rb->bufs = bufs;
+	r->recent = rb;
+}
+
+/* Lowers the fast path's decoding threads to at most nthreads (at least 1). */
+void
+gpuops_scan_limit_threads(GpuopsScanReader *r, int nthreads)
+{
+	if (r->stats.fast && nthreads >= 1 && nthreads < r->plan.nthreads)
+		r->plan.nthreads = nthreads;
 }
 
 /* Exchanges the batch's arrays with the second set, for the decoders too. */
@@ -822,6 +911,8 @@ gpuops_scan_rescan(GpuopsScanReader *r)
 		gpuops_scan_release_pages(&r->pb[1]);
 		r->cur = 0;
 		r->next_block = 0;
+		r->pscan = NULL;		/* a rescan reads every block itself */
+		r->pdone = false;
 		r->nblocks = RelationGetNumberOfBlocks(r->rel);
 		r->recent = gpuops_recent_buffers(r->rel, r->nblocks);
 	}
@@ -849,6 +940,7 @@ gpuops_scan_end(GpuopsScanReader *r)
 			GpuopsPageBatch *pb = &r->pb[i];
 
 			gpuops_scan_release_pages(pb);
+			pfree(pb->blocks);
 			pfree(pb->bufs);
 			pfree(pb->pages);
 			pfree(pb->page_first);
