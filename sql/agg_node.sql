@@ -587,13 +587,30 @@ RESET gpuops.chunk_size;
 -- no workers where the query may not run in parallel, or with a CPU clause
 SET max_parallel_workers_per_gather = 0;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
-RESET max_parallel_workers_per_gather;
+SET max_parallel_workers_per_gather = 2;
 SET gpuops.cpu_setup_cost = 0;
 SET gpuops.cpu_row_cost = 0;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages WHERE i::text < ''5'' GROUP BY k');
 RESET gpuops.cpu_setup_cost;
 RESET gpuops.cpu_row_cost;
+-- -1, the default: as many as PostgreSQL would give a parallel scan of the
+-- table (here its parallel_workers option), at most one a thread of
+-- gpuops.threads, none with fewer than 3 threads
 RESET gpuops.parallel_workers;
+SHOW gpuops.parallel_workers;
+ALTER TABLE agg_pages SET (parallel_workers = 3);
+SET max_parallel_workers_per_gather = 8;
+SET gpuops.threads = 2;
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
+SET gpuops.threads = 3;
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
+SET gpuops.threads = 16;
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM agg_pages GROUP BY k');
+SET max_parallel_workers_per_gather = 1;
+SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
+RESET gpuops.threads;
+SET max_parallel_workers_per_gather = 0;
 DROP TABLE agg_pages;
 
 -- groups whose estimated size passes gpuops.max_group_memory stay native

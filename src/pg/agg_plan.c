@@ -39,6 +39,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
@@ -707,12 +708,17 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 }
 
 /*
- * Worker processes the plan may read with (gpuops.parallel_workers, at most
- * max_parallel_workers_per_gather), asking for parallel mode when there are
- * any: only where the query may run in parallel, for one heap table whose
- * scan is parallel-safe, without clauses PostgreSQL must evaluate (row-level
- * security included) and without text keys (dictionary codes are per
- * process).
+ * Worker processes the plan may read with, asking for parallel mode when
+ * there are any: only where the query may run in parallel, for one heap
+ * table whose scan is parallel-safe, without clauses PostgreSQL must
+ * evaluate (row-level security included) and without text keys (dictionary
+ * codes are per process).  gpuops.parallel_workers = -1 (the default) takes
+ * as many as PostgreSQL would give a parallel scan of the table (its size,
+ * its parallel_workers option, max_parallel_workers_per_gather), but no more
+ * than one process a thread of gpuops.threads, and none with fewer than 3
+ * threads: the processes share the threads, and on 2 cores a worker was
+ * measured a loss.  Another value asks for that many, at most
+ * max_parallel_workers_per_gather.
  */
 static int
 gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
@@ -724,13 +730,28 @@ gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
 	RelOptInfo *scanrel;
 	ListCell   *lc;
 
-	if (workers <= 0 || !root->glob->parallelModeOK ||
+	if (gpuops_parallel_workers == 0 || max_parallel_workers_per_gather <= 0 ||
+		!root->glob->parallelModeOK ||
 		intVal(list_nth(priv, PRIV_INH)) || list_length(tables) != 1 ||
 		relid >= (Index) root->simple_rel_array_size)
 		return 0;
 	scanrel = root->simple_rel_array[relid];
 	if (scanrel == NULL || !scanrel->consider_parallel ||
 		list_nth((List *) linitial(tables), TAB_CPU_QUALS) != NIL)
+		return 0;
+	if (gpuops_parallel_workers < 0)
+	{
+		gpo_ctx		ctx;
+		int			threads;
+
+		gpuops_ctx_init(&ctx);
+		threads = gpo_threads(&ctx);
+		workers = threads < 3 ? 0 :
+			Min(compute_parallel_worker(scanrel, scanrel->pages, -1,
+										max_parallel_workers_per_gather),
+				threads - 1);
+	}
+	if (workers <= 0)
 		return 0;
 	foreach(lc, (List *) list_nth(priv, PRIV_KEYS))
 	{

@@ -56,7 +56,7 @@ bool		gpuops_enabled = true;
 int			gpuops_overlap = GPUOPS_OVERLAP_AUTO;
 bool		gpuops_pinned_batches = true;
 bool		gpuops_pin_ahead = true;
-int			gpuops_parallel_workers = 0;
+int			gpuops_parallel_workers = -1;
 double		gpuops_gpu_setup_cost = 5000.0;
 double		gpuops_gpu_row_cost = 0.0005;
 double		gpuops_cpu_setup_cost = 1000.0;
@@ -164,10 +164,12 @@ _PG_init(void)
 
 	DefineCustomIntVariable("gpuops.parallel_workers",
 							"Worker processes GpuOpsAgg reads a table with, beside the backend.",
-							"At most max_parallel_workers_per_gather, and only where the "
-							"query may run in parallel; 0 reads in the backend alone.",
+							"-1 takes as many as PostgreSQL would give a parallel scan of the "
+							"table, at most one a thread of gpuops.threads and none with fewer "
+							"than 3 threads; another value asks for that many, at most "
+							"max_parallel_workers_per_gather; 0 reads in the backend alone.",
 							&gpuops_parallel_workers,
-							0, 0, 64,
+							-1, -1, 64,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
