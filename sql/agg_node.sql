@@ -609,6 +609,11 @@ SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM agg_pages GROUP BY k');
 SET max_parallel_workers_per_gather = 1;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
+-- none where each process would see most of the groups (the backend merges
+-- every process's groups): fewer than rows / (64 x groups) processes
+SET max_parallel_workers_per_gather = 8;
+SELECT pg_temp.plan('SELECT i, count(*) FROM agg_pages GROUP BY i');
+SELECT pg_temp.plan('SELECT k, v, count(*) FROM agg_pages GROUP BY k, v');
 RESET gpuops.threads;
 SET max_parallel_workers_per_gather = 0;
 DROP TABLE agg_pages;

@@ -457,6 +457,8 @@ gpuops_agg_batch_finish(GpuopsAggScanState *s)
 	int64		ngroups;
 	int64		g;
 	int			k;
+	instr_time	start;
+	instr_time	end;
 
 	if (p == NULL)
 		return;
@@ -464,6 +466,7 @@ gpuops_agg_batch_finish(GpuopsAggScanState *s)
 	gpuops_agg_job_wait(p->job);
 	ngroups = gpuops_agg_pending_groups(s, p);
 	first = &p->job->outs[0];
+	INSTR_TIME_SET_CURRENT(start);
 
 	/* the rows the WHERE removed: the NULL group, which comes last */
 	if (p->null_key_out && ngroups > 0 && !first->key_valid[ngroups - 1])
@@ -506,4 +509,7 @@ gpuops_agg_batch_finish(GpuopsAggScanState *s)
 	}
 	gpuops_aggstate_merge(&s->groups, ngroups, codes, valid, first->rows,
 						  p->job->outs);
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_SUBTRACT(end, start);
+	s->merge_ms += INSTR_TIME_GET_MILLISEC(end);
 }

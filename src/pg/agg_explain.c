@@ -139,6 +139,8 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			if (s->fast_read)
 				ExplainPropertyFloat("Page Pinning Time", "ms", s->pin_ms, 3, es);
 			ExplainPropertyFloat("Engine Time", "ms", s->engine_ms, 3, es);
+			if (s->spec.nkeys > 0)
+				ExplainPropertyFloat("Merge Time", "ms", s->merge_ms, 3, es);
 		}
 	}
 }

@@ -715,10 +715,13 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
  * codes are per process).  gpuops.parallel_workers = -1 (the default) takes
  * as many as PostgreSQL would give a parallel scan of the table (its size,
  * its parallel_workers option, max_parallel_workers_per_gather), but no more
- * than one process a thread of gpuops.threads, and none with fewer than 3
- * threads: the processes share the threads, and on 2 cores a worker was
- * measured a loss.  Another value asks for that many, at most
- * max_parallel_workers_per_gather.
+ * than one process a thread of gpuops.threads, none with fewer than 3
+ * threads (the processes share the threads, and on 2 cores a worker was
+ * measured a loss), and fewer than the table's rows / (64 x the estimated
+ * groups) processes in all: every process sends the groups it saw to the
+ * backend, which merges them (at 1e8 rows, 1M groups and 15 workers on 16
+ * cores the query took 2.8-3.0 s, against 2.2-2.3 s without workers).
+ * Another value asks for that many, at most max_parallel_workers_per_gather.
  */
 static int
 gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
@@ -743,13 +746,20 @@ gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
 	{
 		gpo_ctx		ctx;
 		int			threads;
+		Node	   *g = (Node *) list_nth(priv, PRIV_EST_GROUPS);
+		double		groups = IsA(g, Integer) ? (double) intVal(g) : floatVal(g);
+		double		per_worker = scanrel->tuples / (64.0 * Max(groups, 1.0)) - 1.0;
 
 		gpuops_ctx_init(&ctx);
 		threads = gpo_threads(&ctx);
+
 		workers = threads < 3 ? 0 :
 			Min(compute_parallel_worker(scanrel, scanrel->pages, -1,
 										max_parallel_workers_per_gather),
 				threads - 1);
+		/* each process sends the groups it saw, and the backend merges them */
+		if (per_worker < workers)
+			workers = per_worker < 1.0 ? 0 : (int) per_worker;
 	}
 	if (workers <= 0)
 		return 0;

@@ -100,6 +100,7 @@ typedef struct GpuopsAggScanState
 	int64		cpu_calls;
 	int64		strategy_batches[4];	/* by gpo_agg_strategy */
 	double		engine_ms;
+	double		merge_ms;		/* of engine_ms: batches' groups into the running ones */
 	double		read_ms;
 	double		pin_ms;			/* of read_ms: the backend alone, page by page */
 	bool		fast_read;		/* some table was read in page batches */
