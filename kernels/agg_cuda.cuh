@@ -387,6 +387,33 @@ extern cudaError_t gpo_cuda_code_bits(bool wide, const void *d_codes,
 									  int64_t n, int *begin, int *end,
 									  gpo_dmem *mem);
 
+/*
+ * Key statistics of n keys (groupagg.cu): stats[0] the smallest key code,
+ * stats[1] the largest, stats[2] the non-NULL keys (~0, 0, 0 when none).
+ */
+extern cudaError_t gpo_cuda_key_stats(gpo_type kt, const void *d_keys,
+									  const uint8_t *d_kvalid, int64_t n,
+									  unsigned long long stats[3],
+									  gpo_dmem *mem);
+
+/*
+ * Dense strategy (groupagg.cu): adds rows [0, n) (keys with codes in
+ * [min_code, min_code + range) or NULL; values vt < 0: none) into the
+ * range + 1 slots of acc (the NULL key's last), which hold earlier rows or
+ * are empty.
+ */
+extern cudaError_t gpo_cuda_dense_accumulate(gpo_type kt, const void *d_keys,
+											 const uint8_t *d_kvalid, int vt,
+											 const void *d_vals,
+											 const uint8_t *d_vvalid, int64_t n,
+											 unsigned long long min_code,
+											 int64_t range, unsigned fields,
+											 const gpo_dacc *acc);
+/* The nonempty slots of dense accumulators as groups in *res (memory from mem). */
+extern gpo_status gpo_cuda_dense_groups(gpo_ctx *ctx, unsigned long long min_code,
+										int64_t range, const gpo_dacc *acc,
+										gpo_dmem *mem, gpo_cuda_groups *res);
+
 /* The accumulator fields out's arrays need for values of type vt (< 0: none). */
 extern unsigned gpo_cuda_fields(const gpo_agg_out *out, int vt);
 

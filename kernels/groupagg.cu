@@ -405,47 +405,58 @@ pow2_at_least(int64_t x)
 	return p;
 }
 
-/* Dense strategy into *res (see the file header). */
-static gpo_status
-run_dense(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
-		  int vt, const void *d_vals, const uint8_t *d_vvalid, int64_t n,
-		  unsigned long long min_code, int64_t range, unsigned fields,
-		  gpo_dmem *mem, gpo_cuda_groups *res)
+/* Adds n rows into dense accumulators (see agg_cuda.cuh). */
+cudaError_t
+gpo_cuda_dense_accumulate(gpo_type kt, const void *d_keys,
+						  const uint8_t *d_kvalid, int vt, const void *d_vals,
+						  const uint8_t *d_vvalid, int64_t n,
+						  unsigned long long min_code, int64_t range,
+						  unsigned fields, const gpo_dacc *acc)
 {
-	gpo_status	st = GPO_OK;
+	cudaError_t err;
 	size_t		smem = gpo_dacc_slot_bytes(fields) * (size_t) (range + 1);
 	bool		use_smem = smem <= DENSE_SMEM_MAX;
-	uint32_t   *d_flags = NULL;
-	uint32_t   *d_pos = NULL;
-	uint32_t	last[2] = {0, 0};
-	unsigned long long null_rows = 0;
 	unsigned int blocks = gpo_cuda_blocks(n);
 
-	GPO_CUDA_TRY(gpo_dacc_alloc(mem, fields, range + 1, &res->acc));
+	if (n == 0)
+		return cudaSuccess;
 	if (use_smem)
 	{
 		int			dev = 0,
 					sms = 0,
 					per_sm = 0;
 
-		GPO_CUDA_TRY(cudaFuncSetAttribute(gpo_k_dense, cudaFuncAttributeMaxDynamicSharedMemorySize,
-										  DENSE_SMEM_MAX));
-		GPO_CUDA_TRY(cudaGetDevice(&dev));
-		GPO_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-		GPO_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gpo_k_dense,
-																	GPO_CUDA_THREADS, smem));
+		if ((err = cudaFuncSetAttribute(gpo_k_dense, cudaFuncAttributeMaxDynamicSharedMemorySize,
+										DENSE_SMEM_MAX)) != cudaSuccess ||
+			(err = cudaGetDevice(&dev)) != cudaSuccess ||
+			(err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+			(err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, gpo_k_dense,
+																 GPO_CUDA_THREADS, smem)) != cudaSuccess)
+			return err;
 		if (per_sm < 1)
 			per_sm = 1;
 		if ((int64_t) sms * per_sm < blocks)
 			blocks = (unsigned int) (sms * per_sm);
 	}
-	if (n > 0)
-	{
-		gpo_k_dense<<<blocks, GPO_CUDA_THREADS, use_smem ? smem : 0>>>
-			(kt, d_keys, d_kvalid, vt, d_vals, d_vvalid, n, min_code, range,
-			 res->acc, fields, use_smem, range < DENSE_COMBINE_BELOW);
-		GPO_CUDA_TRY(GPO_LAUNCHED());
-	}
+	gpo_k_dense<<<blocks, GPO_CUDA_THREADS, use_smem ? smem : 0>>>
+		(kt, d_keys, d_kvalid, vt, d_vals, d_vvalid, n, min_code, range,
+		 *acc, fields, use_smem, range < DENSE_COMBINE_BELOW);
+	return GPO_LAUNCHED();
+}
+
+/* The groups of dense accumulators into *res (see agg_cuda.cuh). */
+gpo_status
+gpo_cuda_dense_groups(gpo_ctx *ctx, unsigned long long min_code, int64_t range,
+					  const gpo_dacc *acc, gpo_dmem *mem, gpo_cuda_groups *res)
+{
+	gpo_status	st = GPO_OK;
+	uint32_t   *d_flags = NULL;
+	uint32_t   *d_pos = NULL;
+	uint32_t	last[2] = {0, 0};
+	unsigned long long null_rows = 0;
+
+	res->used = GPO_AGG_DENSE;
+	res->acc = *acc;
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &res->d_code, 8 * (size_t) (range + 1)));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &res->d_slot, 8 * (size_t) (range + 1)));
 	res->nkeyed = 0;
@@ -472,6 +483,24 @@ run_dense(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid
 		GPO_CUDA_TRY(cudaMemcpy(res->d_slot + res->nkeyed, &slot, 8, cudaMemcpyHostToDevice));
 		res->ngroups++;
 	}
+cleanup:
+	return st;
+}
+
+/* Dense strategy into *res (see the file header). */
+static gpo_status
+run_dense(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
+		  int vt, const void *d_vals, const uint8_t *d_vvalid, int64_t n,
+		  unsigned long long min_code, int64_t range, unsigned fields,
+		  gpo_dmem *mem, gpo_cuda_groups *res)
+{
+	gpo_status	st = GPO_OK;
+	gpo_dacc	acc;
+
+	GPO_CUDA_TRY(gpo_dacc_alloc(mem, fields, range + 1, &acc));
+	GPO_CUDA_TRY(gpo_cuda_dense_accumulate(kt, d_keys, d_kvalid, vt, d_vals, d_vvalid,
+										   n, min_code, range, fields, &acc));
+	return gpo_cuda_dense_groups(ctx, min_code, range, &acc, mem, res);
 cleanup:
 	return st;
 }
@@ -636,6 +665,28 @@ cleanup:
 	return st;
 }
 
+/* Key statistics of n keys (see agg_cuda.cuh). */
+cudaError_t
+gpo_cuda_key_stats(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
+				   int64_t n, unsigned long long stats[3], gpo_dmem *mem)
+{
+	cudaError_t err;
+	unsigned long long *d_stats = NULL;
+
+	stats[0] = ~0ULL;
+	stats[1] = 0;
+	stats[2] = 0;
+	if (n == 0)
+		return cudaSuccess;
+	if ((err = gpo_dmem_alloc(mem, (void **) &d_stats, 3 * sizeof(stats[0]))) != cudaSuccess ||
+		(err = cudaMemcpy(d_stats, stats, 3 * sizeof(stats[0]), cudaMemcpyHostToDevice)) != cudaSuccess)
+		return err;
+	gpo_k_key_stats<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>(kt, d_keys, d_kvalid, n, d_stats);
+	if ((err = GPO_LAUNCHED()) != cudaSuccess)
+		return err;
+	return cudaMemcpy(stats, d_stats, 3 * sizeof(stats[0]), cudaMemcpyDeviceToHost);
+}
+
 /* Device-resident group aggregation (see gpo_agg_kernels.cuh). */
 gpo_status
 gpo_cuda_groupagg(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
@@ -645,21 +696,13 @@ gpo_cuda_groupagg(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
 				  gpo_cuda_groups *res)
 {
 	gpo_status	st = GPO_OK;
-	unsigned long long *d_stats = NULL;
-	unsigned long long stats[3] = {~0ULL, 0, 0};
+	unsigned long long stats[3];
 	int64_t		nvalid;
 	uint64_t	span;
 	int64_t		bound;
 
 	memset(res, 0, sizeof(*res));
-	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_stats, sizeof(stats)));
-	GPO_CUDA_TRY(cudaMemcpy(d_stats, stats, sizeof(stats), cudaMemcpyHostToDevice));
-	if (n > 0)
-	{
-		gpo_k_key_stats<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>(kt, d_keys, d_kvalid, n, d_stats);
-		GPO_CUDA_TRY(GPO_LAUNCHED());
-		GPO_CUDA_TRY(cudaMemcpy(stats, d_stats, sizeof(stats), cudaMemcpyDeviceToHost));
-	}
+	GPO_CUDA_TRY(gpo_cuda_key_stats(kt, d_keys, d_kvalid, n, stats, mem));
 	nvalid = (int64_t) stats[2];
 	span = nvalid > 0 ? stats[1] - stats[0] : 0;
 	if (want == GPO_AGG_AUTO)

@@ -7,6 +7,7 @@
  * file is compiled in every build.
  */
 #include "gpo_agg_internal.h"
+#include "gpo_agg_run.h"
 
 /* Text every stub face reports. */
 static const char no_cuda[] = "built without CUDA";
@@ -54,4 +55,43 @@ gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys,
 	if (ctx != NULL)
 		gpo_set_detail(ctx, "%s", no_cuda);
 	return GPO_ERR_NO_DEVICE;
+}
+
+/* Running dense aggregation GPU face: unavailable in this build. */
+__attribute__((weak)) gpo_status
+gpo_groupagg_run_add_gpu(gpo_ctx *ctx, gpo_agg_run *run,
+						 const gpo_vector *keys, const gpo_vector *values,
+						 int64_t est_groups, gpo_agg_strategy want,
+						 const gpo_agg_out *want_out, bool *added)
+{
+	(void) run;
+	(void) keys;
+	(void) values;
+	(void) est_groups;
+	(void) want;
+	(void) want_out;
+	*added = false;
+	if (ctx != NULL)
+		gpo_set_detail(ctx, "%s", no_cuda);
+	return GPO_ERR_NO_DEVICE;
+}
+
+/* Running dense aggregation GPU face: unavailable in this build. */
+__attribute__((weak)) gpo_status
+gpo_groupagg_run_finish_gpu(gpo_ctx *ctx, gpo_agg_run *run, gpo_agg_out *out,
+							int64_t *ngroups)
+{
+	(void) run;
+	(void) out;
+	(void) ngroups;
+	if (ctx != NULL)
+		gpo_set_detail(ctx, "%s", no_cuda);
+	return GPO_ERR_NO_DEVICE;
+}
+
+/* Running dense aggregation GPU face: nothing to free in this build. */
+__attribute__((weak)) void
+gpo_groupagg_run_free_gpu(gpo_agg_run *run)
+{
+	(void) run;
 }

@@ -199,6 +199,47 @@ extern gpo_agg_strategy gpo_agg_choose(gpo_type key_type, int64_t nvalid,
 /* Name of a strategy, for EXPLAIN and messages. */
 extern const char *gpo_agg_strategy_name(gpo_agg_strategy s);
 
+/*
+ * Running dense group aggregation: the groups of a sequence of batches kept
+ * where the face computes them (the GPU face: in device memory, so that a
+ * batch only uploads its rows and the groups come back once; the CPU face:
+ * host slots), for callers that would otherwise merge every batch's groups.
+ *
+ * gpo_groupagg_run_add adds the rows of keys with values (NULL: rows only)
+ * to *run.  With *run NULL it starts a run over the batch's key codes
+ * [min, max] and the NULL key, when dense is the strategy: want is
+ * GPO_AGG_DENSE, or GPO_AGG_AUTO and gpo_agg_choose picks dense for the
+ * batch and est_groups; the keys must be integers whose codes span at most
+ * GPO_AGG_DENSE_MAX_RANGE, and the batch must hold a non-NULL key.  The run
+ * takes the face gpo_pick_face gives that batch (no fallback afterwards),
+ * its key type, its value type and the fields of want_out (the arrays that
+ * are non-NULL; later outputs may ask for no more).  *added says whether the
+ * rows went in: false (GPO_OK, nothing changed) when no run could start, or
+ * the batch has keys outside the run's range; the caller then aggregates the
+ * batch another way, or finishes the run and starts another.  After an
+ * error the run may only be freed.
+ *
+ * gpo_groupagg_run_finish writes the run's groups into out as gpo_groupagg
+ * over all its rows would (key order, the NULL-key group last; float sums
+ * within rounding); GPO_ERR_CAPACITY with *ngroups set when out is too
+ * small (the run stays: call again).  gpo_groupagg_run_free frees a run
+ * (NULL is fine); it never fails.
+ */
+typedef struct gpo_agg_run gpo_agg_run;
+
+extern gpo_status gpo_groupagg_run_add(gpo_ctx *ctx, gpo_agg_run **run,
+									   const gpo_vector *keys,
+									   const gpo_vector *values,
+									   int64_t est_groups,
+									   gpo_agg_strategy want,
+									   const gpo_agg_out *want_out,
+									   bool *added);
+extern gpo_status gpo_groupagg_run_finish(gpo_ctx *ctx, gpo_agg_run *run,
+										  gpo_agg_out *out, int64_t *ngroups);
+extern void gpo_groupagg_run_free(gpo_agg_run *run);
+/* The face a run computes on. */
+extern gpo_device gpo_groupagg_run_face(const gpo_agg_run *run);
+
 #ifdef __cplusplus
 }
 #endif

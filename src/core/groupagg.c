@@ -118,8 +118,8 @@ gpo_starts_of(const gpo_vector *v)
 }
 
 /* Key statistics: code range and count of non-NULL keys. */
-static void
-key_stats(const gpo_vector *keys, const int64_t *kstarts, int nt,
+void
+gpo_key_stats(const gpo_vector *keys, const int64_t *kstarts, int nt,
 		  uint64_t *min_code, uint64_t *max_code, int64_t *nvalid)
 {
 	int64_t		n = gpo_vector_rows(keys);
@@ -352,7 +352,7 @@ gpo_groupagg_cpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 	if (kstarts == NULL)
 		return GPO_ERR_NOMEM;
 	gpo_omp_prepare(nt);
-	key_stats(keys, kstarts, nt, &mn, &mx, &nvalid);
+	gpo_key_stats(keys, kstarts, nt, &mn, &mx, &nvalid);
 	if (s == GPO_AGG_AUTO)
 		s = gpo_agg_choose(keys->type, nvalid, mn, mx, est_groups);
 	if (s == GPO_AGG_DENSE && (!gpo_type_is_int(keys->type) ||

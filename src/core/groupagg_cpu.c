@@ -20,14 +20,15 @@
 /* Private per-thread dense slots up to this many in all. */
 #define DENSE_PRIVATE_SLOTS		(INT64_C(1) << 20)
 
-/* Stores the groups of a slot array: nonempty slots in order, then NULL. */
-static gpo_status
-dense_store(const gpo_vector *keys, const gpo_vector *values,
-			const gpo_acc *tab, uint64_t min_code, uint64_t range,
-			const gpo_acc *nullacc, gpo_agg_out *out, int64_t *ngroups)
+/* Dense groups of a slot array (see groupagg_internal.h). */
+gpo_status
+gpo_dense_store_cpu(gpo_type kt, int vtype, const gpo_acc *tab,
+					uint64_t min_code, uint64_t range, const gpo_acc *nullacc,
+					gpo_agg_out *out, int64_t *ngroups)
 {
 	int64_t		ng = 0;
-	gpo_type	vt = values ? values->type : GPO_INT64;
+	gpo_type	vt = vtype >= 0 ? (gpo_type) vtype : GPO_INT64;
+	bool		has_values = vtype >= 0;
 
 	for (uint64_t s = 0; s < range; s++)
 		ng += tab[s].rows > 0;
@@ -39,14 +40,14 @@ dense_store(const gpo_vector *keys, const gpo_vector *values,
 	{
 		if (tab[s].rows == 0)
 			continue;
-		gpo_key_store(out, ng, keys->type, true, min_code + s);
-		gpo_acc_store(out, ng, &tab[s], vt, values != NULL);
+		gpo_key_store(out, ng, kt, true, min_code + s);
+		gpo_acc_store(out, ng, &tab[s], vt, has_values);
 		ng++;
 	}
 	if (nullacc->rows > 0)
 	{
-		gpo_key_store(out, ng, keys->type, false, 0);
-		gpo_acc_store(out, ng, nullacc, vt, values != NULL);
+		gpo_key_store(out, ng, kt, false, 0);
+		gpo_acc_store(out, ng, nullacc, vt, has_values);
 	}
 	return GPO_OK;
 }
@@ -114,34 +115,37 @@ dense_rows_typed(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt,
 #undef DENSE_ROWS
 }
 
-/* Dense strategy (see groupagg_internal.h). */
+/* Adds rows into dense slots (see groupagg_internal.h). */
 gpo_status
-gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
-					   const gpo_vector *values, int nt, uint64_t min_code,
-					   uint64_t range, gpo_agg_out *out, int64_t *ngroups)
+gpo_dense_accumulate_cpu(const gpo_vector *keys, const int64_t *kstarts,
+						 const gpo_vector *values, int nt, uint64_t min_code,
+						 uint64_t range, gpo_acc *tab, gpo_acc *nullacc_out)
 {
 	int64_t		n = gpo_vector_rows(keys);
 	int			nb = gpo_agg_nblocks(n, nt);
 	bool		private_slots = (int64_t) range * nb <= DENSE_PRIVATE_SLOTS;
-	int			ntab = private_slots ? nb : 1;
 	int			nparts = private_slots ? nb : nt;
 	int64_t    *vstarts = gpo_starts_of(values);
 	bool		one_chunk = keys->nchunks == 1 &&
 		(values == NULL || values->nchunks == 1);
-	gpo_acc    *tab = malloc(sizeof(gpo_acc) * (range * ntab + 1));
+	/* private: one table per part, folded into tab after */
+	gpo_acc    *ptab = private_slots ?
+		malloc(sizeof(gpo_acc) * (range * nparts + 1)) : NULL;
 	gpo_acc    *nullacc = malloc(sizeof(gpo_acc) * nparts);
-	gpo_status	st;
 
-	if (vstarts == NULL || tab == NULL || nullacc == NULL)
+	if (vstarts == NULL || nullacc == NULL || (private_slots && ptab == NULL))
 	{
 		free(vstarts);
-		free(tab);
+		free(ptab);
 		free(nullacc);
 		return GPO_ERR_NOMEM;
 	}
+	if (private_slots)
+	{
 #pragma omp parallel for num_threads(nt) schedule(static)
-	for (int64_t s = 0; s < (int64_t) range * ntab; s++)
-		gpo_acc_init(&tab[s]);
+		for (int64_t s = 0; s < (int64_t) range * nparts; s++)
+			gpo_acc_init(&ptab[s]);
+	}
 
 #pragma omp parallel for num_threads(nparts) schedule(static, 1)
 	for (int p = 0; p < nparts; p++)
@@ -151,7 +155,7 @@ gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
 		int64_t		hi = private_slots ? gpo_block_lo(n, p + 1, nparts) : n;
 		uint64_t	klo = private_slots ? 0 : (uint64_t) gpo_block_lo((int64_t) range, p, nparts);
 		uint64_t	khi = private_slots ? range : (uint64_t) gpo_block_lo((int64_t) range, p + 1, nparts);
-		gpo_acc    *t = private_slots ? tab + range * p : tab;
+		gpo_acc    *t = private_slots ? ptab + range * p : tab;
 		gpo_acc    *na = &nullacc[p];
 		bool		take_null = private_slots || p == 0;
 		gpo_kv_iter it;
@@ -190,16 +194,39 @@ gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	{
 #pragma omp parallel for num_threads(nt) schedule(static)
 		for (int64_t s = 0; s < (int64_t) range; s++)
-			for (int p = 1; p < nparts; p++)
-				gpo_acc_merge(&tab[s], &tab[range * p + s]);
+			for (int p = 0; p < nparts; p++)
+				gpo_acc_merge(&tab[s], &ptab[range * p + s]);
 	}
-	for (int p = 1; p < nparts; p++)
-		gpo_acc_merge(&nullacc[0], &nullacc[p]);
-	st = dense_store(keys, values, tab, min_code, range, &nullacc[0], out,
-					 ngroups);
+	for (int p = 0; p < nparts; p++)
+		gpo_acc_merge(nullacc_out, &nullacc[p]);
 	free(vstarts);
-	free(tab);
+	free(ptab);
 	free(nullacc);
+	return GPO_OK;
+}
+
+/* Dense strategy (see groupagg_internal.h). */
+gpo_status
+gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
+					   const gpo_vector *values, int nt, uint64_t min_code,
+					   uint64_t range, gpo_agg_out *out, int64_t *ngroups)
+{
+	gpo_acc    *tab = malloc(sizeof(gpo_acc) * (range + 1));
+	gpo_acc		nullacc;
+	gpo_status	st;
+
+	if (tab == NULL)
+		return GPO_ERR_NOMEM;
+#pragma omp parallel for num_threads(nt) schedule(static)
+	for (int64_t s = 0; s < (int64_t) range; s++)
+		gpo_acc_init(&tab[s]);
+	gpo_acc_init(&nullacc);
+	st = gpo_dense_accumulate_cpu(keys, kstarts, values, nt, min_code, range,
+								  tab, &nullacc);
+	if (st == GPO_OK)
+		st = gpo_dense_store_cpu(keys->type, values ? (int) values->type : -1,
+								 tab, min_code, range, &nullacc, out, ngroups);
+	free(tab);
 	return st;
 }
 

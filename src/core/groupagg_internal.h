@@ -64,6 +64,28 @@ extern gpo_status gpo_groupagg_dense_cpu(const gpo_vector *keys,
 										 const gpo_vector *values, int nt,
 										 uint64_t min_code, uint64_t range,
 										 gpo_agg_out *out, int64_t *ngroups);
+/*
+ * Adds the rows of keys (codes within [min_code, min_code + range)) with
+ * values (NULL: rows only) into the range slots of tab and the NULL key's
+ * accumulator nullacc, which hold earlier rows or are empty.
+ */
+extern gpo_status gpo_dense_accumulate_cpu(const gpo_vector *keys,
+										   const int64_t *kstarts,
+										   const gpo_vector *values, int nt,
+										   uint64_t min_code, uint64_t range,
+										   gpo_acc *tab, gpo_acc *nullacc);
+/*
+ * The groups of dense slots into out: nonempty slots in code order, then the
+ * NULL key when it has rows (kt key type, vtype value type or -1: none).
+ */
+extern gpo_status gpo_dense_store_cpu(gpo_type kt, int vtype,
+									  const gpo_acc *tab, uint64_t min_code,
+									  uint64_t range, const gpo_acc *nullacc,
+									  gpo_agg_out *out, int64_t *ngroups);
+/* Key statistics: smallest and largest key code, non-NULL keys. */
+extern void gpo_key_stats(const gpo_vector *keys, const int64_t *kstarts,
+						  int nt, uint64_t *min_code, uint64_t *max_code,
+						  int64_t *nvalid);
 /* Hash strategy: per-thread tables merged in key order. */
 extern gpo_status gpo_groupagg_hash_cpu(const gpo_vector *keys,
 										const int64_t *kstarts,

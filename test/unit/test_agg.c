@@ -714,6 +714,226 @@ overflow_case(tgroup *tg)
 }
 
 /* Runs the aggregation test groups. */
+/* Key code range and non-NULL count of rows [lo, hi) of keys. */
+static int64_t
+flat_code_range(const flat *keys, int64_t lo, int64_t hi, uint64_t *mn,
+				uint64_t *mx)
+{
+	int64_t		nv = 0;
+
+	*mn = UINT64_MAX;
+	*mx = 0;
+	for (int64_t i = lo; i < hi; i++)
+		if (keys->valid[i])
+		{
+			uint64_t	cd = gpo_key_code(keys->type, &keys->raw[i]);
+
+			*mn = cd < *mn ? cd : *mn;
+			*mx = cd > *mx ? cd : *mx;
+			nv++;
+		}
+	return nv;
+}
+
+/*
+ * One running dense aggregation case on every face: n rows cut into nb
+ * batches (random cuts, empty batches too, each of a random partition
+ * kind) added one after the other.  The test predicts which batches go in
+ * (the first with a non-NULL key starts the run when dense is the
+ * strategy; later ones go in when their keys fall in its range), and the
+ * finished groups must be those of the reference over the rows that went
+ * in.
+ */
+static void
+run_case(tgroup *tg, gpo_type kt, gpo_type vt, bool with_values, int64_t n,
+		 key_kind kind, int knull, int vnull, int nb, gpo_agg_strategy want)
+{
+	flat		keys,
+				vals,
+				inkeys,
+				invals;
+	int64_t    *cut = malloc(sizeof(int64_t) * (nb + 1));
+	gpo_device	devs[2];
+	int			nf = faces(tg, devs);
+
+	flat_make(&keys, kt, n, kind, knull);
+	flat_make(&vals, vt, n, (key_kind) rng_below(KEYS_COUNT), vnull);
+	cut[0] = 0;
+	cut[nb] = n;
+	for (int b = 1; b < nb; b++)
+		cut[b] = rng_chance(1, 5) ? cut[b - 1] :
+			cut[b - 1] + (int64_t) rng_below((uint64_t) (n - cut[b - 1]) / (nb - b) * 2 + 1);
+	for (int b = 1; b < nb; b++)
+		if (cut[b] > n)
+			cut[b] = n;
+	for (int b = 1; b < nb; b++)
+		if (cut[b] < cut[b - 1])
+			cut[b] = cut[b - 1];
+	inkeys = keys;
+	invals = vals;
+	inkeys.raw = malloc(sizeof(uint64_t) * (n + 1));
+	inkeys.valid = malloc(n + 1);
+	invals.raw = malloc(sizeof(uint64_t) * (n + 1));
+	invals.valid = malloc(n + 1);
+
+	for (int f = 0; f < nf; f++)
+	{
+		gpo_agg_run *run = NULL;
+		bool		started = false;
+		uint64_t	rmin = 0,
+					rmax = 0;
+		tcase		c;
+		gpo_ctx		ctx;
+		outbuf		ob;
+		int64_t		nin = 0;
+		int64_t		ng_ref;
+		int64_t		ng = -1;
+		ref_group  *ref;
+		gpo_status	st;
+
+		case_begin(&c, "groupagg run %s keys %s/%s values%s n=%lld batches %d %s nulls %d/%d",
+				   devs[f] == GPO_DEVICE_GPU ? "gpu" : "cpu",
+				   gpo_type_name(kt), key_names[kind],
+				   with_values ? gpo_type_name(vt) : "(none)", (long long) n, nb,
+				   gpo_agg_strategy_name(want), knull, vnull);
+		outbuf_make(&ob, n + 1);
+		for (int b = 0; b < nb && c.ok; b++)
+		{
+			int64_t		lo = cut[b],
+						hi = cut[b + 1];
+			flat		bk = keys,
+						bv = vals;
+			tvec		tk,
+						tv;
+			uint64_t	mn,
+						mx;
+			int64_t		nv = flat_code_range(&keys, lo, hi, &mn, &mx);
+			bool		expect_in;
+			bool		added = !started;
+
+			if (started)
+				expect_in = nv == 0 || (mn >= rmin && mx <= rmax);
+			else
+			{
+				gpo_agg_strategy s = want;
+
+				if (nv > 0 && s == GPO_AGG_AUTO)
+					s = gpo_agg_choose(kt, nv, mn, mx, 0);
+				expect_in = nv > 0 && kt != GPO_FLOAT32 && kt != GPO_FLOAT64 &&
+					mx - mn < (uint64_t) GPO_AGG_DENSE_MAX_RANGE && s == GPO_AGG_DENSE;
+			}
+			bk.n = bv.n = hi - lo;
+			bk.raw += lo;
+			bk.valid += lo;
+			bv.raw += lo;
+			bv.valid += lo;
+			flat_to_tvec(&bk, &tk, (part_kind) rng_below(PART_COUNT));
+			flat_to_tvec(&bv, &tv, (part_kind) rng_below(PART_COUNT));
+			test_ctx(&ctx, devs[f], f == 0 ? (int) rng_below(4) + 1 : 0);
+			st = gpo_groupagg_run_add(&ctx, &run, &tk.v, with_values ? &tv.v : NULL, 0,
+									  want, &ob.o, &added);
+			expect(&c, st == GPO_OK, "batch %d: status %s (%s)", b, gpo_status_text(st), ctx.detail);
+			expect(&c, added == expect_in, "batch %d [%lld, %lld): added %d, want %d",
+				   b, (long long) lo, (long long) hi, added, expect_in);
+			expect(&c, (run != NULL) == (started || expect_in), "batch %d: run kept", b);
+			if (c.ok && added)
+			{
+				if (!started)
+				{
+					started = true;
+					rmin = mn;
+					rmax = mx;
+				}
+				memcpy(inkeys.raw + nin, keys.raw + lo, sizeof(uint64_t) * (hi - lo));
+				memcpy(inkeys.valid + nin, keys.valid + lo, hi - lo);
+				memcpy(invals.raw + nin, vals.raw + lo, sizeof(uint64_t) * (hi - lo));
+				memcpy(invals.valid + nin, vals.valid + lo, hi - lo);
+				nin += hi - lo;
+			}
+			tvec_free(&tk);
+			tvec_free(&tv);
+		}
+		inkeys.n = invals.n = nin;
+		ref = ref_groupagg(&inkeys, with_values ? &invals : NULL, &ng_ref);
+		if (c.ok && run != NULL)
+		{
+			expect(&c, gpo_groupagg_run_face(run) == devs[f], "face");
+			/* too little room: the count, and the run stays */
+			if (ng_ref > 0)
+			{
+				ob.o.capacity = ng_ref - 1;
+				st = gpo_groupagg_run_finish(&ctx, run, &ob.o, &ng);
+				expect(&c, st == GPO_ERR_CAPACITY && ng == ng_ref,
+					   "short capacity gave %s, ngroups %lld", gpo_status_text(st), (long long) ng);
+				ob.o.capacity = n + 1;
+			}
+			ng = -1;
+			st = gpo_groupagg_run_finish(&ctx, run, &ob.o, &ng);
+			expect(&c, st == GPO_OK, "finish: status %s (%s)", gpo_status_text(st), ctx.detail);
+			expect(&c, ng == ng_ref, "ngroups %lld want %lld", (long long) ng, (long long) ng_ref);
+			if (c.ok)
+				check_groups(&c, &ob.o, ref, ng, kt, with_values ? &invals : NULL, true);
+		}
+		gpo_groupagg_run_free(run);
+		free(ref);
+		outbuf_free(&ob);
+		case_result(tg, c.ok, c.msg);
+	}
+	free(inkeys.raw);
+	free(inkeys.valid);
+	free(invals.raw);
+	free(invals.valid);
+	free(cut);
+	flat_free(&keys);
+	flat_free(&vals);
+}
+
+/* A run's argument checks. */
+static void
+run_errors_case(tgroup *tg)
+{
+	tcase		c;
+	gpo_ctx		ctx;
+	outbuf		ob;
+	tvec		k32,
+				k64;
+	int32_t		a[4] = {1, 2, 3, 2};
+	int64_t		b[4] = {1, 2, 3, 2};
+	gpo_agg_run *run = NULL;
+	bool		added = false;
+	int64_t		ng = 0;
+	gpo_status	st;
+
+	case_begin(&c, "groupagg run: argument checks");
+	outbuf_make(&ob, 8);
+	tvec_make_kind(&k32, GPO_INT32, PART_ONE, 4, false);
+	tvec_fill(&k32, a, NULL);
+	tvec_make_kind(&k64, GPO_INT64, PART_ONE, 4, false);
+	tvec_fill(&k64, b, NULL);
+	test_ctx(&ctx, GPO_DEVICE_CPU, 1);
+	st = gpo_groupagg_run_add(&ctx, NULL, &k32.v, NULL, 0, GPO_AGG_DENSE, &ob.o, &added);
+	expect(&c, st == GPO_ERR_INVALID, "no run pointer gave %s", gpo_status_text(st));
+	st = gpo_groupagg_run_add(&ctx, &run, &k32.v, NULL, 0, GPO_AGG_HASH, &ob.o, &added);
+	expect(&c, st == GPO_OK && !added && run == NULL, "hash wanted: no run");
+	st = gpo_groupagg_run_add(&ctx, &run, &k32.v, NULL, 0, GPO_AGG_DENSE, &ob.o, &added);
+	expect(&c, st == GPO_OK && added && run != NULL, "dense started: %s", gpo_status_text(st));
+	st = gpo_groupagg_run_add(&ctx, &run, &k64.v, NULL, 0, GPO_AGG_DENSE, &ob.o, &added);
+	expect(&c, st == GPO_ERR_INVALID, "another key type gave %s", gpo_status_text(st));
+	st = gpo_groupagg_run_add(&ctx, &run, &k32.v, &k64.v, 0, GPO_AGG_DENSE, &ob.o, &added);
+	expect(&c, st == GPO_ERR_INVALID, "values on a run without gave %s", gpo_status_text(st));
+	st = gpo_groupagg_run_finish(&ctx, NULL, &ob.o, &ng);
+	expect(&c, st == GPO_ERR_INVALID, "finish without a run gave %s", gpo_status_text(st));
+	st = gpo_groupagg_run_finish(&ctx, run, &ob.o, &ng);
+	expect(&c, st == GPO_OK && ng == 3 && ob.o.rows[1] == 2, "finish: %s, %lld groups",
+		   gpo_status_text(st), (long long) ng);
+	gpo_groupagg_run_free(run);
+	gpo_groupagg_run_free(NULL);
+	tvec_free(&k32);
+	tvec_free(&k64);
+	outbuf_free(&ob);
+	case_result(tg, c.ok, c.msg);
+}
+
 void
 test_agg(void)
 {
@@ -776,6 +996,30 @@ test_agg(void)
 	groupagg_case(&g, GPO_INT64, GPO_INT32, true, 3000, KEYS_SMALL, 0, 100, PART_MIXED, PART_UNEVEN);
 	groupagg_case(&g, GPO_INT32, GPO_FLOAT64, true, 3000, KEYS_SMALL, 100, 0, PART_UNEVEN, PART_MIXED);
 	overflow_case(&g);
+	group_end(&g);
+
+	group_begin(&g, "agg groupagg run");
+	run_errors_case(&g);
+	for (int t = 0; t < 5; t++)
+		for (int k = 0; k < KEYS_COUNT; k++)
+			for (int si = 0; si < 8; si++)
+				run_case(&g, ktypes[t], vtypes[rng_below(4)], !rng_chance(1, 6),
+						 sizes[si], (key_kind) k, (int) rng_below(3) * 5,
+						 (int) rng_below(3) * 20, 1 + (int) rng_below(6),
+						 rng_chance(1, 2) ? GPO_AGG_AUTO : GPO_AGG_DENSE);
+	/* every batch from one distribution: most go in */
+	for (int r = 0; r < 12; r++)
+		run_case(&g, GPO_INT32, r % 2 ? GPO_FLOAT64 : GPO_INT64, true, 20000, KEYS_SMALL,
+				 (int) rng_below(3) * 5, 10, 2 + (int) rng_below(8), GPO_AGG_DENSE);
+	run_case(&g, GPO_INT64, GPO_INT32, true, 3000, KEYS_SMALL, 100, 0, 3, GPO_AGG_DENSE);
+	if (!quick)
+		run_case(&g, GPO_INT32, GPO_FLOAT64, true, 11000000, KEYS_RANGE, 1, 1, 5,
+				 GPO_AGG_DENSE);
+	else
+		g.skipped++;
+	group_end(&g);
+
+	group_begin(&g, "agg groupagg large");
 	if (!quick)
 	{
 		groupagg_case(&g, GPO_INT32, GPO_FLOAT64, true, 11000000, KEYS_RANGE, 1, 1,
