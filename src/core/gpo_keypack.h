@@ -59,6 +59,15 @@ extern void gpo_keypack_decode(const gpo_keypack *info, int64_t n,
 							   const int64_t *packed, void **values,
 							   uint8_t **valid);
 
+/*
+ * True when a and b (from gpo_keypack_build) pack every key tuple to the
+ * same key, so that packed keys of both batches can be grouped together:
+ * both packings offset every key column's codes alone, with equal offsets
+ * and widths.  Packings that rank codes (which depends on the data) are
+ * never the same.
+ */
+extern bool gpo_keypack_same(const gpo_keypack *a, const gpo_keypack *b);
+
 /* Number of keys, and the type of key k. */
 extern int	gpo_keypack_nkeys(const gpo_keypack *info);
 extern gpo_type gpo_keypack_type(const gpo_keypack *info, int k);

@@ -911,3 +911,29 @@ gpo_keypack_free(gpo_keypack *info)
 	}
 	free(info);
 }
+
+/* Whether a and b pack every key tuple to the same key (see gpo_keypack.h). */
+bool
+gpo_keypack_same(const gpo_keypack *a, const gpo_keypack *b)
+{
+	if (a == NULL || b == NULL || a->nkeys != b->nkeys ||
+		a->nnodes != b->nnodes || a->ncomp != b->ncomp)
+		return false;
+	for (int k = 0; k < a->nkeys; k++)
+		if (a->types[k] != b->types[k])
+			return false;
+	for (int c = 0; c < a->ncomp; c++)
+		if (a->comp[c] != b->comp[c] || a->shift[c] != b->shift[c])
+			return false;
+	for (int i = 0; i < a->nnodes; i++)
+	{
+		const kp_node *x = &a->nodes[i];
+		const kp_node *y = &b->nodes[i];
+
+		if (x->kind != KP_OFFSET || y->kind != KP_OFFSET ||
+			x->key != y->key || x->bits != y->bits || x->base != y->base ||
+			x->null_level != y->null_level)
+			return false;
+	}
+	return true;
+}

@@ -342,6 +342,100 @@ pack_case(tgroup *tg, const kset *s, const int64_t *perm, part_kind pk,
 	free(p);
 }
 
+/* Packs rows [lo, hi) of s into packed[lo ..] (CPU face); returns the packing. */
+static gpo_keypack *
+pack_rows(const kset *s, int64_t lo, int64_t hi, int64_t *packed)
+{
+	kset		part = *s;
+	tvec		tk[GPO_KEYPACK_MAX_KEYS],
+				tp;
+	gpo_vector	kv[GPO_KEYPACK_MAX_KEYS];
+	gpo_keypack *kp = NULL;
+	gpo_ctx		ctx;
+
+	part.n = hi - lo;
+	for (int k = 0; k < s->nkeys; k++)
+	{
+		part.col[k].raw += lo;
+		part.col[k].valid += lo;
+		kcol_to_tvec(&part.col[k], part.n, &tk[k], random_kind(part.n));
+		kv[k] = tk[k].v;
+	}
+	tvec_make_kind(&tp, GPO_INT64, random_kind(part.n), part.n, false);
+	test_ctx(&ctx, GPO_DEVICE_CPU, (int) rng_below(4) + 1);
+	if (gpo_keypack_build(&ctx, s->nkeys, kv, &tp.v, &kp) == GPO_OK)
+		tvec_read(&tp, packed + lo, NULL);
+	for (int k = 0; k < s->nkeys; k++)
+		tvec_free(&tk[k]);
+	tvec_free(&tp);
+	return kp;
+}
+
+/*
+ * gpo_keypack_same on two batches of one key set (rows split at a random
+ * point): when it says the packings are the same, the packed keys of both
+ * batches together must group and order every tuple as the reference does.
+ * A copy of the rows (in another order) packs the same when the packing
+ * offsets every key; a shifted copy of a column never does.
+ */
+static void
+same_case(tgroup *tg, kset *s, bool expect_same_copy)
+{
+	int64_t		n = s->n;
+	int64_t		cut = (int64_t) rng_below((uint64_t) n + 1);
+	int64_t    *packed = malloc(sizeof(int64_t) * (n + 1));
+	int64_t    *perm = ref_sort(s);
+	gpo_keypack *a = pack_rows(s, 0, cut, packed);
+	gpo_keypack *b = pack_rows(s, cut, n, packed);
+	gpo_keypack *whole;
+	gpo_keypack *again;
+	tcase		c;
+
+	case_begin(&c, "keypack same: nkeys %d n=%lld cut %lld", s->nkeys, (long long) n,
+			   (long long) cut);
+	expect(&c, a != NULL && b != NULL, "packing failed");
+	if (c.ok && gpo_keypack_same(a, b))
+	{
+		expect(&c, gpo_keypack_same(b, a), "not symmetric");
+		for (int64_t j = 1; j < n && c.ok; j++)
+		{
+			int64_t		x = perm[j - 1],
+						y = perm[j];
+
+			if (cmp_tuple(s, x, y) == 0)
+				expect(&c, packed[x] == packed[y], "rows %lld, %lld: equal tuples, packed apart",
+					   (long long) x, (long long) y);
+			else
+				expect(&c, packed[x] < packed[y], "rows %lld, %lld: order", (long long) x,
+					   (long long) y);
+		}
+	}
+	whole = pack_rows(s, 0, n, packed);
+	again = pack_rows(s, 0, n, packed);
+	if (c.ok && expect_same_copy)
+		expect(&c, gpo_keypack_same(whole, again), "the same rows packed apart");
+	expect(&c, !gpo_keypack_same(whole, NULL), "same as NULL");
+	/* a shifted first column: another offset */
+	if (c.ok && n > 0 && s->col[0].type == GPO_INT32)
+	{
+		gpo_keypack *shifted;
+
+		for (int64_t i = 0; i < n; i++)
+			s->col[0].raw[i] = (uint32_t) ((int32_t) s->col[0].raw[i] + 7);
+		shifted = pack_rows(s, 0, n, packed);
+		expect(&c, !gpo_keypack_same(whole, shifted) || !expect_same_copy,
+			   "a shifted column packs the same");
+		gpo_keypack_free(shifted);
+	}
+	case_result(tg, c.ok, c.msg);
+	gpo_keypack_free(a);
+	gpo_keypack_free(b);
+	gpo_keypack_free(whole);
+	gpo_keypack_free(again);
+	free(perm);
+	free(packed);
+}
+
 /* The devices to run: CPU with random threads, AUTO, and GPU when present. */
 static int
 devices(tgroup *g, gpo_device *list)
@@ -557,6 +651,24 @@ test_keypack(void)
 				set_cases(&g, &s, random_kind(sizes[si]), random_kind(sizes[si]), "random");
 				gpo_rows_per_block = 16384;
 			}
+
+	/* gpo_keypack_same: random sets, and small int32 keys (offset packings) */
+	for (int rep = 0; rep < 40; rep++)
+	{
+		kset_make(&s, 1 + (int) rng_below(GPO_KEYPACK_MAX_KEYS), 1 + (int64_t) rng_below(3000),
+				  NULL, NULL, -1, 0);
+		same_case(&g, &s, false);
+		kset_free(&s);
+	}
+	for (int rep = 0; rep < 10; rep++)
+	{
+		int			types[4] = {GPO_INT32, GPO_INT32, GPO_INT32, GPO_INT32};
+		int			kinds[4] = {KK_SMALL, KK_SMALL, KK_SMALL, KK_SMALL};
+
+		kset_make(&s, 2 + (int) rng_below(3), 2000, types, kinds, 10, 0);
+		same_case(&g, &s, true);
+		kset_free(&s);
+	}
 
 	/* every partition kind, keys and output */
 	for (int p = 0; p < PART_COUNT; p++)
