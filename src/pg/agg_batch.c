@@ -142,7 +142,7 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 }
 
 /* Result arrays with room for capacity groups. */
-static void
+void
 gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity, gpo_type ktype,
 					 gpo_type vtype, bool with_keys)
 {
@@ -379,11 +379,33 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &p->keyv, &p->pack);
 		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
-		gpuops_agg_free_with_batch(p->pack);
 	}
+	p->valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
+
+	/*
+	 * The running groups take it, or its groups are formed and merged.  A
+	 * packing goes with the batch, unless it starts the runs, which then
+	 * keep it (and free it, on an error too).
+	 */
+	if (!null_key_out && !s->runs_off)
+	{
+		bool		may_keep = s->runs == NULL || s->runs[0] == NULL;
+		bool		pack_kept = false;
+		bool		taken;
+
+		if (p->pack != NULL && !may_keep)
+			gpuops_agg_free_with_batch(p->pack);
+		taken = gpuops_agg_runs_take(s, &p->keyv, p->pack, p->valvecs,
+									 &pack_kept);
+		if (p->pack != NULL && may_keep && !pack_kept)
+			gpuops_agg_free_with_batch(p->pack);
+		if (taken)
+			return;
+	}
+	else if (p->pack != NULL)
+		gpuops_agg_free_with_batch(p->pack);
 
 	/* the groups, with every value column's aggregates */
-	p->valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
 	cap = Min(n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
 	outs = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
 	for (v = 0; v < Max(spec->nvals, 1); v++)
@@ -450,26 +472,36 @@ void
 gpuops_agg_batch_finish(GpuopsAggScanState *s)
 {
 	GpuopsAggPending *p = s->pending;
-	GpuopsAggSpec *spec = &s->spec;
-	gpo_agg_out *first;
-	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
-	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
 	int64		ngroups;
-	int64		g;
-	int			k;
-	instr_time	start;
-	instr_time	end;
 
 	if (p == NULL)
 		return;
 	s->pending = NULL;
 	gpuops_agg_job_wait(p->job);
 	ngroups = gpuops_agg_pending_groups(s, p);
-	first = &p->job->outs[0];
-	INSTR_TIME_SET_CURRENT(start);
 
+	gpuops_agg_merge_outs(s, ngroups, p->keyv.type, p->pack, p->job->outs,
+						  p->null_key_out);
+}
+
+/* Converts groups into key codes and merges them (see gpuops_agg_exec.h). */
+void
+gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups, gpo_type ktype,
+					  const gpo_keypack *pack, gpo_agg_out *outs,
+					  bool null_key_out)
+{
+	GpuopsAggSpec *spec = &s->spec;
+	gpo_agg_out *first = &outs[0];
+	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
+	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
+	int64		g;
+	int			k;
+	instr_time	start;
+	instr_time	end;
+
+	INSTR_TIME_SET_CURRENT(start);
 	/* the rows the WHERE removed: the NULL group, which comes last */
-	if (p->null_key_out && ngroups > 0 && !first->key_valid[ngroups - 1])
+	if (null_key_out && ngroups > 0 && !first->key_valid[ngroups - 1])
 		ngroups--;
 
 	/* the groups' keys as key codes, in the running state's form */
@@ -480,13 +512,13 @@ gpuops_agg_batch_finish(GpuopsAggScanState *s)
 	}
 	if (spec->nkeys == 1)
 	{
-		size_t		w = gpo_type_size(p->keyv.type);
+		size_t		w = gpo_type_size(ktype);
 
 		for (g = 0; g < ngroups; g++)
 		{
 			valid[0][g] = first->key_valid[g];
 			codes[0][g] = first->key_valid[g] ?
-				gpo_key_code(p->keyv.type, (const char *) first->keys + w * g) : 0;
+				gpo_key_code(ktype, (const char *) first->keys + w * g) : 0;
 		}
 	}
 	else
@@ -495,7 +527,7 @@ gpuops_agg_batch_finish(GpuopsAggScanState *s)
 
 		for (k = 0; k < spec->nkeys; k++)
 			values[k] = palloc_extended(8 * Max(ngroups, 1), MCXT_ALLOC_HUGE);
-		gpo_keypack_decode(p->pack, ngroups, (const int64_t *) first->keys,
+		gpo_keypack_decode(pack, ngroups, (const int64_t *) first->keys,
 						   values, valid);
 		for (k = 0; k < spec->nkeys; k++)
 		{
@@ -508,7 +540,7 @@ gpuops_agg_batch_finish(GpuopsAggScanState *s)
 		}
 	}
 	gpuops_aggstate_merge(&s->groups, ngroups, codes, valid, first->rows,
-						  p->job->outs);
+						  outs);
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	s->merge_ms += INSTR_TIME_GET_MILLISEC(end);

@@ -283,6 +283,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 
 	/* decided once: a job may only read arrays the reader leaves alone */
 	s->overlap = gpuops_agg_overlaps(INT64_MAX);
+	s->runs_off = false;
 	if (s->overlap)
 		gpuops_scan_double_buffer(te->reader);
 	/* the GPU face copies page-locked batches without staging them */
@@ -336,6 +337,18 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	}
 	INSTR_TIME_SET_CURRENT(start);
 	gpuops_agg_settle(s, start);
+	/* the running groups come back once, at the end of the table */
+	old = MemoryContextSwitchTo(s->batch_cxt);
+	gpuops_agg_runs_flush(s);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(s->batch_cxt);
+	{
+		instr_time	dur;
+
+		INSTR_TIME_SET_CURRENT(dur);
+		INSTR_TIME_SUBTRACT(dur, start);
+		s->engine_ms += INSTR_TIME_GET_MILLISEC(dur);
+	}
 	stats = gpuops_scan_stats(te->reader);
 	s->read_ms += stats->read_ms;
 	s->pin_ms += stats->pin_ms;

@@ -129,6 +129,13 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Rows Passed", NULL, s->rows_passed, es);
 		ExplainPropertyInteger("Groups", NULL, s->groups.ngroups, es);
 		ExplainPropertyInteger("Chunks", NULL, s->batches, es);
+		if (s->run_batches > 0)
+		{
+			char	   *text = psprintf("%lld chunks (%s)", (long long) s->run_batches,
+										s->run_face == GPO_DEVICE_GPU ? "gpu" : "cpu");
+
+			ExplainPropertyText("Running Groups", text, es);
+		}
 		if (es->verbose || s->gpu_calls > 0)
 			ExplainPropertyInteger("Bytes Sent", "kB", s->bytes_in / 1024, es);
 		ExplainPropertyInteger("GPU Calls", NULL, s->gpu_calls, es);

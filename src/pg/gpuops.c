@@ -153,6 +153,16 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuops.running_groups",
+							 "GpuOpsAgg keeps dense groups where the engine computes them from batch to batch.",
+							 "On the GPU the groups then stay in device memory and come back "
+							 "once; off merges every batch's groups into the node's.",
+							 &gpuops_running_groups,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("gpuops.pin_ahead",
 							 "Lets GpuOpsAgg's reader pin the next page batch while its threads decode the current one.",
 							 "Off, the backend pins each page batch and then the threads decode it, one after the other.",

@@ -95,6 +95,7 @@ typedef enum GpuopsOverlap
 } GpuopsOverlap;
 extern int	gpuops_overlap;		/* a GpuopsOverlap */
 extern int	gpuops_parallel_workers;
+extern bool gpuops_running_groups;
 extern bool gpuops_pinned_batches;
 extern double gpuops_gpu_setup_cost;
 extern double gpuops_gpu_row_cost;

@@ -91,6 +91,13 @@ typedef struct GpuopsAggScanState
 								 * read too; 0: gpuops.threads */
 	int			workers_launched;	/* worker processes that read */
 	int64		next_group;
+	/* running dense groups (agg_runs.c), kept by the engine across batches */
+	gpo_agg_run **runs;			/* [Max(nvals, 1)]; runs[0] NULL: none */
+	gpo_keypack *run_pack;		/* several keys: the packing of the runs' */
+	bool		runs_off;		/* this table's batches are merged instead */
+	MemoryContextCallback runs_cleanup; /* frees the runs on error */
+	int64		run_batches;	/* batches the runs took */
+	gpo_device	run_face;		/* the face of the last run */
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
 	int64		rows_passed;
@@ -122,6 +129,34 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
 	if (s->threads_cap > 0)
 		ctx->threads = s->threads_cap;
 }
+
+/* ---- agg_batch.c ---- */
+
+/*
+ * Converts ngroups groups in outs (keys of type ktype, packed by pack when
+ * there are several) into the running state's key codes and merges them
+ * into s->groups; with null_key_out the NULL-key group (last) is dropped.
+ */
+extern void gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups,
+								  gpo_type ktype, const gpo_keypack *pack,
+								  gpo_agg_out *outs, bool null_key_out);
+/* Result arrays with room for capacity groups. */
+extern void gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity,
+								 gpo_type ktype, gpo_type vtype,
+								 bool with_keys);
+
+/* ---- agg_runs.c ---- */
+
+/*
+ * Offers a batch (one key per row, its packing when several, the value
+ * columns) to the running groups; true when they took it.  *pack_kept: the
+ * runs keep pack (the caller must not free it).
+ */
+extern bool gpuops_agg_runs_take(GpuopsAggScanState *s, const gpo_vector *keyv,
+								 gpo_keypack *pack, gpo_vector *valvecs,
+								 bool *pack_kept);
+/* Merges the running groups into s->groups and frees them. */
+extern void gpuops_agg_runs_flush(GpuopsAggScanState *s);
 
 /* ---- agg_exec.c, for the workers ---- */
 
