@@ -643,7 +643,6 @@ CREATE TABLE agg_runs AS SELECT i, i / 1000 AS g, (i % 7)::int2 AS h,
 ANALYZE agg_runs;
 SET gpuops.chunk_size = 8192;
 SET gpuops.cpu_setup_cost = 0;
-SET gpuops.gpu_setup_cost = 0;
 SELECT pg_temp.running('SELECT h, count(*), sum(v) FROM agg_runs GROUP BY h');
 SELECT pg_temp.check('SELECT h, count(*) AS n, sum(v) AS s, min(v) AS lo, max(i) AS hi, avg(i) AS a FROM agg_runs GROUP BY h');
 SELECT pg_temp.check('SELECT k, count(*) AS n, count(v) AS nv, sum(v) AS s FROM agg_runs GROUP BY k');
@@ -668,7 +667,6 @@ SELECT pg_temp.running('SELECT h, count(*), sum(v) FROM agg_runs GROUP BY h');
 RESET gpuops.agg_strategy;
 RESET gpuops.chunk_size;
 RESET gpuops.cpu_setup_cost;
-RESET gpuops.gpu_setup_cost;
 DROP TABLE agg_runs;
 
 -- groups whose estimated size passes gpuops.max_group_memory stay native

@@ -46,6 +46,9 @@
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 
+static int	gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables,
+							   bool inh, List *keys, double groups);
+
 
 /* What the planner found out about the tables it would read. */
 typedef struct GpuopsAggInput
@@ -349,11 +352,13 @@ gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
  * CPU face took 1.2 to 1.4 s for 1e8 rows whatever the query (the backend's
  * page reading bounds it), slower than a 16-worker native plan for a
  * selective WHERE or a plain count and sum, faster only for heavier
- * aggregation (bench/RESULTS.md).
+ * aggregation (bench/RESULTS.md).  It is divided among the processes that
+ * read when there are worker processes (plus PostgreSQL's parallel set-up
+ * cost): with 15 workers the CPU face read 1e8 rows in 120-210 ms.
  */
 static void
 gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
-				int ncols, Path *path)
+				int ncols, int workers, Path *path)
 {
 	bool		gpu = gpuops_device == GPO_DEVICE_GPU;
 	double		row_cost = gpu ? gpuops_gpu_row_cost : gpuops_cpu_row_cost;
@@ -363,8 +368,11 @@ gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
 	cost_qual_eval(&qcost, input->cpu_quals, root);
 	startup = (gpu ? gpuops_gpu_setup_cost : gpuops_cpu_setup_cost) +
 		qcost.startup +
-		seq_page_cost * input->pages +
-		input->tuples * (row_cost * (1 + 0.25 * ncols) + qcost.per_tuple);
+		(seq_page_cost * input->pages +
+		 input->tuples * (row_cost * (1 + 0.25 * ncols) + qcost.per_tuple)) /
+		(workers + 1);
+	if (workers > 0)
+		startup += parallel_setup_cost;
 	path->startup_cost = startup;
 	path->total_cost = startup + groups * cpu_tuple_cost;
 }
@@ -687,7 +695,10 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	cp->path.rows = groups;
 	cp->path.pathkeys = gpuops_agg_pathkeys(root, keys);
 	gpuops_agg_cost(root, &input, groups,
-					bms_num_members(cols) + input.ndevice_quals, &cp->path);
+					bms_num_members(cols) + input.ndevice_quals,
+					gpuops_agg_workers(root, input_rel->relid, input.tables,
+									   rte->inh, keys, groups),
+					&cp->path);
 	cp->flags = 0;
 	cp->custom_paths = NIL;
 	cp->custom_private = list_make5(keys, aggrefs, input.tables,
@@ -724,10 +735,9 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
  * Another value asks for that many, at most max_parallel_workers_per_gather.
  */
 static int
-gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
+gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables, bool inh,
+				   List *keys, double groups)
 {
-	Index		relid = intVal(list_nth(priv, PRIV_RELID));
-	List	   *tables = (List *) list_nth(priv, PRIV_TABLES);
 	int			workers = Min(gpuops_parallel_workers,
 							  max_parallel_workers_per_gather);
 	RelOptInfo *scanrel;
@@ -735,7 +745,7 @@ gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
 
 	if (gpuops_parallel_workers == 0 || max_parallel_workers_per_gather <= 0 ||
 		!root->glob->parallelModeOK ||
-		intVal(list_nth(priv, PRIV_INH)) || list_length(tables) != 1 ||
+		inh || list_length(tables) != 1 ||
 		relid >= (Index) root->simple_rel_array_size)
 		return 0;
 	scanrel = root->simple_rel_array[relid];
@@ -746,8 +756,6 @@ gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
 	{
 		gpo_ctx		ctx;
 		int			threads;
-		Node	   *g = (Node *) list_nth(priv, PRIV_EST_GROUPS);
-		double		groups = IsA(g, Integer) ? (double) intVal(g) : floatVal(g);
 		double		per_worker = scanrel->tuples / (64.0 * Max(groups, 1.0)) - 1.0;
 
 		gpuops_ctx_init(&ctx);
@@ -763,14 +771,30 @@ gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
 	}
 	if (workers <= 0)
 		return 0;
-	foreach(lc, (List *) list_nth(priv, PRIV_KEYS))
+	foreach(lc, keys)
 	{
 		Var		   *var = (Var *) lfirst(lc);
 
 		if (gpuops_agg_text_key(var->vartype, var->varcollid))
 			return 0;
 	}
-	root->glob->parallelModeNeeded = true;
+	return workers;
+}
+
+/* The plan's worker processes (see gpuops_agg_workers), asking for parallel mode when any. */
+static int
+gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
+{
+	Node	   *g = (Node *) list_nth(priv, PRIV_EST_GROUPS);
+	int			workers;
+
+	workers = gpuops_agg_workers(root, intVal(list_nth(priv, PRIV_RELID)),
+								 (List *) list_nth(priv, PRIV_TABLES),
+								 intVal(list_nth(priv, PRIV_INH)) != 0,
+								 (List *) list_nth(priv, PRIV_KEYS),
+								 IsA(g, Integer) ? (double) intVal(g) : floatVal(g));
+	if (workers > 0)
+		root->glob->parallelModeNeeded = true;
 	return workers;
 }
 
