@@ -11,16 +11,21 @@
  * has no NULL, makes the failing rows' keys NULL and drops that group),
  * forms one key per row (the column
  * itself, or gpo_keypack for several keys) and aggregates every value
- * column (gpo_groupagg); the batch's groups merge into the running groups
- * (agg_state.c).  When the table is exhausted, the groups come out as scan
+ * column: into the engine's running dense aggregation, which keeps its
+ * groups (on the GPU, in device memory) until the end of the table
+ * (agg_runs.c), or with gpo_groupagg, the batch's groups then merging into
+ * the running groups (agg_state.c).  With worker processes (agg_parallel.c)
+ * each process reads its share of the blocks and the backend merges the
+ * workers' groups.  When the table is exhausted, the groups come out as scan
  * tuples, and PostgreSQL applies HAVING and the target list to them.
  *
  * Every engine call runs on the face gpuops.device selects; interrupts are
  * checked between batches.  Under gpuops.overlap a helper thread forms a
  * batch's groups while the next batch is read (agg_job.c).  All memory is
  * palloc'd in the query's contexts (a per-batch context is reset after each
- * batch's merge), and the engine's GPU faces free device memory before they
- * return, so an error or a cancel leaks nothing.
+ * batch's merge); the engine's GPU faces free a call's device memory before
+ * they return, and the running aggregations' memory is freed by a reset
+ * callback of the query's context, so an error or a cancel leaks nothing.
  */
 #include "gpuops_agg_exec.h"
 
