@@ -382,10 +382,14 @@ extern cudaError_t gpo_cuda_key_codes(gpo_type kt, const void *d_keys,
 									  void **d_codes, uint32_t **d_ids,
 									  int64_t *nvalid, gpo_dmem *mem);
 
-/* The bits [*begin, *end) in which n codes differ (sort.cu). */
-extern cudaError_t gpo_cuda_code_bits(bool wide, const void *d_codes,
-									  int64_t n, int *begin, int *end,
-									  gpo_dmem *mem);
+/*
+ * gpo_cuda_sort_codes over only the bits in which the first n codes vary,
+ * the smallest code subtracted first when that saves a pass (the codes are
+ * restored) (sort.cu).
+ */
+extern cudaError_t gpo_cuda_sort_varying(bool wide, void **d_codes,
+										 uint32_t **d_ids, int64_t n,
+										 int64_t n_total, gpo_dmem *mem);
 
 /*
  * Key statistics of n keys (groupagg.cu): stats[0] the smallest key code,

@@ -525,8 +525,6 @@ run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 	uint32_t	last[2] = {0, 0};
 	unsigned long long null_rows = 0;
 	int64_t		m;
-	int			bb = 0,
-				eb = 0;
 
 	GPO_CUDA_TRY(gpo_dacc_alloc(mem, fields, cap + 2, &res->acc));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_tkeys, 8 * (size_t) cap));
@@ -570,8 +568,7 @@ run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 		gpo_k_hash_pack<<<gpo_cuda_blocks(cap + 1), GPO_CUDA_THREADS>>>
 			(d_tkeys, cap, d_flags, d_pos, (unsigned int *) d_codes, d_ids);
 	GPO_CUDA_TRY(GPO_LAUNCHED());
-	GPO_CUDA_TRY(gpo_cuda_code_bits(wide, d_codes, m, &bb, &eb, mem));
-	GPO_CUDA_TRY(gpo_cuda_sort_codes(wide, &d_codes, &d_ids, m, m, bb, eb, mem));
+	GPO_CUDA_TRY(gpo_cuda_sort_varying(wide, &d_codes, &d_ids, m, m, mem));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &res->d_code, 8 * (size_t) (m + 1)));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &res->d_slot, 8 * (size_t) (m + 1)));
 	if (m > 0)
@@ -616,13 +613,10 @@ run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 	uint32_t	last[2] = {0, 0};
 	int64_t		nvalid = 0,
 				ng = 0;
-	int			bb = 0,
-				eb = 0;
 	unsigned int blocks = gpo_cuda_blocks(n);
 
 	GPO_CUDA_TRY(gpo_cuda_key_codes(kt, d_keys, d_kvalid, n, &d_codes, &d_ids, &nvalid, mem));
-	GPO_CUDA_TRY(gpo_cuda_code_bits(wide, d_codes, nvalid, &bb, &eb, mem));
-	GPO_CUDA_TRY(gpo_cuda_sort_codes(wide, &d_codes, &d_ids, nvalid, n, bb, eb, mem));
+	GPO_CUDA_TRY(gpo_cuda_sort_varying(wide, &d_codes, &d_ids, nvalid, n, mem));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_flags, 4 * (size_t) (n + 1)));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_seg, 4 * (size_t) (n + 1)));
 	if (n > 0)

@@ -66,21 +66,55 @@ gpo_k_codes_part(gpo_type kt, const void *d_keys, const uint8_t *d_valid,
 	}
 }
 
-/* OR of code[i] ^ code[0] over n codes into *d_diff. */
+/*
+ * Over n codes: the OR of code[i] ^ code[0] into d_span[0], the smallest
+ * code into d_span[1] and the largest into d_span[2].
+ */
 template <typename K>
 __global__ void
-gpo_k_code_diff(const K *d_codes, int64_t n, unsigned long long *d_diff)
+gpo_k_code_span(const K *d_codes, int64_t n, unsigned long long *d_span)
 {
 	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
 	unsigned long long c0 = d_codes[0];
 	unsigned long long acc = 0;
+	unsigned long long mn = ~0ULL;
+	unsigned long long mx = 0;
 
 	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-		acc |= (unsigned long long) d_codes[i] ^ c0;
+	{
+		unsigned long long c = d_codes[i];
+
+		acc |= c ^ c0;
+		mn = c < mn ? c : mn;
+		mx = c > mx ? c : mx;
+	}
 	for (int o = 16; o > 0; o >>= 1)
+	{
+		unsigned long long omn = __shfl_xor_sync(0xffffffffu, mn, o);
+		unsigned long long omx = __shfl_xor_sync(0xffffffffu, mx, o);
+
 		acc |= __shfl_xor_sync(0xffffffffu, acc, o);
-	if ((threadIdx.x & 31) == 0 && acc != 0)
-		atomicOr(d_diff, acc);
+		mn = omn < mn ? omn : mn;
+		mx = omx > mx ? omx : mx;
+	}
+	if ((threadIdx.x & 31) == 0 && mx >= mn)
+	{
+		if (acc != 0)
+			atomicOr(&d_span[0], acc);
+		atomicMin(&d_span[1], mn);
+		atomicMax(&d_span[2], mx);
+	}
+}
+
+/* Adds delta to each of n codes (modulo the code width). */
+template <typename K>
+__global__ void
+gpo_k_code_shift(K *d_codes, int64_t n, K delta)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		d_codes[i] += delta;
 }
 
 /* Keys of kt from sorted codes; rows from nvalid on are NULL (zeroed). */
@@ -200,40 +234,70 @@ gpo_cuda_sort_codes(bool wide, void **d_codes, uint32_t **d_ids, int64_t n,
 									  begin_bit, end_bit, mem);
 }
 
-/* The bits [*begin, *end) in which n codes differ. */
-cudaError_t
-gpo_cuda_code_bits(bool wide, const void *d_codes, int64_t n, int *begin,
-				   int *end, gpo_dmem *mem)
+/* Adds delta to the first n codes. */
+static cudaError_t
+code_shift(bool wide, void *d_codes, int64_t n, unsigned long long delta)
 {
-	unsigned long long *d_diff = NULL;
-	unsigned long long diff = 0;
+	if (n <= 0)
+		return cudaSuccess;
+	if (wide)
+		gpo_k_code_shift<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+			((unsigned long long *) d_codes, n, delta);
+	else
+		gpo_k_code_shift<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+			((unsigned int *) d_codes, n, (unsigned int) delta);
+	return cudaPeekAtLastError();
+}
+
+/*
+ * Sorts the first n of n_total (code, id) pairs by code over only the bits
+ * that vary (see agg_cuda.cuh): the bits below the lowest one in which two
+ * codes differ are skipped; above, the sort stops at the highest bit of the
+ * codes' span (largest - smallest) when the smallest code is subtracted
+ * first, if that saves an 8-bit pass (codes on both sides of a sign flip
+ * differ in every bit but may span only a few); the codes are restored.
+ */
+cudaError_t
+gpo_cuda_sort_varying(bool wide, void **d_codes, uint32_t **d_ids, int64_t n,
+					  int64_t n_total, gpo_dmem *mem)
+{
+	unsigned long long *d_span = NULL;
+	unsigned long long span[3] = {0, ~0ULL, 0};
+	int			bb,
+				eb,
+				span_eb;
 	cudaError_t err;
 
-	*begin = 0;
-	*end = 0;
 	if (n <= 1)
 		return cudaSuccess;
-	err = gpo_dmem_alloc(mem, (void **) &d_diff, sizeof(*d_diff));
+	err = gpo_dmem_alloc(mem, (void **) &d_span, sizeof(span));
 	if (err == cudaSuccess)
-		err = cudaMemset(d_diff, 0, sizeof(*d_diff));
+		err = cudaMemcpy(d_span, span, sizeof(span), cudaMemcpyHostToDevice);
 	if (err != cudaSuccess)
 		return err;
 	if (wide)
-		gpo_k_code_diff<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
-			((const unsigned long long *) d_codes, n, d_diff);
+		gpo_k_code_span<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+			((const unsigned long long *) *d_codes, n, d_span);
 	else
-		gpo_k_code_diff<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
-			((const unsigned int *) d_codes, n, d_diff);
+		gpo_k_code_span<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+			((const unsigned int *) *d_codes, n, d_span);
 	if ((err = cudaPeekAtLastError()) != cudaSuccess)
 		return err;
-	if ((err = cudaMemcpy(&diff, d_diff, sizeof(diff), cudaMemcpyDeviceToHost)) != cudaSuccess)
+	if ((err = cudaMemcpy(span, d_span, sizeof(span), cudaMemcpyDeviceToHost)) != cudaSuccess)
 		return err;
-	if (diff != 0)
-	{
-		*begin = __builtin_ctzll(diff);
-		*end = 64 - __builtin_clzll(diff);
-	}
-	return cudaSuccess;
+	if (span[0] == 0)
+		return cudaSuccess;
+	bb = __builtin_ctzll(span[0]);
+	eb = 64 - __builtin_clzll(span[0]);
+	span_eb = 64 - __builtin_clzll(span[2] - span[1]);
+	if ((span_eb - bb + 7) / 8 >= (eb - bb + 7) / 8)
+		return gpo_cuda_sort_codes(wide, d_codes, d_ids, n, n_total, bb, eb, mem);
+	if ((err = code_shift(wide, *d_codes, n, 0ULL - span[1])) != cudaSuccess)
+		return err;
+	err = gpo_cuda_sort_codes(wide, d_codes, d_ids, n, n_total, bb, span_eb, mem);
+	if (err == cudaSuccess)
+		err = code_shift(wide, *d_codes, n, span[1]);
+	return err;
 }
 
 /* Key codes and ids, non-NULL rows first (see agg_cuda.cuh). */
@@ -294,13 +358,10 @@ gpo_cuda_sort_pairs(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
 	bool		wide = kt == GPO_INT64 || kt == GPO_FLOAT64;
 	void	   *d_codes = NULL;
 	uint32_t   *d_ids = NULL;
-	int			bb = 0,
-				eb = 0;
 	gpo_status	st = GPO_OK;
 
 	GPO_CUDA_TRY(gpo_cuda_key_codes(kt, d_keys, d_valid, n, &d_codes, &d_ids, nvalid, mem));
-	GPO_CUDA_TRY(gpo_cuda_code_bits(wide, d_codes, *nvalid, &bb, &eb, mem));
-	GPO_CUDA_TRY(gpo_cuda_sort_codes(wide, &d_codes, &d_ids, *nvalid, n, bb, eb, mem));
+	GPO_CUDA_TRY(gpo_cuda_sort_varying(wide, &d_codes, &d_ids, *nvalid, n, mem));
 	if (d_keys_out != NULL && n > 0)
 	{
 		if (wide)
