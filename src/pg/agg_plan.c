@@ -49,7 +49,6 @@
 static int	gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables,
 							   bool inh, List *keys, double groups);
 
-
 /* What the planner found out about the tables it would read. */
 typedef struct GpuopsAggInput
 {
@@ -719,11 +718,11 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 }
 
 /*
- * Worker processes the plan may read with, asking for parallel mode when
- * there are any: only where the query may run in parallel, for one heap
- * table whose scan is parallel-safe, without clauses PostgreSQL must
- * evaluate (row-level security included) and without text keys (dictionary
- * codes are per process).  gpuops.parallel_workers = -1 (the default) takes
+ * Worker processes the node may read with (for the costing and the plan):
+ * only where the query may run in parallel, for one heap table whose scan
+ * is parallel-safe, without clauses PostgreSQL must evaluate (row-level
+ * security included) and without text keys (dictionary codes are per
+ * process).  gpuops.parallel_workers = -1 (the default) takes
  * as many as PostgreSQL would give a parallel scan of the table (its size,
  * its parallel_workers option, max_parallel_workers_per_gather), but no more
  * than one process a thread of gpuops.threads, none with fewer than 3
