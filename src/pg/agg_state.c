@@ -155,6 +155,29 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 	if (n == 0)
 		return;
 	gpuops_aggstate_alloc(st, st->ngroups + n, codes, valid, &nrows, nvals);
+	if (st->ngroups == 0)
+	{
+		/* into no groups: a copy */
+		for (k = 0; k < st->nkeys; k++)
+		{
+			memcpy(codes[k], key_codes[k], sizeof(uint64) * n);
+			memcpy(valid[k], key_valid[k], n);
+		}
+		memcpy(nrows, rows, sizeof(int64) * n);
+		for (v = 0; v < st->nvals; v++)
+		{
+			size_t		w = gpo_type_size(st->val_types[v]);
+
+			memcpy(nvals[v].count, vals[v].count, sizeof(int64) * n);
+			memcpy(nvals[v].isum, vals[v].isum, sizeof(gpo_int128) * n);
+			memcpy(nvals[v].fsum, vals[v].fsum, sizeof(double) * n);
+			memcpy(nvals[v].min, vals[v].min, w * n);
+			memcpy(nvals[v].max, vals[v].max, w * n);
+		}
+		a = 0;
+		b = n;
+		out = n;
+	}
 	while (a < st->ngroups || b < n)
 	{
 		int			c;
