@@ -418,6 +418,15 @@ extern gpo_status gpo_cuda_dense_groups(gpo_ctx *ctx, unsigned long long min_cod
 										int64_t range, const gpo_dacc *acc,
 										gpo_dmem *mem, gpo_cuda_groups *res);
 
+/*
+ * Copies the n rows of v to the device (groupagg_face.cu): the data into
+ * *d_data from mem, the validity into *d_valid (NULL when all valid; the
+ * caller frees it with gpo_cuda_free).
+ */
+extern gpo_status gpo_cuda_column_in(gpo_ctx *ctx, const gpo_vector *v,
+									 int64_t n, gpo_dmem *mem, void **d_data,
+									 uint8_t **d_valid);
+
 /* The accumulator fields out's arrays need for values of type vt (< 0: none). */
 extern unsigned gpo_cuda_fields(const gpo_agg_out *out, int vt);
 

@@ -172,6 +172,21 @@ cleanup:
 	return st;
 }
 
+/* One column of n rows onto the device (see agg_cuda.cuh). */
+gpo_status
+gpo_cuda_column_in(gpo_ctx *ctx, const gpo_vector *v, int64_t n, gpo_dmem *mem,
+				   void **d_data, uint8_t **d_valid)
+{
+	gpo_status	st = GPO_OK;
+	size_t		w = gpo_type_size(v->type);
+
+	GPO_CUDA_TRY(gpo_dmem_alloc(mem, d_data, w * (size_t) n));
+	GPO_TRY(gpo_cuda_upload(ctx, v, w, *d_data, n));
+	GPO_TRY(gpo_cuda_upload_valid(ctx, v, n, d_valid));
+cleanup:
+	return st;
+}
+
 /* Group aggregation GPU face (see gpo_agg.h). */
 extern "C" gpo_status
 gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
@@ -182,9 +197,7 @@ gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 	sigset_t	old;
 	gpo_dmem	mem = {};
 	int64_t		n = gpo_vector_rows(keys);
-	size_t		kw = gpo_type_size(keys->type);
 	int			vt = values ? (int) values->type : -1;
-	size_t		vw = values ? gpo_type_size(values->type) : 0;
 	void	   *d_keys = NULL;
 	uint8_t    *d_kvalid = NULL;
 	void	   *d_vals = NULL;
@@ -201,15 +214,9 @@ gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 		st = GPO_ERR_INVALID;
 		goto cleanup;
 	}
-	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_keys, kw * (size_t) n));
-	GPO_TRY(gpo_cuda_upload(ctx, keys, kw, d_keys, n));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, keys, n, &d_kvalid));
+	GPO_TRY(gpo_cuda_column_in(ctx, keys, n, &mem, &d_keys, &d_kvalid));
 	if (values != NULL)
-	{
-		GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_vals, vw * (size_t) n));
-		GPO_TRY(gpo_cuda_upload(ctx, values, vw, d_vals, n));
-		GPO_TRY(gpo_cuda_upload_valid(ctx, values, n, &d_vvalid));
-	}
+		GPO_TRY(gpo_cuda_column_in(ctx, values, n, &mem, &d_vals, &d_vvalid));
 	GPO_TRY(gpo_cuda_groupagg(ctx, keys->type, d_keys, d_kvalid, vt, d_vals, d_vvalid, n,
 							  est_groups, *strategy, gpo_cuda_fields(out, vt), &mem, &res));
 	*strategy = res.used;

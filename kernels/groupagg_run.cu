@@ -31,8 +31,6 @@ gpo_groupagg_run_add_gpu(gpo_ctx *ctx, gpo_agg_run *run, const gpo_vector *keys,
 	sigset_t	old;
 	gpo_dmem	mem = {};
 	int64_t		n = gpo_vector_rows(keys);
-	size_t		kw = gpo_type_size(keys->type);
-	size_t		vw = values ? gpo_type_size(values->type) : 0;
 	void	   *d_keys = NULL;
 	uint8_t    *d_kvalid = NULL;
 	void	   *d_vals = NULL;
@@ -51,9 +49,7 @@ gpo_groupagg_run_add_gpu(gpo_ctx *ctx, gpo_agg_run *run, const gpo_vector *keys,
 		st = GPO_ERR_INVALID;
 		goto cleanup;
 	}
-	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_keys, kw * (size_t) n));
-	GPO_TRY(gpo_cuda_upload(ctx, keys, kw, d_keys, n));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, keys, n, &d_kvalid));
+	GPO_TRY(gpo_cuda_column_in(ctx, keys, n, &mem, &d_keys, &d_kvalid));
 	GPO_CUDA_TRY(gpo_cuda_key_stats(keys->type, d_keys, d_kvalid, n, stats, &mem));
 	if (!gpo_agg_run_takes(run, (int64_t) stats[2], stats[0], stats[1],
 						   est_groups, want))
@@ -72,11 +68,7 @@ gpo_groupagg_run_add_gpu(gpo_ctx *ctx, gpo_agg_run *run, const gpo_vector *keys,
 	}
 	g = (gpo_run_gpu *) run->gpu;
 	if (values != NULL)
-	{
-		GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_vals, vw * (size_t) n));
-		GPO_TRY(gpo_cuda_upload(ctx, values, vw, d_vals, n));
-		GPO_TRY(gpo_cuda_upload_valid(ctx, values, n, &d_vvalid));
-	}
+		GPO_TRY(gpo_cuda_column_in(ctx, values, n, &mem, &d_vals, &d_vvalid));
 	GPO_CUDA_TRY(gpo_cuda_dense_accumulate(keys->type, d_keys, d_kvalid, run->vt,
 										   d_vals, d_vvalid, n, run->min_code,
 										   run->range, g->fields, &g->acc));

@@ -251,11 +251,8 @@ code_shift(bool wide, void *d_codes, int64_t n, unsigned long long delta)
 
 /*
  * Sorts the first n of n_total (code, id) pairs by code over only the bits
- * that vary (see agg_cuda.cuh): the bits below the lowest one in which two
- * codes differ are skipped; above, the sort stops at the highest bit of the
- * codes' span (largest - smallest) when the smallest code is subtracted
- * first, if that saves an 8-bit pass (codes on both sides of a sign flip
- * differ in every bit but may span only a few); the codes are restored.
+ * that vary (see agg_cuda.cuh), as gpo_sort_bit_range chooses them; shifted
+ * codes are restored.
  */
 cudaError_t
 gpo_cuda_sort_varying(bool wide, void **d_codes, uint32_t **d_ids, int64_t n,
@@ -264,8 +261,7 @@ gpo_cuda_sort_varying(bool wide, void **d_codes, uint32_t **d_ids, int64_t n,
 	unsigned long long *d_span = NULL;
 	unsigned long long span[3] = {0, ~0ULL, 0};
 	int			bb,
-				eb,
-				span_eb;
+				eb;
 	cudaError_t err;
 
 	if (n <= 1)
@@ -287,14 +283,11 @@ gpo_cuda_sort_varying(bool wide, void **d_codes, uint32_t **d_ids, int64_t n,
 		return err;
 	if (span[0] == 0)
 		return cudaSuccess;
-	bb = __builtin_ctzll(span[0]);
-	eb = 64 - __builtin_clzll(span[0]);
-	span_eb = 64 - __builtin_clzll(span[2] - span[1]);
-	if ((span_eb - bb + 7) / 8 >= (eb - bb + 7) / 8)
+	if (!gpo_sort_bit_range(span[0], span[1], span[2], &bb, &eb))
 		return gpo_cuda_sort_codes(wide, d_codes, d_ids, n, n_total, bb, eb, mem);
 	if ((err = code_shift(wide, *d_codes, n, 0ULL - span[1])) != cudaSuccess)
 		return err;
-	err = gpo_cuda_sort_codes(wide, d_codes, d_ids, n, n_total, bb, span_eb, mem);
+	err = gpo_cuda_sort_codes(wide, d_codes, d_ids, n, n_total, bb, eb, mem);
 	if (err == cudaSuccess)
 		err = code_shift(wide, *d_codes, n, span[1]);
 	return err;

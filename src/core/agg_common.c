@@ -125,6 +125,39 @@ gpo_agg_value_type_ok(gpo_type t)
 		t == GPO_FLOAT64;
 }
 
+/* Checks grouping keys and their values (NULL: none) as arguments (see gpo_agg_internal.h). */
+gpo_status
+gpo_agg_check_inputs(gpo_ctx *ctx, const gpo_vector *keys,
+					 const gpo_vector *values)
+{
+	gpo_status	st;
+
+	if ((st = gpo_check_vector(ctx, keys, "keys")) != GPO_OK)
+		return st;
+	if (!gpo_agg_key_type_ok(keys->type))
+	{
+		gpo_set_detail(ctx, "group keys of type %s are not supported",
+					   gpo_type_name(keys->type));
+		return GPO_ERR_INVALID;
+	}
+	if (values == NULL)
+		return GPO_OK;
+	if ((st = gpo_check_vector(ctx, values, "values")) != GPO_OK)
+		return st;
+	if (!gpo_agg_value_type_ok(values->type))
+	{
+		gpo_set_detail(ctx, "values of type %s are not supported",
+					   gpo_type_name(values->type));
+		return GPO_ERR_INVALID;
+	}
+	if (gpo_vector_rows(values) != gpo_vector_rows(keys))
+	{
+		gpo_set_detail(ctx, "keys and values differ in rows");
+		return GPO_ERR_INVALID;
+	}
+	return GPO_OK;
+}
+
 /* The chooser (see gpo_agg.h). */
 gpo_agg_strategy
 gpo_agg_choose(gpo_type key_type, int64_t nvalid, uint64_t min_code,

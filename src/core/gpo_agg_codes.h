@@ -155,4 +155,31 @@ gpo_double_of_raw(gpo_type type, uint64_t raw)
 	}
 }
 
+/*
+ * The key-code bits a radix sort must cover (host only): diff is the OR of
+ * every code XOR the first, [mn, mx] the codes' range (diff != 0).  The
+ * bits below the lowest one in which two codes differ are skipped; above,
+ * the sort stops at the highest bit of the span mx - mn when the smallest
+ * code is subtracted first, if that saves an 8-bit pass (codes on both
+ * sides of a sign flip differ in every bit but may span only a few).  Sets
+ * [*begin, *end); true when the codes are to be shifted down by mn.
+ */
+static inline bool
+gpo_sort_bit_range(uint64_t diff, uint64_t mn, uint64_t mx, int *begin,
+				   int *end)
+{
+	int			bb = __builtin_ctzll(diff);
+	int			eb = 64 - __builtin_clzll(diff);
+	int			span_eb = 64 - __builtin_clzll(mx - mn);
+
+	*begin = bb;
+	if ((span_eb - bb + 7) / 8 >= (eb - bb + 7) / 8)
+	{
+		*end = eb;
+		return false;
+	}
+	*end = span_eb;
+	return true;
+}
+
 #endif							/* GPO_AGG_CODES_H */

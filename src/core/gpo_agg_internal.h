@@ -84,6 +84,12 @@ extern void gpo_key_store(gpo_agg_out *out, int64_t g, gpo_type kt,
 extern bool gpo_agg_key_type_ok(gpo_type t);
 /* True for a value type of the aggregates. */
 extern bool gpo_agg_value_type_ok(gpo_type t);
+/*
+ * Checks grouping keys and their values (NULL: none): well-formed vectors
+ * of supported types, as many values as keys; ctx->detail says what is wrong.
+ */
+extern gpo_status gpo_agg_check_inputs(gpo_ctx *ctx, const gpo_vector *keys,
+									   const gpo_vector *values);
 
 /* ---- radix sort core (sort.c) ---- */
 

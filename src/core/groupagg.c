@@ -386,30 +386,8 @@ groupagg_check(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 {
 	gpo_status	st;
 
-	if ((st = gpo_check_vector(ctx, keys, "keys")) != GPO_OK)
+	if ((st = gpo_agg_check_inputs(ctx, keys, values)) != GPO_OK)
 		return st;
-	if (!gpo_agg_key_type_ok(keys->type))
-	{
-		gpo_set_detail(ctx, "group keys of type %s are not supported",
-					   gpo_type_name(keys->type));
-		return GPO_ERR_INVALID;
-	}
-	if (values != NULL)
-	{
-		if ((st = gpo_check_vector(ctx, values, "values")) != GPO_OK)
-			return st;
-		if (!gpo_agg_value_type_ok(values->type))
-		{
-			gpo_set_detail(ctx, "values of type %s are not supported",
-						   gpo_type_name(values->type));
-			return GPO_ERR_INVALID;
-		}
-		if (gpo_vector_rows(values) != gpo_vector_rows(keys))
-		{
-			gpo_set_detail(ctx, "keys and values differ in rows");
-			return GPO_ERR_INVALID;
-		}
-	}
 	if (strategy == NULL || out == NULL || ngroups == NULL ||
 		*strategy < GPO_AGG_AUTO || *strategy > GPO_AGG_SORT || out->capacity < 0)
 	{

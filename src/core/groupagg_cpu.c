@@ -205,27 +205,36 @@ gpo_dense_accumulate_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	return GPO_OK;
 }
 
+/* Empty dense slots (see groupagg_internal.h). */
+gpo_acc *
+gpo_dense_slots_new(uint64_t range, int nt)
+{
+	gpo_acc    *tab = malloc(sizeof(gpo_acc) * (range + 1));
+
+	if (tab == NULL)
+		return NULL;
+#pragma omp parallel for num_threads(nt) schedule(static)
+	for (int64_t s = 0; s <= (int64_t) range; s++)
+		gpo_acc_init(&tab[s]);
+	return tab;
+}
+
 /* Dense strategy (see groupagg_internal.h). */
 gpo_status
 gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
 					   const gpo_vector *values, int nt, uint64_t min_code,
 					   uint64_t range, gpo_agg_out *out, int64_t *ngroups)
 {
-	gpo_acc    *tab = malloc(sizeof(gpo_acc) * (range + 1));
-	gpo_acc		nullacc;
+	gpo_acc    *tab = gpo_dense_slots_new(range, nt);
 	gpo_status	st;
 
 	if (tab == NULL)
 		return GPO_ERR_NOMEM;
-#pragma omp parallel for num_threads(nt) schedule(static)
-	for (int64_t s = 0; s < (int64_t) range; s++)
-		gpo_acc_init(&tab[s]);
-	gpo_acc_init(&nullacc);
 	st = gpo_dense_accumulate_cpu(keys, kstarts, values, nt, min_code, range,
-								  tab, &nullacc);
+								  tab, &tab[range]);
 	if (st == GPO_OK)
 		st = gpo_dense_store_cpu(keys->type, values ? (int) values->type : -1,
-								 tab, min_code, range, &nullacc, out, ngroups);
+								 tab, min_code, range, &tab[range], out, ngroups);
 	free(tab);
 	return st;
 }

@@ -75,6 +75,11 @@ extern gpo_status gpo_dense_accumulate_cpu(const gpo_vector *keys,
 										   uint64_t min_code, uint64_t range,
 										   gpo_acc *tab, gpo_acc *nullacc);
 /*
+ * range + 1 empty dense slots (malloc'd; NULL on no memory): one per key
+ * code, then the NULL key's.
+ */
+extern gpo_acc *gpo_dense_slots_new(uint64_t range, int nt);
+/*
  * The groups of dense slots into out: nonempty slots in code order, then the
  * NULL key when it has rows (kt key type, vtype value type or -1: none).
  */

@@ -58,17 +58,13 @@ run_add_cpu(gpo_ctx *ctx, gpo_agg_run *run, const gpo_vector *keys,
 	}
 	if (!was_started)
 	{
-		run->tab = malloc(sizeof(gpo_acc) * (size_t) (run->range + 1));
+		run->tab = gpo_dense_slots_new((uint64_t) run->range, nt);
 		if (run->tab == NULL)
 		{
 			run->started = false;
 			free(kstarts);
 			return GPO_ERR_NOMEM;
 		}
-		tab = (gpo_acc *) run->tab;
-#pragma omp parallel for num_threads(nt) schedule(static)
-		for (int64_t s = 0; s <= run->range; s++)
-			gpo_acc_init(&tab[s]);
 	}
 	tab = (gpo_acc *) run->tab;
 	st = gpo_dense_accumulate_cpu(keys, kstarts, values, nt, run->min_code,
@@ -91,30 +87,8 @@ run_add_check(gpo_ctx *ctx, gpo_agg_run *const *run, const gpo_vector *keys,
 		gpo_set_detail(ctx, "run, want_out and added must be given");
 		return GPO_ERR_INVALID;
 	}
-	if ((st = gpo_check_vector(ctx, keys, "keys")) != GPO_OK)
+	if ((st = gpo_agg_check_inputs(ctx, keys, values)) != GPO_OK)
 		return st;
-	if (!gpo_agg_key_type_ok(keys->type))
-	{
-		gpo_set_detail(ctx, "group keys of type %s are not supported",
-					   gpo_type_name(keys->type));
-		return GPO_ERR_INVALID;
-	}
-	if (values != NULL)
-	{
-		if ((st = gpo_check_vector(ctx, values, "values")) != GPO_OK)
-			return st;
-		if (!gpo_agg_value_type_ok(values->type))
-		{
-			gpo_set_detail(ctx, "values of type %s are not supported",
-						   gpo_type_name(values->type));
-			return GPO_ERR_INVALID;
-		}
-		if (gpo_vector_rows(values) != gpo_vector_rows(keys))
-		{
-			gpo_set_detail(ctx, "keys and values differ in rows");
-			return GPO_ERR_INVALID;
-		}
-	}
 	if (*run != NULL && ((*run)->kt != keys->type ||
 						 (*run)->vt != (values ? (int) values->type : -1)))
 	{

@@ -125,12 +125,9 @@ gpo_keys_to_codes(const gpo_vector *keys, uint64_t *codes, int64_t *rows,
 
 /*
  * Stable sort of n (code, row) pairs by code over only the bits that vary
- * (see gpo_agg_internal.h).  The bits below the lowest one in which two codes
- * differ are skipped; above, the sort stops at the highest bit of the codes'
- * span (largest - smallest) when the smallest code is subtracted first, if
- * that saves an 8-bit pass: codes on both sides of a sign flip (keys -5 ..
- * 4, say) differ in every bit but span only a few.  The subtracted codes
- * keep the skipped low bits equal (zero), and are restored after the sort.
+ * (see gpo_agg_internal.h), as gpo_sort_bit_range chooses them.  Subtracted
+ * codes keep the skipped low bits equal (zero), and are restored after the
+ * sort.
  */
 void
 gpo_radix_sort_varying(uint64_t *codes, int64_t *rows, uint64_t *tmp_codes,
@@ -142,8 +139,7 @@ gpo_radix_sort_varying(uint64_t *codes, int64_t *rows, uint64_t *tmp_codes,
 	uint64_t	mx = 0;
 	uint64_t	c0;
 	int			bb,
-				eb,
-				span_eb;
+				eb;
 
 	if (n <= 1)
 		return;
@@ -160,10 +156,7 @@ gpo_radix_sort_varying(uint64_t *codes, int64_t *rows, uint64_t *tmp_codes,
 	}
 	if (diff == 0)
 		return;
-	bb = __builtin_ctzll(diff);
-	eb = 64 - __builtin_clzll(diff);
-	span_eb = 64 - __builtin_clzll(mx - mn);
-	if ((span_eb - bb + 7) / 8 >= (eb - bb + 7) / 8)
+	if (!gpo_sort_bit_range(diff, mn, mx, &bb, &eb))
 	{
 		gpo_radix_sort_codes(codes, rows, tmp_codes, tmp_rows, n, bb, eb,
 							 nthreads, hist);
@@ -172,7 +165,7 @@ gpo_radix_sort_varying(uint64_t *codes, int64_t *rows, uint64_t *tmp_codes,
 #pragma omp parallel for num_threads(nthreads) schedule(static)
 	for (int64_t i = 0; i < n; i++)
 		codes[i] -= mn;
-	gpo_radix_sort_codes(codes, rows, tmp_codes, tmp_rows, n, bb, span_eb,
+	gpo_radix_sort_codes(codes, rows, tmp_codes, tmp_rows, n, bb, eb,
 						 nthreads, hist);
 #pragma omp parallel for num_threads(nthreads) schedule(static)
 	for (int64_t i = 0; i < n; i++)

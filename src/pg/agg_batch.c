@@ -19,8 +19,8 @@
 #include "gpo_join.h"
 #include "gpo_keypack.h"
 
-/* Counts an engine call's face and checks its status. */
-static void
+/* Counts an engine call's face and checks its status (see gpuops_agg_exec.h). */
+void
 gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st, gpo_ctx *ctx,
 				   const char *op)
 {

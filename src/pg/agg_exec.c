@@ -254,16 +254,19 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 
 
 /*
- * Waits for the batch in flight, merges it and frees its memory; adds the
- * time the backend spent here since start to the engine's.
+ * Waits for the batch in flight, merges it and frees its memory, and at the
+ * end of the table (last) also the running groups; adds the time the backend
+ * spent here since start to the engine's.
  */
 static void
-gpuops_agg_settle(GpuopsAggScanState *s, instr_time start)
+gpuops_agg_settle(GpuopsAggScanState *s, instr_time start, bool last)
 {
 	MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
 	instr_time	dur;
 
 	gpuops_agg_batch_finish(s);
+	if (last)
+		gpuops_agg_runs_flush(s);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(s->batch_cxt);
 	INSTR_TIME_SET_CURRENT(dur);
@@ -307,7 +310,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		if (n == 0)
 			continue;
 		INSTR_TIME_SET_CURRENT(start);
-		gpuops_agg_settle(s, start);
+		gpuops_agg_settle(s, start, false);
 		INSTR_TIME_SET_CURRENT(start);
 		s->batches++;
 		s->rows_in += n;
@@ -330,7 +333,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 			gpuops_agg_batch(s, te, vecs, n, null_key_out);
 		MemoryContextSwitchTo(old);
 		if (s->pending == NULL)
-			gpuops_agg_settle(s, start);
+			gpuops_agg_settle(s, start, false);
 		else
 		{
 			instr_time	dur;
@@ -341,19 +344,8 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		}
 	}
 	INSTR_TIME_SET_CURRENT(start);
-	gpuops_agg_settle(s, start);
 	/* the running groups come back once, at the end of the table */
-	old = MemoryContextSwitchTo(s->batch_cxt);
-	gpuops_agg_runs_flush(s);
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(s->batch_cxt);
-	{
-		instr_time	dur;
-
-		INSTR_TIME_SET_CURRENT(dur);
-		INSTR_TIME_SUBTRACT(dur, start);
-		s->engine_ms += INSTR_TIME_GET_MILLISEC(dur);
-	}
+	gpuops_agg_settle(s, start, true);
 	stats = gpuops_scan_stats(te->reader);
 	s->read_ms += stats->read_ms;
 	s->pin_ms += stats->pin_ms;

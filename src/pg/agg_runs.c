@@ -49,18 +49,6 @@ gpuops_agg_runs_init(GpuopsAggScanState *s)
 	MemoryContextRegisterResetCallback(cxt, &s->runs_cleanup);
 }
 
-/* Engine status of a run call: counted by face, errors raised. */
-static void
-gpuops_agg_run_checked(GpuopsAggScanState *s, gpo_status st, gpo_ctx *ctx)
-{
-	gpuops_check_status(st, ctx, "GpuOpsAgg running group aggregation",
-						InvalidOid);
-	if (ctx->used == GPO_DEVICE_GPU)
-		s->gpu_calls++;
-	else
-		s->cpu_calls++;
-}
-
 /*
  * Adds the batch to every value column's run; false (nothing added) when
  * the first run declines it.
@@ -88,7 +76,8 @@ gpuops_agg_runs_add(GpuopsAggScanState *s, const gpo_vector *keyv,
 								  (int64) s->spec.est_groups,
 								  (gpo_agg_strategy) gpuops_agg_strategy,
 								  &want, &added);
-		gpuops_agg_run_checked(s, st, &ctx);
+		gpuops_agg_checked(s, st, &ctx,
+						   "GpuOpsAgg running group aggregation");
 		if (!added && v == 0)
 			return false;
 		if (!added)
@@ -178,14 +167,16 @@ gpuops_agg_runs_flush(GpuopsAggScanState *s)
 			gpuops_agg_ctx_init(s, &ctx);
 			st = gpo_groupagg_run_finish(&ctx, s->runs[0], &probe, &ngroups);
 			if (st != GPO_ERR_CAPACITY || ngroups == 0)
-				gpuops_agg_run_checked(s, st, &ctx);
+				gpuops_agg_checked(s, st, &ctx,
+								   "GpuOpsAgg running group aggregation");
 		}
 		gpuops_agg_out_alloc(&outs[v], ngroups,
 							 s->run_pack ? GPO_INT64 : s->groups.key_types[0],
 							 vt, v == 0);
 		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_groupagg_run_finish(&ctx, s->runs[v], &outs[v], &ng);
-		gpuops_agg_run_checked(s, st, &ctx);
+		gpuops_agg_checked(s, st, &ctx,
+						   "GpuOpsAgg running group aggregation");
 		if (ng != ngroups)
 			elog(ERROR, "GpuOpsAgg: value columns disagree on the running groups");
 	}

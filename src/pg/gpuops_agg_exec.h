@@ -132,6 +132,10 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
 
 /* ---- agg_batch.c ---- */
 
+/* Counts an engine call's face (for EXPLAIN ANALYZE) and raises its error, if any. */
+extern void gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st,
+							   gpo_ctx *ctx, const char *op);
+
 /*
  * Converts ngroups groups in outs (keys of type ktype, packed by pack when
  * there are several) into the running state's key codes and merges them
