@@ -46,6 +46,7 @@ struct gpo_lacc
 	double		fsum;
 	unsigned long long mn;
 	unsigned long long mx;
+	unsigned int fflags;
 };
 
 /* An empty partial. */
@@ -58,6 +59,7 @@ gpo_lacc_init(gpo_lacc &a)
 	a.fsum = 0.0;
 	a.mn = ~0ULL;
 	a.mx = 0;
+	a.fflags = 0;
 }
 
 /* Adds one row to a partial (has_v: a value vector exists). */
@@ -73,8 +75,10 @@ gpo_lacc_add(gpo_lacc &a, gpo_type vt, bool has_v, bool vvalid,
 	a.count++;
 	if (gpo_type_is_int(vt))
 		a.isum += gpo_int_of_raw(vt, raw);
-	else
+	else if (gpo_raw_is_finite(vt, raw))
 		a.fsum += gpo_double_of_raw(vt, raw);
+	else
+		a.fflags |= gpo_raw_fflag(vt, raw);
 	code = gpo_code_of_raw(vt, raw, 0);
 	a.mn = code < a.mn ? code : a.mn;
 	a.mx = code > a.mx ? code : a.mx;
@@ -90,6 +94,7 @@ gpo_lacc_merge(gpo_lacc &a, const gpo_lacc &b)
 	a.fsum += b.fsum;
 	a.mn = b.mn < a.mn ? b.mn : a.mn;
 	a.mx = b.mx > a.mx ? b.mx : a.mx;
+	a.fflags |= b.fflags;
 }
 
 /* Atomically adds a 128-bit v to the (lo, hi) words of one slot. */
@@ -124,6 +129,8 @@ gpo_dacc_merge(const gpo_dacc &d, int64_t s, const gpo_lacc &a)
 		atomicMin(&d.mn[s], a.mn);
 	if (d.mx)
 		atomicMax(&d.mx[s], a.mx);
+	if (d.fflags && a.fflags)
+		atomicOr(&d.fflags[s], a.fflags);
 }
 
 /* Lane src's partial, for every lane (fields: the GPO_DF_* in use). */
@@ -149,6 +156,8 @@ gpo_lacc_shfl(const gpo_lacc &a, int src, unsigned fields)
 		b.mn = __shfl_sync(0xffffffffu, a.mn, src);
 	if (fields & GPO_DF_MAX)
 		b.mx = __shfl_sync(0xffffffffu, a.mx, src);
+	if (fields & GPO_DF_FFLAGS)
+		b.fflags = __shfl_sync(0xffffffffu, a.fflags, src);
 	return b;
 }
 
@@ -214,6 +223,8 @@ gpo_dacc_store(const gpo_dacc &d, int64_t s, const gpo_lacc &a)
 		d.mn[s] = a.mn;
 	if (d.mx)
 		d.mx[s] = a.mx;
+	if (d.fflags)
+		d.fflags[s] = a.fflags;
 }
 
 /* Atomically adds one row to slot s of d (shared or global). */
@@ -231,7 +242,12 @@ gpo_dacc_add_row(const gpo_dacc &d, int64_t s, gpo_type vt, bool has_v,
 	if (d.sum_lo)
 		gpo_atomic_add128(&d.sum_lo[s], &d.sum_hi[s],
 						  (__int128) gpo_int_of_raw(vt, raw));
-	if (d.fsum)
+	if (!gpo_type_is_int(vt) && !gpo_raw_is_finite(vt, raw))
+	{
+		if (d.fflags)
+			atomicOr(&d.fflags[s], gpo_raw_fflag(vt, raw));
+	}
+	else if (d.fsum)
 		atomicAdd(&d.fsum[s], gpo_double_of_raw(vt, raw));
 	code = gpo_code_of_raw(vt, raw, 0);
 	if (d.mn)
@@ -257,6 +273,8 @@ gpo_dacc_load(const gpo_dacc &d, int64_t s, gpo_lacc &a)
 		a.mn = d.mn[s];
 	if (d.mx)
 		a.mx = d.mx[s];
+	if (d.fflags)
+		a.fflags = d.fflags[s];
 }
 
 /* Bytes one slot of accumulators with these fields takes. */
@@ -275,6 +293,10 @@ gpo_dacc_slot_bytes(unsigned fields)
 		b += 8;
 	if (fields & GPO_DF_MAX)
 		b += 8;
+	if (fields & GPO_DF_M2)
+		b += 8;
+	if (fields & GPO_DF_FFLAGS)
+		b += 4;
 	return b;
 }
 
@@ -290,6 +312,8 @@ gpo_dacc_carve(gpo_dacc *d, unsigned fields, int64_t nslots, char *p)
 	d->fsum = NULL;
 	d->mn = NULL;
 	d->mx = NULL;
+	d->m2 = NULL;
+	d->fflags = NULL;
 	if (fields & GPO_DF_COUNT)
 	{
 		d->count = (unsigned long long *) p;
@@ -313,7 +337,18 @@ gpo_dacc_carve(gpo_dacc *d, unsigned fields, int64_t nslots, char *p)
 		p += 8 * nslots;
 	}
 	if (fields & GPO_DF_MAX)
+	{
 		d->mx = (unsigned long long *) p;
+		p += 8 * nslots;
+	}
+	if (fields & GPO_DF_M2)
+	{
+		d->m2 = (double *) p;
+		p += 8 * nslots;
+	}
+	/* 4-byte words last, so that every 8-byte array stays aligned */
+	if (fields & GPO_DF_FFLAGS)
+		d->fflags = (unsigned int *) p;
 }
 
 /* Empties slots [lo, hi) of d, from thread t of nt. */
@@ -336,7 +371,73 @@ gpo_dacc_clear(const gpo_dacc &d, int64_t lo, int64_t hi, int64_t t, int64_t nt)
 			d.mn[s] = ~0ULL;
 		if (d.mx)
 			d.mx[s] = 0;
+		if (d.m2)
+			d.m2[s] = 0.0;
+		if (d.fflags)
+			d.fflags[s] = 0;
 	}
+}
+
+/*
+ * Warp-aggregated atomic add of v to d.m2[slot]: every lane of the warp
+ * calls this together (active: the lane holds a term); lanes of one slot
+ * are summed by pointer jumping (as gpo_warp_combine does) and their lowest
+ * lane adds the sum, so a hot slot costs one atomic per warp.
+ */
+__device__ __forceinline__ void
+gpo_warp_add_m2(const gpo_dacc &d, bool active, unsigned long long slot,
+				double v)
+{
+	unsigned	act = __ballot_sync(0xffffffffu, active);
+	unsigned	peers = __match_any_sync(0xffffffffu, slot) & act;
+	int			lane = threadIdx.x & 31;
+	unsigned	above;
+	int			next;
+
+	if (!active)
+		peers = 0;
+	if (__all_sync(0xffffffffu, !active || peers == (1u << lane)))
+	{
+		if (active)
+			atomicAdd(&d.m2[slot], v);
+		return;
+	}
+	above = peers & ~((2u << lane) - 1u);
+	next = above ? __ffs(above) - 1 : -1;
+	for (int step = 0; step < 5; step++)
+	{
+		int			src = next >= 0 ? next : lane;
+		double		x = __shfl_sync(0xffffffffu, v, src);
+		int			nn = __shfl_sync(0xffffffffu, next, src);
+
+		if (next >= 0)
+		{
+			v += x;
+			next = nn;
+		}
+	}
+	if (active && lane == __ffs(peers) - 1)
+		atomicAdd(&d.m2[slot], v);
+}
+
+/*
+ * The squared deviation of a row's value from its slot's mean (fsum /
+ * count, which is the mean whenever every value of the slot is finite, the
+ * only case in which m2 is reported); false for no term (NULL, non-finite).
+ */
+__device__ __forceinline__ bool
+gpo_m2_term(const gpo_dacc &d, int64_t slot, gpo_type vt, bool vvalid,
+			unsigned long long raw, double *term)
+{
+	double		x,
+				dev;
+
+	if (!vvalid || !gpo_raw_is_finite(vt, raw))
+		return false;
+	x = gpo_double_of_raw(vt, raw);
+	dev = x - d.fsum[slot] / (double) d.count[slot];
+	*term = dev * dev;
+	return true;
 }
 
 /* ---- launchers shared between the .cu files ---- */
@@ -429,6 +530,23 @@ extern gpo_status gpo_cuda_column_in(gpo_ctx *ctx, const gpo_vector *v,
 
 /* The accumulator fields out's arrays need for values of type vt (< 0: none). */
 extern unsigned gpo_cuda_fields(const gpo_agg_out *out, int vt);
+
+/*
+ * The m2 pass over rows in segment order (segreduce.cu): rows [0, n) of
+ * values (vt, d_vals, d_vvalid) whose slot in d is d_seg[i]; d holds the
+ * slots' counts and finite sums.
+ */
+extern cudaError_t gpo_cuda_m2_segments(int vt, const void *d_vals,
+										const uint8_t *d_vvalid,
+										const uint32_t *d_seg, int64_t n,
+										const gpo_dacc *d);
+
+/*
+ * Folds nslots slots of accumulators b into a (segreduce.cu), Chan's
+ * combination for m2 (both hold the same fields).
+ */
+extern cudaError_t gpo_cuda_dacc_fold(const gpo_dacc *a, const gpo_dacc *b,
+									  int64_t nslots);
 
 /*
  * Finishes device results into the host arrays of out (groupagg.cu):

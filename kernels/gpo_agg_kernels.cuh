@@ -78,6 +78,8 @@ gpo_dmem_release(gpo_dmem *mem)
 #define GPO_DF_FSUM		0x04u
 #define GPO_DF_MIN		0x08u
 #define GPO_DF_MAX		0x10u
+#define GPO_DF_FFLAGS	0x20u		/* float values: GPO_FF_* seen */
+#define GPO_DF_M2		0x40u		/* float values: second pass, m2 */
 
 /* Per-slot accumulators on the device: one array per field (NULL = absent). */
 struct gpo_dacc
@@ -89,6 +91,8 @@ struct gpo_dacc
 	double	   *fsum;
 	unsigned long long *mn;		/* value order codes */
 	unsigned long long *mx;
+	double	   *m2;				/* sum of squared deviations (pass 2) */
+	unsigned int *fflags;		/* GPO_FF_* (atomicOr) */
 };
 
 /* Device results of a group aggregation, in key order, NULL key last. */

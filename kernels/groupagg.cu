@@ -394,6 +394,88 @@ gpo_k_gather_values(int vt, const void *d_vals, const uint8_t *d_vvalid,
 	}
 }
 
+/* Dense m2 pass: each row's squared deviation into its slot's m2. */
+__global__ void
+gpo_k_dense_m2(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid, int vt,
+			   const void *d_vals, const uint8_t *d_vvalid, int64_t n,
+			   unsigned long long min_code, int64_t range, gpo_dacc g)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+	gpo_type	t = (gpo_type) vt;
+
+	for (int64_t base = (int64_t) blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
+		 base < n; base += stride)
+	{
+		int64_t		i = base + (threadIdx.x & 31);
+		int64_t		slot = range;
+		double		term = 0.0;
+		bool		active = false;
+
+		if (i < n)
+		{
+			if (!d_kvalid || d_kvalid[i])
+				slot = (int64_t) (gpo_code_of_raw(kt, gpo_dload(kt, d_keys, i), 1) - min_code);
+			active = gpo_m2_term(g, slot, t, !d_vvalid || d_vvalid[i],
+								 gpo_dload(t, d_vals, i), &term);
+		}
+		gpo_warp_add_m2(g, active, active ? (unsigned long long) slot : ~0ULL, term);
+	}
+}
+
+/* Slot of code in the global table, -1 if absent. */
+__device__ __forceinline__ int64_t
+gpo_hash_find(const unsigned long long *d_tkeys, int64_t cap,
+			  unsigned long long code)
+{
+	int64_t		h = (int64_t) (gpo_dhash(code) & (unsigned long long) (cap - 1));
+
+	for (int64_t p = 0; p < cap; p++)
+	{
+		unsigned long long k = d_tkeys[h];
+
+		if (k == code)
+			return h;
+		if (k == GPO_HASH_EMPTY)
+			return -1;
+		h = (h + 1) & (cap - 1);
+	}
+	return -1;
+}
+
+/* Hash m2 pass: slots found in the filled table (see gpo_k_hash's layout). */
+__global__ void
+gpo_k_hash_m2(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid, int vt,
+			  const void *d_vals, const uint8_t *d_vvalid, int64_t n,
+			  const unsigned long long *d_tkeys, int64_t cap, gpo_dacc g)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+	gpo_type	t = (gpo_type) vt;
+
+	for (int64_t base = (int64_t) blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
+		 base < n; base += stride)
+	{
+		int64_t		i = base + (threadIdx.x & 31);
+		int64_t		slot = -1;
+		double		term = 0.0;
+		bool		active = false;
+
+		if (i < n)
+		{
+			slot = cap + 1;
+			if (!d_kvalid || d_kvalid[i])
+			{
+				unsigned long long code = gpo_code_of_raw(kt, gpo_dload(kt, d_keys, i), 1);
+
+				slot = code == GPO_HASH_EMPTY ? cap : gpo_hash_find(d_tkeys, cap, code);
+			}
+			active = slot >= 0 &&
+				gpo_m2_term(g, slot, t, !d_vvalid || d_vvalid[i],
+							gpo_dload(t, d_vals, i), &term);
+		}
+		gpo_warp_add_m2(g, active, active ? (unsigned long long) slot : ~0ULL, term);
+	}
+}
+
 /* Smallest power of two >= x (x >= 1). */
 static int64_t
 pow2_at_least(int64_t x)
@@ -441,6 +523,11 @@ gpo_cuda_dense_accumulate(gpo_type kt, const void *d_keys,
 	gpo_k_dense<<<blocks, GPO_CUDA_THREADS, use_smem ? smem : 0>>>
 		(kt, d_keys, d_kvalid, vt, d_vals, d_vvalid, n, min_code, range,
 		 *acc, fields, use_smem, range < DENSE_COMBINE_BELOW);
+	if ((err = GPO_LAUNCHED()) != cudaSuccess || !(fields & GPO_DF_M2) || vt < 0)
+		return err;
+	/* the second pass: the means are known now */
+	gpo_k_dense_m2<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+		(kt, d_keys, d_kvalid, vt, d_vals, d_vvalid, n, min_code, range, *acc);
 	return GPO_LAUNCHED();
 }
 
@@ -547,6 +634,12 @@ run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 						 (long long) cap);
 			st = GPO_ERR_DEVICE;
 			goto cleanup;
+		}
+		if ((fields & GPO_DF_M2) && vt >= 0)
+		{
+			gpo_k_hash_m2<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+				(kt, d_keys, d_kvalid, vt, d_vals, d_vvalid, n, d_tkeys, cap, res->acc);
+			GPO_CUDA_TRY(GPO_LAUNCHED());
 		}
 	}
 
@@ -655,6 +748,8 @@ run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 		GPO_CUDA_TRY(GPO_LAUNCHED());
 	}
 	GPO_CUDA_TRY(gpo_cuda_segreduce_rows(vt, d_vs, d_vvs, d_seg, d_off, n, &res->acc));
+	if (fields & GPO_DF_M2)
+		GPO_CUDA_TRY(gpo_cuda_m2_segments(vt, d_vs, d_vvs, d_seg, n, &res->acc));
 cleanup:
 	return st;
 }

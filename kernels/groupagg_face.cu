@@ -54,6 +54,11 @@ gpo_k_groups_finish(gpo_cuda_groups r, gpo_type kt, int vt, gpo_agg_out o)
 		}
 		if (o.fsum)
 			o.fsum[g] = any && !vint ? a.fsum : 0.0;
+		if (o.fflags)
+			o.fflags[g] = any && !vint ? (uint8_t) a.fflags : 0;
+		if (o.m2)
+			o.m2[g] = !any || vint || r.acc.m2 == NULL ? 0.0 :
+				a.fflags ? __longlong_as_double(0x7ff8000000000000LL) : r.acc.m2[slot];
 		if (o.min)
 		{
 			unsigned long long raw = any ? gpo_raw_of_code((gpo_type) vt, a.mn) : 0;
@@ -131,6 +136,10 @@ gpo_cuda_groups_download(gpo_ctx *ctx, const gpo_cuda_groups *res, gpo_type kt,
 		GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d.min, vw * ng));
 	if (out->max && vw > 0)
 		GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d.max, vw * ng));
+	if (out->fflags)
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d.fflags, ng));
+	if (out->m2)
+		GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d.m2, 8 * ng));
 	GPO_TRY(gpo_cuda_groups_finish(ctx, res, kt, vt, &d));
 
 	if (d.keys)
@@ -166,6 +175,10 @@ gpo_cuda_groups_download(gpo_ctx *ctx, const gpo_cuda_groups *res, gpo_type kt,
 		GPO_CUDA_TRY(cudaMemcpy(out->min, d.min, vw * ng, cudaMemcpyDeviceToHost));
 	if (d.max)
 		GPO_CUDA_TRY(cudaMemcpy(out->max, d.max, vw * ng, cudaMemcpyDeviceToHost));
+	if (d.fflags)
+		GPO_CUDA_TRY(cudaMemcpy(out->fflags, d.fflags, ng, cudaMemcpyDeviceToHost));
+	if (d.m2)
+		GPO_CUDA_TRY(cudaMemcpy(out->m2, d.m2, 8 * ng, cudaMemcpyDeviceToHost));
 cleanup:
 	if (isum != NULL && isum != out->isum)
 		free(isum);

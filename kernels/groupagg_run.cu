@@ -69,9 +69,21 @@ gpo_groupagg_run_add_gpu(gpo_ctx *ctx, gpo_agg_run *run, const gpo_vector *keys,
 	g = (gpo_run_gpu *) run->gpu;
 	if (values != NULL)
 		GPO_TRY(gpo_cuda_column_in(ctx, values, n, &mem, &d_vals, &d_vvalid));
-	GPO_CUDA_TRY(gpo_cuda_dense_accumulate(keys->type, d_keys, d_kvalid, run->vt,
-										   d_vals, d_vvalid, n, run->min_code,
-										   run->range, g->fields, &g->acc));
+	if (g->fields & GPO_DF_M2)
+	{
+		/* m2 takes the batch's own means: its own slots, then Chan's fold */
+		gpo_dacc	batch;
+
+		GPO_CUDA_TRY(gpo_dacc_alloc(&mem, g->fields, run->range + 1, &batch));
+		GPO_CUDA_TRY(gpo_cuda_dense_accumulate(keys->type, d_keys, d_kvalid, run->vt,
+											   d_vals, d_vvalid, n, run->min_code,
+											   run->range, g->fields, &batch));
+		GPO_CUDA_TRY(gpo_cuda_dacc_fold(&g->acc, &batch, run->range + 1));
+	}
+	else
+		GPO_CUDA_TRY(gpo_cuda_dense_accumulate(keys->type, d_keys, d_kvalid, run->vt,
+											   d_vals, d_vvalid, n, run->min_code,
+											   run->range, g->fields, &g->acc));
 	GPO_CUDA_TRY(cudaDeviceSynchronize());
 	*added = true;
 cleanup:

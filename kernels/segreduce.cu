@@ -58,6 +58,7 @@ lacc_shfl_down(const gpo_lacc &a, int o)
 	b.fsum = __shfl_down_sync(0xffffffffu, a.fsum, o);
 	b.mn = __shfl_down_sync(0xffffffffu, a.mn, o);
 	b.mx = __shfl_down_sync(0xffffffffu, a.mx, o);
+	b.fflags = __shfl_down_sync(0xffffffffu, a.fflags, o);
 	return b;
 }
 
@@ -164,6 +165,87 @@ gpo_cuda_segreduce_rows(int vt, const void *d_vals, const uint8_t *d_vvalid,
 	return cudaPeekAtLastError();
 }
 
+/* The m2 pass over rows in segment order (see agg_cuda.cuh). */
+__global__ void
+gpo_k_m2_segments(int vt, const void *d_vals, const uint8_t *d_vvalid,
+				  const uint32_t *d_seg, int64_t n, gpo_dacc d)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+	gpo_type	t = (gpo_type) vt;
+
+	for (int64_t base = (int64_t) blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
+		 base < n; base += stride)
+	{
+		int64_t		i = base + (threadIdx.x & 31);
+		double		term = 0.0;
+		unsigned long long slot = ~0ULL;
+		bool		active = false;
+
+		if (i < n)
+		{
+			slot = d_seg[i];
+			active = gpo_m2_term(d, (int64_t) slot, t, !d_vvalid || d_vvalid[i],
+								 gpo_dload(t, d_vals, i), &term);
+		}
+		gpo_warp_add_m2(d, active, active ? slot : ~0ULL, term);
+	}
+}
+
+/* The m2 pass launcher (see agg_cuda.cuh). */
+cudaError_t
+gpo_cuda_m2_segments(int vt, const void *d_vals, const uint8_t *d_vvalid,
+					 const uint32_t *d_seg, int64_t n, const gpo_dacc *d)
+{
+	if (n <= 0 || vt < 0 || d->m2 == NULL)
+		return cudaSuccess;
+	gpo_k_m2_segments<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>(vt, d_vals, d_vvalid, d_seg, n, *d);
+	return cudaPeekAtLastError();
+}
+
+/* Folds slot s of b into slot s of a, for every slot (one thread a slot). */
+__global__ void
+gpo_k_dacc_fold(gpo_dacc a, gpo_dacc b, int64_t nslots)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+
+	for (int64_t s = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; s < nslots; s += stride)
+	{
+		gpo_lacc	x;
+		gpo_lacc	y;
+
+		gpo_dacc_load(b, s, y);
+		if (y.rows == 0)
+			continue;
+		gpo_dacc_load(a, s, x);
+		if (a.m2 && y.count > 0)
+		{
+			if (x.count == 0)
+				a.m2[s] = b.m2[s];
+			else
+			{
+				double		m2 = a.m2[s];
+				double		mean = x.fsum / (double) x.count;
+
+				gpo_m2_combine(&m2, &mean, (double) x.count, b.m2[s],
+							   y.fsum / (double) y.count, (double) y.count);
+				a.m2[s] = m2;
+			}
+		}
+		gpo_lacc_merge(x, y);
+		gpo_dacc_store(a, s, x);
+	}
+}
+
+/* Fold launcher (see agg_cuda.cuh). */
+cudaError_t
+gpo_cuda_dacc_fold(const gpo_dacc *a, const gpo_dacc *b, int64_t nslots)
+{
+	if (nslots <= 0)
+		return cudaSuccess;
+	gpo_k_dacc_fold<<<gpo_cuda_blocks(nslots), GPO_CUDA_THREADS>>>(*a, *b, nslots);
+	return cudaPeekAtLastError();
+}
+
 /* Marks the first row of every nonempty segment. */
 __global__ void
 gpo_k_seg_heads(const int64_t *d_off, int64_t nsegs, uint32_t *d_flags)
@@ -209,8 +291,10 @@ gpo_cuda_fields(const gpo_agg_out *out, int vt)
 	f |= GPO_DF_COUNT;
 	if (gpo_type_is_int((gpo_type) vt) && (out->isum || out->fsum))
 		f |= GPO_DF_ISUM;
-	if (!gpo_type_is_int((gpo_type) vt) && out->fsum)
-		f |= GPO_DF_FSUM;
+	if (!gpo_type_is_int((gpo_type) vt) && (out->fsum || out->fflags || out->m2))
+		f |= GPO_DF_FSUM | GPO_DF_FFLAGS;
+	if (!gpo_type_is_int((gpo_type) vt) && out->m2)
+		f |= GPO_DF_M2;
 	if (out->min)
 		f |= GPO_DF_MIN;
 	if (out->max)
@@ -273,6 +357,7 @@ gpo_segreduce_gpu(gpo_ctx *ctx, const gpo_vector *values,
 		gpo_k_seg_ids<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>(d_flags, d_list, n, d_rank);
 		GPO_CUDA_TRY(GPO_LAUNCHED());
 		GPO_CUDA_TRY(gpo_cuda_segreduce_rows(vt, d_vals, d_vvalid, d_rank, d_off, n, &res.acc));
+		GPO_CUDA_TRY(gpo_cuda_m2_segments(vt, d_vals, d_vvalid, d_rank, n, &res.acc));
 	}
 	/* segments have no keys: keys and key_valid are left alone */
 	seg_out = *out;

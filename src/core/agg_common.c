@@ -41,6 +41,23 @@ gpo_code_decode(gpo_type type, uint64_t code, void *p)
 	}
 }
 
+/* The m2 of two sets together (see gpo_agg.h). */
+double
+gpo_m2_merged(double m2_a, double sum_a, int64_t n_a, double m2_b,
+			  double sum_b, int64_t n_b)
+{
+	double		mean_a;
+
+	if (n_b <= 0)
+		return m2_a;
+	if (n_a <= 0)
+		return m2_b;
+	mean_a = sum_a / (double) n_a;
+	gpo_m2_combine(&m2_a, &mean_a, (double) n_a, m2_b, sum_b / (double) n_b,
+				   (double) n_b);
+	return m2_a;
+}
+
 /* Writes accumulator a as entry g of out. */
 void
 gpo_acc_store(gpo_agg_out *out, int64_t g, const gpo_acc *a, gpo_type vt,
@@ -68,6 +85,15 @@ gpo_acc_store(gpo_agg_out *out, int64_t g, const gpo_acc *a, gpo_type vt,
 			out->fsum[g] = (double) a->isum;
 		else
 			out->fsum[g] = a->fsum;
+	}
+	if (out->fflags)
+		out->fflags[g] = any && !gpo_type_is_int(vt) ? (uint8_t) a->fflags : 0;
+	if (out->m2)
+	{
+		if (!any || gpo_type_is_int(vt))
+			out->m2[g] = 0.0;
+		else
+			out->m2[g] = a->fflags ? __builtin_nan("") : a->m2;
 	}
 	if (out->min && vsize > 0)
 	{

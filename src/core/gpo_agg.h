@@ -64,13 +64,26 @@ typedef enum gpo_agg_strategy
  *   rows       rows in the group: count(*)
  *   count      non-NULL values: count(x)
  *   isum       exact sum of integer values; 0 for float values
- *   fsum       float64 sum of float values; for integer values the exact
- *              sum rounded once to float64
+ *   fsum       float64 sum of the FINITE float values only (it may overflow
+ *              to an infinity, or to NaN when partial sums overflow both
+ *              ways); for integer values the exact sum rounded once to
+ *              float64
+ *   fflags     the non-finite float values seen: GPO_FF_PINF, GPO_FF_NINF,
+ *              GPO_FF_NAN (OR-combinable); 0 for integer values
+ *   m2         float values: the sum of squared deviations from the mean,
+ *              computed stably (Welford / Chan on the CPU face, two passes on
+ *              the GPU face), 0 for one value, NaN when any value is not
+ *              finite; 0 for integer values.  Only computed when asked for
+ *              (m2 non-NULL): it costs a pass on the GPU face
  *   min, max   value type; PostgreSQL order for floats (a NaN value makes
  *              max NaN, and min NaN only when every value is NaN), with
  *              -0.0 ordered before 0.0 so that the result is deterministic
  * When count is 0 (no value, or no value vector) sum, min and max are NULL
  * in SQL terms; the arrays then hold 0.
+ *
+ * A float sum as PostgreSQL's float8pl would give it is then: an overflow
+ * error when fsum is not finite, else fsum combined with fflags by IEEE
+ * rules (+Inf with -Inf, or any NaN: NaN; +Inf: +Inf; -Inf: -Inf).
  */
 typedef struct gpo_agg_out
 {
@@ -83,7 +96,14 @@ typedef struct gpo_agg_out
 	double	   *fsum;
 	void	   *min;
 	void	   *max;
+	uint8_t    *fflags;
+	double	   *m2;
 } gpo_agg_out;
+
+/* The non-finite float values a group holds (gpo_agg_out.fflags). */
+#define GPO_FF_PINF		0x01
+#define GPO_FF_NINF		0x02
+#define GPO_FF_NAN		0x04
 
 /* ---- order codes (agg_common.c) ----
  *
@@ -96,6 +116,14 @@ extern uint64_t gpo_key_code(gpo_type type, const void *p);
 extern uint64_t gpo_value_code(gpo_type type, const void *p);
 /* Writes the value (key type) whose key or value code is code into *p. */
 extern void gpo_code_decode(gpo_type type, uint64_t code, void *p);
+
+/*
+ * The m2 of two sets of float values together (Chan's formula), from each
+ * set's m2, sum and count (the sets' means are sum / count); a set of count
+ * 0 adds nothing.
+ */
+extern double gpo_m2_merged(double m2_a, double sum_a, int64_t n_a,
+							double m2_b, double sum_b, int64_t n_b);
 
 /* ---- stable radix sort of key/row pairs (sort.c) ----
  *

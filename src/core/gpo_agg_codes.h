@@ -155,6 +155,53 @@ gpo_double_of_raw(gpo_type type, uint64_t raw)
 	}
 }
 
+/* True when raw bits of a float type hold a finite value. */
+GPO_HD int
+gpo_raw_is_finite(gpo_type type, uint64_t raw)
+{
+	if (type == GPO_FLOAT32)
+		return ((uint32_t) raw & UINT32_C(0x7f800000)) != UINT32_C(0x7f800000);
+	return (raw & UINT64_C(0x7ff0000000000000)) != UINT64_C(0x7ff0000000000000);
+}
+
+/* The GPO_FF_* flag of raw bits of a non-finite float value. */
+GPO_HD unsigned
+gpo_raw_fflag(gpo_type type, uint64_t raw)
+{
+	int			nan;
+	int			neg;
+
+	if (type == GPO_FLOAT32)
+	{
+		nan = ((uint32_t) raw & UINT32_C(0x007fffff)) != 0;
+		neg = ((uint32_t) raw >> 31) != 0;
+	}
+	else
+	{
+		nan = (raw & UINT64_C(0x000fffffffffffff)) != 0;
+		neg = (raw >> 63) != 0;
+	}
+	return nan ? 0x04u : neg ? 0x02u : 0x01u;
+}
+
+/*
+ * Chan's combination of two sets' sums of squared deviations: set a (na
+ * values, mean *mean_a, *m2_a) absorbs set b; the mean moves too.  The
+ * cross term is formed as (d * w) * d, which overflows only when the
+ * result does.
+ */
+GPO_HD void
+gpo_m2_combine(double *m2_a, double *mean_a, double na, double m2_b,
+			   double mean_b, double nb)
+{
+	double		n = na + nb;
+	double		d = mean_b - *mean_a;
+	double		w = na * (nb / n);
+
+	*mean_a += d * (nb / n);
+	*m2_a += m2_b + (d * w) * d;
+}
+
 /*
  * The key-code bits a radix sort must cover (host only): diff is the OR of
  * every code XOR the first, [mn, mx] the codes' range (diff != 0).  The

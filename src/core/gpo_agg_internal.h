@@ -22,6 +22,9 @@ typedef struct gpo_acc
 	double		fsum;			/* float sum */
 	uint64_t	mn;				/* smallest value code (UINT64_MAX: none) */
 	uint64_t	mx;				/* largest value code (0: none) */
+	double		mean;			/* float values, when m2 is kept: running */
+	double		m2;				/* mean and sum of squared deviations */
+	uint32_t	fflags;			/* GPO_FF_* of the non-finite values */
 } gpo_acc;
 
 /* An empty accumulator. */
@@ -34,11 +37,20 @@ gpo_acc_init(gpo_acc *a)
 	a->fsum = 0.0;
 	a->mn = UINT64_MAX;
 	a->mx = 0;
+	a->mean = 0.0;
+	a->m2 = 0.0;
+	a->fflags = 0;
 }
 
-/* Adds one row (vt: value type; valid: value not NULL; raw: its bits). */
+/*
+ * Adds one row (vt: value type; valid: value not NULL; raw: its bits).
+ * Float values: finite ones go into fsum (and, with m2, into Welford's
+ * running mean and m2 over count values: exact while every value is
+ * finite, which is the only case where m2 is reported), others set fflags.
+ */
 static inline void
-gpo_acc_add(gpo_acc *a, gpo_type vt, bool has_values, bool valid, uint64_t raw)
+gpo_acc_add(gpo_acc *a, gpo_type vt, bool has_values, bool valid, uint64_t raw,
+			bool m2)
 {
 	uint64_t	code;
 
@@ -48,8 +60,21 @@ gpo_acc_add(gpo_acc *a, gpo_type vt, bool has_values, bool valid, uint64_t raw)
 	a->count++;
 	if (gpo_type_is_int(vt))
 		a->isum += gpo_int_of_raw(vt, raw);
+	else if (gpo_raw_is_finite(vt, raw))
+	{
+		double		x = gpo_double_of_raw(vt, raw);
+
+		a->fsum += x;
+		if (m2)
+		{
+			double		d = x - a->mean;
+
+			a->mean += d / (double) a->count;
+			a->m2 += d * (x - a->mean);
+		}
+	}
 	else
-		a->fsum += gpo_double_of_raw(vt, raw);
+		a->fflags |= gpo_raw_fflag(vt, raw);
 	code = gpo_code_of_raw(vt, raw, 0);
 	if (code < a->mn)
 		a->mn = code;
@@ -61,6 +86,16 @@ gpo_acc_add(gpo_acc *a, gpo_type vt, bool has_values, bool valid, uint64_t raw)
 static inline void
 gpo_acc_merge(gpo_acc *a, const gpo_acc *b)
 {
+	/* m2 (mean and m2 stay 0 when it is not kept: nothing to do then) */
+	if (a->count == 0)
+	{
+		a->mean = b->mean;
+		a->m2 = b->m2;
+	}
+	else if (b->count > 0 && (b->mean != a->mean || b->m2 != 0.0))
+		gpo_m2_combine(&a->m2, &a->mean, (double) a->count, b->m2, b->mean,
+					   (double) b->count);
+	a->fflags |= b->fflags;
 	a->rows += b->rows;
 	a->count += b->count;
 	a->isum += b->isum;

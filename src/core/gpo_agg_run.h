@@ -19,6 +19,7 @@ struct gpo_agg_run
 	gpo_device	face;			/* CPU or GPU, fixed at the start */
 	gpo_type	kt;				/* key type */
 	int			vt;				/* value type, -1: no values */
+	bool		m2;				/* float values' m2 kept (want_out->m2) */
 	bool		started;		/* min_code and range are set */
 	uint64_t	min_code;		/* slots hold key codes [min_code, */
 	int64_t		range;			/* min_code + range), then the NULL key */

@@ -62,7 +62,7 @@ static inline __attribute__((always_inline)) void
 dense_rows(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt, gpo_type vt,
 		   bool has_values, int64_t lo, int64_t hi, uint64_t min_code,
 		   uint64_t klo, uint64_t khi, gpo_acc *t, gpo_acc *na,
-		   bool take_null)
+		   bool take_null, bool m2)
 {
 	for (int64_t r = lo; r < hi; r++)
 	{
@@ -78,12 +78,12 @@ dense_rows(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt, gpo_type vt,
 		if (!gpo_valid(kc, r))
 		{
 			if (take_null)
-				gpo_acc_add(na, vt, has_values, vv, vr);
+				gpo_acc_add(na, vt, has_values, vv, vr, m2);
 			continue;
 		}
 		c = gpo_code_of_raw(kt, gpo_raw_at(kt, kc->data, r), 1) - min_code;
 		if (c >= klo && c < khi)
-			gpo_acc_add(&t[c], vt, has_values, vv, vr);
+			gpo_acc_add(&t[c], vt, has_values, vv, vr, m2);
 	}
 }
 
@@ -92,17 +92,19 @@ static void
 dense_rows_typed(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt,
 				 gpo_type vt, bool has_values, int64_t lo, int64_t hi,
 				 uint64_t min_code, uint64_t klo, uint64_t khi, gpo_acc *t,
-				 gpo_acc *na, bool take_null)
+				 gpo_acc *na, bool take_null, bool m2)
 {
-#define DENSE_ROWS(K, V, HV) \
-	dense_rows(kc, vc, K, V, HV, lo, hi, min_code, klo, khi, t, na, take_null)
+#define DENSE_ROWS_M(K, V, HV, M) \
+	dense_rows(kc, vc, K, V, HV, lo, hi, min_code, klo, khi, t, na, take_null, M)
+#define DENSE_ROWS(K, V, HV) DENSE_ROWS_M(K, V, HV, false)
 #define DENSE_ROWS_V(K) \
 	do { \
 		if (!has_values) DENSE_ROWS(K, GPO_INT64, false); \
+		else if (vt == GPO_FLOAT64 && m2) DENSE_ROWS_M(K, GPO_FLOAT64, true, true); \
 		else if (vt == GPO_FLOAT64) DENSE_ROWS(K, GPO_FLOAT64, true); \
 		else if (vt == GPO_INT64) DENSE_ROWS(K, GPO_INT64, true); \
 		else if (vt == GPO_INT32) DENSE_ROWS(K, GPO_INT32, true); \
-		else DENSE_ROWS(K, vt, true); \
+		else DENSE_ROWS_M(K, vt, true, m2); \
 	} while (0)
 
 	if (kt == GPO_INT32)
@@ -110,16 +112,18 @@ dense_rows_typed(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt,
 	else if (kt == GPO_INT64)
 		DENSE_ROWS_V(GPO_INT64);
 	else
-		DENSE_ROWS(kt, vt, has_values);
+		DENSE_ROWS_M(kt, vt, has_values, m2);
 #undef DENSE_ROWS_V
 #undef DENSE_ROWS
+#undef DENSE_ROWS_M
 }
 
 /* Adds rows into dense slots (see groupagg_internal.h). */
 gpo_status
 gpo_dense_accumulate_cpu(const gpo_vector *keys, const int64_t *kstarts,
 						 const gpo_vector *values, int nt, uint64_t min_code,
-						 uint64_t range, gpo_acc *tab, gpo_acc *nullacc_out)
+						 uint64_t range, bool m2, gpo_acc *tab,
+						 gpo_acc *nullacc_out)
 {
 	int64_t		n = gpo_vector_rows(keys);
 	int			nb = gpo_agg_nblocks(n, nt);
@@ -167,7 +171,7 @@ gpo_dense_accumulate_cpu(const gpo_vector *keys, const int64_t *kstarts,
 							 values != NULL ? &values->chunks[0] : NULL,
 							 keys->type, values != NULL ? values->type : GPO_INT64,
 							 values != NULL, lo, hi, min_code, klo, khi, t, na,
-							 take_null);
+							 take_null, m2);
 			continue;
 		}
 		gpo_kv_seek(&it, keys, kstarts, values, vstarts, lo);
@@ -182,12 +186,12 @@ gpo_dense_accumulate_cpu(const gpo_vector *keys, const int64_t *kstarts,
 			if (!kv)
 			{
 				if (take_null)
-					gpo_acc_add(na, it.vt, it.has_values, vv, vr);
+					gpo_acc_add(na, it.vt, it.has_values, vv, vr, m2);
 				continue;
 			}
 			kc -= min_code;
 			if (kc >= klo && kc < khi)
-				gpo_acc_add(&t[kc], it.vt, it.has_values, vv, vr);
+				gpo_acc_add(&t[kc], it.vt, it.has_values, vv, vr, m2);
 		}
 	}
 	if (private_slots)
@@ -231,7 +235,7 @@ gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	if (tab == NULL)
 		return GPO_ERR_NOMEM;
 	st = gpo_dense_accumulate_cpu(keys, kstarts, values, nt, min_code, range,
-								  tab, &tab[range]);
+								  out->m2 != NULL, tab, &tab[range]);
 	if (st == GPO_OK)
 		st = gpo_dense_store_cpu(keys->type, values ? (int) values->type : -1,
 								 tab, min_code, range, &tab[range], out, ngroups);
@@ -334,6 +338,7 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	htab	   *tabs = calloc(nb, sizeof(htab));
 	gpo_acc    *nullacc = malloc(sizeof(gpo_acc) * nb);
 	gpo_type	vt = values ? values->type : GPO_INT64;
+	bool		m2 = out->m2 != NULL;
 	uint64_t   *codes = NULL,
 			   *tc = NULL;
 	int64_t    *idx = NULL,
@@ -379,7 +384,7 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 				h->failed = true;
 				break;
 			}
-			gpo_acc_add(a, it.vt, it.has_values, vv, vr);
+			gpo_acc_add(a, it.vt, it.has_values, vv, vr, m2);
 		}
 	}
 	for (int b = 0; b < nb; b++)

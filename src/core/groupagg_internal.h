@@ -67,13 +67,15 @@ extern gpo_status gpo_groupagg_dense_cpu(const gpo_vector *keys,
 /*
  * Adds the rows of keys (codes within [min_code, min_code + range)) with
  * values (NULL: rows only) into the range slots of tab and the NULL key's
- * accumulator nullacc, which hold earlier rows or are empty.
+ * accumulator nullacc, which hold earlier rows or are empty; m2: keep the
+ * float values' m2.
  */
 extern gpo_status gpo_dense_accumulate_cpu(const gpo_vector *keys,
 										   const int64_t *kstarts,
 										   const gpo_vector *values, int nt,
 										   uint64_t min_code, uint64_t range,
-										   gpo_acc *tab, gpo_acc *nullacc);
+										   bool m2, gpo_acc *tab,
+										   gpo_acc *nullacc);
 /*
  * range + 1 empty dense slots (malloc'd; NULL on no memory): one per key
  * code, then the NULL key's.

@@ -68,7 +68,8 @@ run_add_cpu(gpo_ctx *ctx, gpo_agg_run *run, const gpo_vector *keys,
 	}
 	tab = (gpo_acc *) run->tab;
 	st = gpo_dense_accumulate_cpu(keys, kstarts, values, nt, run->min_code,
-								  (uint64_t) run->range, tab, &tab[run->range]);
+								  (uint64_t) run->range, run->m2, tab,
+								  &tab[run->range]);
 	free(kstarts);
 	*added = st == GPO_OK;
 	return st;
@@ -123,6 +124,8 @@ gpo_groupagg_run_add(gpo_ctx *ctx, gpo_agg_run **run, const gpo_vector *keys,
 			return GPO_ERR_NOMEM;
 		r->kt = keys->type;
 		r->vt = values ? (int) values->type : -1;
+		r->m2 = want_out->m2 != NULL && values != NULL &&
+			!gpo_type_is_int(values->type);
 		if ((st = gpo_pick_face(ctx, gpo_vector_rows(keys), &r->face)) != GPO_OK)
 		{
 			free(r);

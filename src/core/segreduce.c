@@ -51,7 +51,8 @@ seg_of_row(const int64_t *off, int64_t nsegs, int64_t row)
  */
 static inline __attribute__((always_inline)) void
 seg_add_rows(gpo_acc *acc, gpo_type vt, const uint64_t *raw,
-			 const uint8_t *valid, const gpo_chunk *ch, int64_t r0, int64_t r1)
+			 const uint8_t *valid, const gpo_chunk *ch, int64_t r0, int64_t r1,
+			 bool m2)
 {
 	if (ch != NULL)
 	{
@@ -59,29 +60,31 @@ seg_add_rows(gpo_acc *acc, gpo_type vt, const uint64_t *raw,
 		{
 			bool		v = gpo_valid(ch, r);
 
-			gpo_acc_add(acc, vt, true, v, v ? gpo_raw_at(vt, ch->data, r) : 0);
+			gpo_acc_add(acc, vt, true, v, v ? gpo_raw_at(vt, ch->data, r) : 0, m2);
 		}
 		return;
 	}
 	for (int64_t r = r0; r < r1; r++)
 		gpo_acc_add(acc, vt, raw != NULL, valid == NULL || valid[r] != 0,
-					raw != NULL ? raw[r] : 0);
+					raw != NULL ? raw[r] : 0, m2);
 }
 
 /* seg_add_rows with the common value types as constants. */
 static void
 seg_add_rows_typed(gpo_acc *acc, gpo_type vt, const uint64_t *raw,
 				   const uint8_t *valid, const gpo_chunk *ch, int64_t r0,
-				   int64_t r1)
+				   int64_t r1, bool m2)
 {
-	if (vt == GPO_FLOAT64)
-		seg_add_rows(acc, GPO_FLOAT64, raw, valid, ch, r0, r1);
+	if (vt == GPO_FLOAT64 && m2)
+		seg_add_rows(acc, GPO_FLOAT64, raw, valid, ch, r0, r1, true);
+	else if (vt == GPO_FLOAT64)
+		seg_add_rows(acc, GPO_FLOAT64, raw, valid, ch, r0, r1, false);
 	else if (vt == GPO_INT64)
-		seg_add_rows(acc, GPO_INT64, raw, valid, ch, r0, r1);
+		seg_add_rows(acc, GPO_INT64, raw, valid, ch, r0, r1, false);
 	else if (vt == GPO_INT32)
-		seg_add_rows(acc, GPO_INT32, raw, valid, ch, r0, r1);
+		seg_add_rows(acc, GPO_INT32, raw, valid, ch, r0, r1, false);
 	else
-		seg_add_rows(acc, vt, raw, valid, ch, r0, r1);
+		seg_add_rows(acc, vt, raw, valid, ch, r0, r1, m2);
 }
 
 /*
@@ -98,6 +101,7 @@ gpo_segreduce_rows(gpo_type vt, const uint64_t *raw, const uint8_t *valid,
 	int64_t		total = off[nsegs] - off[0];
 	int64_t		base = off[0];
 	bool		has_values = raw != NULL || ch != NULL;
+	bool		m2 = out->m2 != NULL && !gpo_type_is_int(vt);
 	int			nb = nthreads;
 	seg_part   *parts;
 	gpo_acc		empty;
@@ -139,7 +143,7 @@ gpo_segreduce_rows(gpo_type vt, const uint64_t *raw, const uint8_t *valid,
 			if (off[s] == off[s + 1])
 				continue;
 			gpo_acc_init(&acc);
-			seg_add_rows_typed(&acc, vt, raw, valid, ch, r0, r1);
+			seg_add_rows_typed(&acc, vt, raw, valid, ch, r0, r1, m2);
 			if (off[s] >= lo && off[s + 1] <= hi)
 				gpo_acc_store(out, s, &acc, vt, has_values);
 			else if (off[s] < lo)

@@ -144,7 +144,7 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 /* Result arrays with room for capacity groups. */
 void
 gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity, gpo_type ktype,
-					 gpo_type vtype, bool with_keys)
+					 gpo_type vtype, bool with_keys, bool m2)
 {
 	Size		n = (Size) Max(capacity, 1);
 
@@ -161,6 +161,9 @@ gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity, gpo_type ktype,
 	out->fsum = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
 	out->min = palloc_extended(gpo_type_size(vtype) * n, MCXT_ALLOC_HUGE);
 	out->max = palloc_extended(gpo_type_size(vtype) * n, MCXT_ALLOC_HUGE);
+	out->fflags = palloc_extended(n, MCXT_ALLOC_HUGE);
+	if (m2)
+		out->m2 = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
 }
 
 /*
@@ -188,7 +191,7 @@ gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
 			break;
 		gpuops_agg_out_alloc(out, ngroups, keys->type,
 							 values ? values->type : GPO_INT32,
-							 out->keys != NULL);
+							 out->keys != NULL, out->m2 != NULL);
 	}
 	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg group aggregation");
 	if (first && (int) strategy >= 0 && (int) strategy < 4)
@@ -288,7 +291,8 @@ gpuops_agg_batch_one_group(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpo_status	st;
 		size_t		bytes = 0;
 
-		gpuops_agg_out_alloc(&vals[v], 1, GPO_INT32, values->type, true);
+		gpuops_agg_out_alloc(&vals[v], 1, GPO_INT32, values->type, true,
+							 gpuops_agg_val_m2(spec, v));
 		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_segreduce(&ctx, values, &offv, 1, &vals[v], NULL, &bytes);
 		if (st == GPO_OK)
@@ -411,7 +415,7 @@ gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	for (v = 0; v < Max(spec->nvals, 1); v++)
 		gpuops_agg_out_alloc(&outs[v], cap, p->keyv.type,
 							 spec->nvals > 0 ? p->valvecs[v].type : GPO_INT32,
-							 v == 0);
+							 v == 0, gpuops_agg_val_m2(spec, v));
 	gpuops_agg_ctx_init(s, &ctx);
 	p->job = gpuops_agg_job_create(&p->keyv, p->valvecs, spec->nvals,
 								   (int64) spec->est_groups,
@@ -448,7 +452,8 @@ gpuops_agg_pending_groups(GpuopsAggScanState *s, GpuopsAggPending *p)
 		for (v = 1; v < nvals; v++)
 		{
 			gpuops_agg_out_alloc(&job->outs[v], ngroups, p->keyv.type,
-								 p->valvecs[v].type, false);
+								 p->valvecs[v].type, false,
+								 gpuops_agg_val_m2(&s->spec, v));
 			if (gpuops_agg_group(s, &p->keyv, &p->valvecs[v], &job->outs[v],
 								 false) != ngroups)
 				elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");

@@ -19,7 +19,7 @@
  * A worker's groups go as a series of messages: a header (group, key and
  * value column counts), then each key's codes and validity bytes, the row
  * counts, and per value column its counts, integer sums, float sums,
- * minimums and maximums (gpo_agg_out's arrays).
+ * minimums and maximums, non-finite flags and m2 (gpo_agg_out's arrays).
  */
 #include "gpuops_agg_exec.h"
 
@@ -127,6 +127,8 @@ gpuops_parallel_send_groups(shm_mq_handle *mqh, const GpuopsAggScanState *s)
 		gpuops_parallel_send(mqh, o->fsum, sizeof(double) * n);
 		gpuops_parallel_send(mqh, o->min, w * n);
 		gpuops_parallel_send(mqh, o->max, w * n);
+		gpuops_parallel_send(mqh, o->fflags, n);
+		gpuops_parallel_send(mqh, o->m2, sizeof(double) * n);
 	}
 }
 
@@ -198,6 +200,8 @@ gpuops_parallel_merge_worker(GpuopsAggScanState *s, ParallelContext *pcxt,
 			vals[v].fsum = gpuops_parallel_receive(pcxt, mqh, sizeof(double) * n);
 			vals[v].min = gpuops_parallel_receive(pcxt, mqh, w * n);
 			vals[v].max = gpuops_parallel_receive(pcxt, mqh, w * n);
+			vals[v].fflags = gpuops_parallel_receive(pcxt, mqh, n);
+			vals[v].m2 = gpuops_parallel_receive(pcxt, mqh, sizeof(double) * n);
 		}
 		gpuops_aggstate_merge(st, h->ngroups, codes, valid, rows, vals);
 	}

@@ -62,13 +62,15 @@ gpuops_agg_runs_add(GpuopsAggScanState *s, const gpo_vector *keyv,
 	int			v;
 
 	/* the arrays the finish will fill (only whether they are NULL counts) */
-	gpuops_agg_out_alloc(&want, 1, keyv->type,
-						 nvals > 0 ? valvecs[0].type : GPO_INT32, true);
 	for (v = 0; v < Max(nvals, 1); v++)
 	{
 		gpo_ctx		ctx;
 		bool		added = false;
 		gpo_status	st;
+
+		gpuops_agg_out_alloc(&want, 1, keyv->type,
+							 nvals > 0 ? valvecs[v].type : GPO_INT32, true,
+							 gpuops_agg_val_m2(&s->spec, v));
 
 		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_groupagg_run_add(&ctx, &s->runs[v], keyv,
@@ -172,7 +174,7 @@ gpuops_agg_runs_flush(GpuopsAggScanState *s)
 		}
 		gpuops_agg_out_alloc(&outs[v], ngroups,
 							 s->run_pack ? GPO_INT64 : s->groups.key_types[0],
-							 vt, v == 0);
+							 vt, v == 0, gpuops_agg_val_m2(&s->spec, v));
 		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_groupagg_run_finish(&ctx, s->runs[v], &outs[v], &ng);
 		gpuops_agg_checked(s, st, &ctx,

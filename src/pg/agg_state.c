@@ -7,7 +7,9 @@
  * NULL after every value of a key, keys compared left to right), so the
  * running groups are one sorted run and a chunk merges into it in one pass,
  * combining equal keys: rows, counts and exact 128-bit sums add, float sums
- * add in float64, min and max keep the extreme in PostgreSQL's order.
+ * (of the finite values) add in float64, the flags of non-finite values OR
+ * together, m2 combines by Chan's formula (as float8_combine does), min and
+ * max keep the extreme in PostgreSQL's order.
  */
 #include "gpuops_agg.h"
 
@@ -85,6 +87,8 @@ gpuops_aggstate_alloc(const GpuopsAggState *st, int64 capacity,
 		vals[v].fsum = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
 		vals[v].min = palloc_extended(w * n, MCXT_ALLOC_HUGE);
 		vals[v].max = palloc_extended(w * n, MCXT_ALLOC_HUGE);
+		vals[v].fflags = palloc_extended(n, MCXT_ALLOC_HUGE);
+		vals[v].m2 = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -99,6 +103,8 @@ gpuops_aggstate_copy_val(gpo_type type, gpo_agg_out *dst, int64 j,
 	dst->count[j] = src->count[i];
 	dst->isum[j] = src->isum[i];
 	dst->fsum[j] = src->fsum[i];
+	dst->fflags[j] = src->fflags ? src->fflags[i] : 0;
+	dst->m2[j] = src->m2 ? src->m2[i] : 0.0;
 	memcpy((char *) dst->min + w * j, (const char *) src->min + w * i, w);
 	memcpy((char *) dst->max + w * j, (const char *) src->max + w * i, w);
 }
@@ -122,11 +128,16 @@ gpuops_aggstate_combine_val(gpo_type type, gpo_agg_out *dst, int64 j,
 		gpuops_aggstate_copy_val(type, dst, j, src, i);
 		return;
 	}
+	/* m2 by Chan's formula, before the counts and sums move */
+	dst->m2[j] = gpo_m2_merged(dst->m2[j], dst->fsum[j], dst->count[j],
+							   src->m2 ? src->m2[i] : 0.0, src->fsum[i],
+							   src->count[i]);
 	dst->count[j] += src->count[i];
 	lo = dst->isum[j].lo + src->isum[i].lo;
 	dst->isum[j].hi += src->isum[i].hi + (lo < dst->isum[j].lo ? 1 : 0);
 	dst->isum[j].lo = lo;
 	dst->fsum[j] += src->fsum[i];
+	dst->fflags[j] |= src->fflags ? src->fflags[i] : 0;
 	if (gpo_value_code(type, smin) < gpo_value_code(type, dmin))
 		memcpy(dmin, smin, w);
 	if (gpo_value_code(type, smax) > gpo_value_code(type, dmax))
@@ -173,6 +184,14 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 			memcpy(nvals[v].fsum, vals[v].fsum, sizeof(double) * n);
 			memcpy(nvals[v].min, vals[v].min, w * n);
 			memcpy(nvals[v].max, vals[v].max, w * n);
+			if (vals[v].fflags)
+				memcpy(nvals[v].fflags, vals[v].fflags, n);
+			else
+				memset(nvals[v].fflags, 0, n);
+			if (vals[v].m2)
+				memcpy(nvals[v].m2, vals[v].m2, sizeof(double) * n);
+			else
+				memset(nvals[v].m2, 0, sizeof(double) * n);
 		}
 		a = 0;
 		b = n;
@@ -248,6 +267,8 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 			pfree(st->vals[v].fsum);
 			pfree(st->vals[v].min);
 			pfree(st->vals[v].max);
+			pfree(st->vals[v].fflags);
+			pfree(st->vals[v].m2);
 		}
 		st->vals[v] = nvals[v];
 	}
@@ -278,18 +299,30 @@ gpuops_aggstate_double(gpo_type type, const void *p)
 
 /*
  * The sum of float values of group g as float4pl or float8pl gives it
- * (gpuops_float_sum), rounded to float4 first for sum(float4).
+ * (gpuops_float_sum: the overflow rule), at float4's range for sum(float4).
  */
 static double
 gpuops_aggstate_fsum(const gpo_agg_out *o, gpo_type type, int64 g,
 					 bool as_float4)
 {
 	size_t		w = gpo_type_size(type);
-	double		mn = gpuops_aggstate_double(type, (const char *) o->min + w * g);
 	double		mx = gpuops_aggstate_double(type, (const char *) o->max + w * g);
-	double		sum = o->fsum[g];
 
-	return gpuops_float_sum(as_float4 ? (double) (float4) sum : sum, mn, mx);
+	return gpuops_float_sum(o->fsum[g], o->fflags[g], mx, as_float4);
+}
+
+/* Whether value column v needs the engine's m2 (see gpuops_agg.h). */
+bool
+gpuops_agg_val_m2(const GpuopsAggSpec *spec, int v)
+{
+	int			a;
+
+	if (v < 0 || v >= spec->nvals || spec->val_types[v] != FLOAT8OID)
+		return false;
+	for (a = 0; a < spec->naggs; a++)
+		if (spec->aggs[a].kind == GPUOPS_AGG_AVG && spec->aggs[a].valcol == v)
+			return true;
+	return false;
 }
 
 /* The result of aggregate agg for group g (count > 0 where it matters). */
@@ -300,7 +333,6 @@ gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,
 	const gpo_agg_out *o;
 	gpo_type	type;
 	size_t		w;
-	double		fsum;
 
 	*isnull = false;
 	if (agg->kind == GPUOPS_AGG_COUNT_STAR)
@@ -333,12 +365,8 @@ gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,
 			return gpuops_int128_to_numeric(o->isum[g]);
 		case GPUOPS_AGG_AVG:
 			if (type == GPO_FLOAT32 || type == GPO_FLOAT64)
-			{
-				/* float8_accum's sum starts at +0, so its zero is +0 */
-				fsum = gpuops_aggstate_fsum(o, type, g, false);
-				return Float8GetDatum((fsum == 0.0 ? 0.0 : fsum) /
-									  (double) o->count[g]);
-			}
+				return Float8GetDatum(gpuops_float_avg(o->fsum[g], o->fflags[g],
+													   o->m2[g], o->count[g]));
 			return DirectFunctionCall2(numeric_div,
 									   gpuops_int128_to_numeric(o->isum[g]),
 									   NumericGetDatum(int64_to_numeric(o->count[g])));

@@ -13,9 +13,10 @@
  * number of elements.
  *
  * float8 values follow PostgreSQL's sum, min, max and avg: NaN and the
- * infinities propagate, a group of finite values whose sum is infinite
- * raises "value out of range: overflow", and the sum of a group whose values
- * are all -0.0 is -0.0.  int8 values are summed exactly in 128 bits; sum and
+ * infinities propagate, finite values whose sum (or, for avg, sum of squared
+ * deviations) overflows raise "value out of range: overflow" (see
+ * gpuops_float_sum for the rule), and the sum of a group whose values are
+ * all -0.0 is -0.0.  int8 values are summed exactly in 128 bits; sum and
  * avg are numeric, avg being numeric_div(sum, count) as avg(int8) computes.
  *
  * The number of groups is not known up front: the first call offers room
@@ -130,7 +131,12 @@ gpuops_groupagg_alloc(gpo_agg_out *out, int64 capacity, gpo_type ktype,
 	if (vtype == GPO_INT64)
 		out->isum = palloc_extended(n * sizeof(gpo_int128), MCXT_ALLOC_HUGE);
 	else
+	{
+		/* float values: avg needs m2 (its overflow check) */
 		out->fsum = palloc_extended(n * sizeof(double), MCXT_ALLOC_HUGE);
+		out->fflags = palloc_extended(n, MCXT_ALLOC_HUGE);
+		out->m2 = palloc_extended(n * sizeof(double), MCXT_ALLOC_HUGE);
+	}
 	out->min = palloc_extended(n * gpo_type_size(vtype), MCXT_ALLOC_HUGE);
 	out->max = palloc_extended(n * gpo_type_size(vtype), MCXT_ALLOC_HUGE);
 }
@@ -147,6 +153,10 @@ gpuops_groupagg_free(gpo_agg_out *out)
 		pfree(out->isum);
 	if (out->fsum != NULL)
 		pfree(out->fsum);
+	if (out->fflags != NULL)
+		pfree(out->fflags);
+	if (out->m2 != NULL)
+		pfree(out->m2);
 	pfree(out->min);
 	pfree(out->max);
 }
@@ -285,20 +295,71 @@ gpuops_int128_to_numeric(gpo_int128 v)
 }
 
 /*
- * A group's float sum as float8pl gives it, from the engine's sum and the
- * group's min and max: an error when finite values add up to an infinity,
- * and -0.0 only when every value is -0.0 (float8pl(-0, -0) is -0; any +0.0
- * or any cancellation gives +0.0), which is when the largest value is -0.0,
- * as -0.0 orders before 0.0 in the engine's min/max.
+ * The IEEE combination of a finite sum with the non-finite values of its
+ * group: +Inf and -Inf together, or any NaN, give NaN; else an infinity
+ * wins.
+ */
+static float8
+gpuops_float_with_flags(float8 sum, uint8 fflags)
+{
+	if ((fflags & GPO_FF_NAN) ||
+		(fflags & (GPO_FF_PINF | GPO_FF_NINF)) == (GPO_FF_PINF | GPO_FF_NINF))
+		return get_float8_nan();
+	if (fflags & GPO_FF_PINF)
+		return get_float8_infinity();
+	if (fflags & GPO_FF_NINF)
+		return -get_float8_infinity();
+	return sum;
+}
+
+/*
+ * A group's float sum as float8pl gives it, from the engine's sum of the
+ * finite values (fsum), the flags of its non-finite values and its max.
+ * PostgreSQL adds in row order and raises "value out of range: overflow"
+ * when a partial sum becomes infinite while neither operand was, so its
+ * outcome depends on where the infinities stand.  gpuops' rule: the finite
+ * values are summed apart from the infinities and NaNs; if their sum
+ * overflows (for sum(float4), beyond float4's range, as float4pl checks),
+ * the error is raised, as PostgreSQL does whenever the overflow comes
+ * before the first infinite value; otherwise the result is that sum
+ * combined with the group's +Inf, -Inf and NaN by IEEE rules.  The sum of
+ * a group whose values are all -0.0 is -0.0 (float8pl(-0, -0) is -0; any
+ * +0.0 or any cancellation gives +0.0), which is when the largest value is
+ * -0.0, as -0.0 orders before 0.0 in the engine's min/max.
  */
 float8
-gpuops_float_sum(float8 sum, float8 mn, float8 mx)
+gpuops_float_sum(float8 fsum, uint8 fflags, float8 mx, bool as_float4)
 {
-	if (isinf(sum) && isfinite(mn) && isfinite(mx))
+	if (!isfinite(fsum) || (as_float4 && isinf((float4) fsum)))
 		float_overflow_error();
-	if (sum == 0.0)
-		sum = (mx == 0.0 && signbit(mx)) ? -0.0 : 0.0;
-	return sum;
+	if (as_float4)
+		fsum = (float4) fsum;
+	if (fflags != 0)
+		return gpuops_float_with_flags(fsum, fflags);
+	if (fsum == 0.0)
+		fsum = (mx == 0.0 && signbit(mx)) ? -0.0 : 0.0;
+	return fsum;
+}
+
+/*
+ * A group's float avg as float8_accum and float8_avg give it.  PostgreSQL
+ * keeps N, Sx and Sxx (Youngs-Cramer) and raises an overflow when Sx or
+ * Sxx becomes infinite while neither the previous Sx nor the new value
+ * was: again the order decides.  gpuops' rule, as for sum: an error when
+ * the finite values' sum overflows, or when every value is finite and
+ * their sum of squared deviations (m2) overflows (PostgreSQL may also
+ * raise when an intermediate product of its update, N times a value's
+ * distance from the running mean, squared, overflows while m2 does not);
+ * otherwise the sum combined with the non-finite values, over count.
+ * float8_accum's sum starts at +0, so its zero is +0.
+ */
+float8
+gpuops_float_avg(float8 fsum, uint8 fflags, float8 m2, int64 count)
+{
+	if (!isfinite(fsum) || (fflags == 0 && !isfinite(m2)))
+		float_overflow_error();
+	fsum = gpuops_float_with_flags(fsum, fflags);
+	return (fsum == 0.0 ? 0.0 : fsum) / (float8) count;
 }
 
 /* Fills sum, min, max and avg of float8 group g (count > 0). */
@@ -307,13 +368,13 @@ gpuops_groupagg_float8_row(const gpo_agg_out *out, int64 g, Datum *values)
 {
 	float8		mn = ((const float8 *) out->min)[g];
 	float8		mx = ((const float8 *) out->max)[g];
-	float8		sum = gpuops_float_sum(out->fsum[g], mn, mx);
 
-	values[3] = Float8GetDatum(sum);
+	values[3] = Float8GetDatum(gpuops_float_sum(out->fsum[g], out->fflags[g],
+												mx, false));
 	values[4] = Float8GetDatum(mn);
 	values[5] = Float8GetDatum(mx);
-	/* avg's running sum starts at +0.0, so its zero is always +0.0 */
-	values[6] = Float8GetDatum((sum == 0.0 ? 0.0 : sum) / (float8) out->count[g]);
+	values[6] = Float8GetDatum(gpuops_float_avg(out->fsum[g], out->fflags[g],
+												out->m2[g], out->count[g]));
 }
 
 /* Fills sum, min, max and avg of int8 group g (count > 0). */

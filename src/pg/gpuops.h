@@ -149,8 +149,20 @@ extern void gpuops_groupagg_alloc(gpo_agg_out *out, int64 capacity,
 extern void gpuops_groupagg_run(const GpuopsColumn *keys,
 								const GpuopsColumn *vals,
 								GpuopsGroups *groups, Oid result_type);
-/* A group's float sum as float8pl gives it (overflow error, sign of zero). */
-extern float8 gpuops_float_sum(float8 sum, float8 mn, float8 mx);
+/*
+ * A group's float sum as float8pl (as_float4: float4pl) gives it, from the
+ * engine's finite sum, non-finite flags and max: overflow error, IEEE
+ * infinities and NaN, sign of zero.
+ */
+extern float8 gpuops_float_sum(float8 fsum, uint8 fflags, float8 mx,
+							   bool as_float4);
+/*
+ * A group's float avg as float8_accum and float8_avg give it: overflow
+ * error when the finite sum, or (all values finite) the sum of squared
+ * deviations m2, overflows.
+ */
+extern float8 gpuops_float_avg(float8 fsum, uint8 fflags, float8 m2,
+							   int64 count);
 /* An exact 128-bit integer as a numeric. */
 extern Datum gpuops_int128_to_numeric(gpo_int128 v);
 /* Emit one group_agg row per group. */

@@ -211,6 +211,11 @@ extern void gpuops_aggstate_merge(GpuopsAggState *st, int64 n,
 								  uint8 *const *key_valid,
 								  const int64 *rows,
 								  const gpo_agg_out *vals);
+/*
+ * Whether value column v needs the engine's m2: a float8 column with an
+ * avg, whose sum of squares PostgreSQL checks for overflow.
+ */
+extern bool gpuops_agg_val_m2(const GpuopsAggSpec *spec, int v);
 /* Fill values/isnull of the scan tuple of group g. */
 extern void gpuops_aggstate_tuple(const GpuopsAggState *st,
 								  const GpuopsAggSpec *spec, int64 g,

@@ -144,10 +144,10 @@ extern void gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st,
 extern void gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups,
 								  gpo_type ktype, const gpo_keypack *pack,
 								  gpo_agg_out *outs, bool null_key_out);
-/* Result arrays with room for capacity groups. */
+/* Result arrays with room for capacity groups (m2: the m2 array too). */
 extern void gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity,
 								 gpo_type ktype, gpo_type vtype,
-								 bool with_keys);
+								 bool with_keys, bool m2);
 
 /* ---- agg_runs.c ---- */
 

@@ -63,6 +63,8 @@ gpuops_qagg_copy(gpo_type kt, gpo_agg_out *dst, int64 g,
 	dst->rows[g] = src->rows[i];
 	dst->count[g] = src->count[i];
 	dst->fsum[g] = src->fsum[i];
+	dst->fflags[g] = src->fflags[i];
+	dst->m2[g] = src->m2[i];
 	((float8 *) dst->min)[g] = ((const float8 *) src->min)[i];
 	((float8 *) dst->max)[g] = ((const float8 *) src->max)[i];
 }
@@ -91,7 +93,10 @@ gpuops_qagg_combine(gpo_agg_out *dst, int64 g, const gpo_agg_out *src,
 			if (gpo_value_code(GPO_FLOAT64, smax) > gpo_value_code(GPO_FLOAT64, dmax))
 				*dmax = *smax;
 		}
+		dst->m2[g] = gpo_m2_merged(dst->m2[g], dst->fsum[g], dst->count[g],
+								   src->m2[j], src->fsum[j], src->count[j]);
 		dst->fsum[g] += src->fsum[j];
+		dst->fflags[g] |= src->fflags[j];
 	}
 	dst->rows[g] += src->rows[j];
 	dst->count[g] += src->count[j];
@@ -136,6 +141,8 @@ gpuops_qagg_merge(GpuopsQueryAgg *q, const GpuopsGroups *chunk)
 		pfree(q->acc.out.rows);
 		pfree(q->acc.out.count);
 		pfree(q->acc.out.fsum);
+		pfree(q->acc.out.fflags);
+		pfree(q->acc.out.m2);
 		pfree(q->acc.out.min);
 		pfree(q->acc.out.max);
 	}

@@ -229,11 +229,47 @@ typedef struct ref_group
 	int64_t		rows;
 	int64_t		count;
 	__int128	isum;
-	double		fsum;
+	double		fsum;			/* of the finite values */
 	double		fabs;			/* sum of |v|, for the tolerance */
 	uint64_t	mn,
 				mx;				/* raw bits (canonical NaN) */
+	uint8_t		fflags;			/* GPO_FF_* of the non-finite values */
+	long double lsum;			/* finite values' sum, and of their squares */
+	long double lsq;
+	long double m2;				/* sum of squared deviations (ref_m2_add) */
 } ref_group;
+
+/* Value of row r of a float column as a double. */
+static double
+ref_double(const flat *vals, int64_t r)
+{
+	uint64_t	v = vals->raw[r];
+	double		d;
+
+	if (vals->type == GPO_FLOAT32)
+	{
+		float		f;
+		uint32_t	u = (uint32_t) v;
+
+		memcpy(&f, &u, 4);
+		return f;
+	}
+	memcpy(&d, &v, 8);
+	return d;
+}
+
+/* Second pass: row r's squared deviation from its group's mean into g->m2. */
+static void
+ref_m2_add(ref_group *g, const flat *vals, int64_t r)
+{
+	long double d;
+
+	if (vals == NULL || !vals->valid[r] || vals->type == GPO_INT32 ||
+		vals->type == GPO_INT64 || g->fflags != 0)
+		return;
+	d = (long double) ref_double(vals, r) - g->lsum / g->count;
+	g->m2 += d * d;
+}
 
 /* Adds row r's value to g. */
 static void
@@ -263,7 +299,14 @@ ref_add(ref_group *g, const flat *vals, int64_t r)
 		}
 		else
 			memcpy(&d, &v, 8);
-		g->fsum += d;
+		if (isfinite(d))
+		{
+			g->fsum += d;
+			g->lsum += d;
+			g->lsq += (long double) d * d;
+		}
+		else
+			g->fflags |= isnan(d) ? GPO_FF_NAN : d > 0 ? GPO_FF_PINF : GPO_FF_NINF;
 		g->fabs += isfinite(d) ? fabs(d) : 0;
 		g->fabs = isinf(g->fabs) ? 1e308 : g->fabs;
 	}
@@ -296,6 +339,15 @@ ref_groupagg(const flat *keys, const flat *vals, int64_t *ngroups)
 		}
 		ref_add(&gs[ng - 1], vals, r);
 	}
+	for (int64_t i = 0, g = -1; i < keys->n; i++)
+	{
+		int64_t		r = perm[i];
+
+		if (i == 0 || keys->valid[r] != keys->valid[perm[i - 1]] ||
+			(keys->valid[r] && key_cmp_raw(keys->type, keys->raw[r], keys->raw[perm[i - 1]], true) != 0))
+			g++;
+		ref_m2_add(&gs[g], vals, r);
+	}
 	free(perm);
 	*ngroups = ng;
 	return gs;
@@ -324,6 +376,9 @@ outbuf_make(outbuf *b, int64_t cap)
 	b->o.fsum = calloc(cap + 1, 8);
 	b->o.min = b->mn = calloc(cap + 1, 8);
 	b->o.max = b->mx = calloc(cap + 1, 8);
+	b->o.fflags = calloc(cap + 1, 1);
+	/* m2 costs a pass: asked for half the time */
+	b->o.m2 = rng_chance(1, 2) ? calloc(cap + 1, 8) : NULL;
 }
 
 /* Frees out arrays. */
@@ -338,6 +393,8 @@ outbuf_free(outbuf *b)
 	free(b->o.fsum);
 	free(b->o.min);
 	free(b->o.max);
+	free(b->o.fflags);
+	free(b->o.m2);
 }
 
 /* Value i of an out array of element size w, as raw bits. */
@@ -400,6 +457,15 @@ check_groups(tcase *c, const gpo_agg_out *o, const ref_group *gs, int64_t ng,
 		expect(c, raw_in(o->min, vw, g) == (any ? r->mn : 0), "group %lld min %llx want %llx",
 			   (long long) g, (unsigned long long) raw_in(o->min, vw, g), (unsigned long long) r->mn);
 		expect(c, raw_in(o->max, vw, g) == (any ? r->mx : 0), "group %lld max", (long long) g);
+		expect(c, o->fflags[g] == (any && !vint ? r->fflags : 0), "group %lld fflags %d want %d",
+			   (long long) g, o->fflags[g], r->fflags);
+		if (o->m2 != NULL && (!any || vint))
+			expect(c, o->m2[g] == 0.0, "group %lld m2 of no floats", (long long) g);
+		else if (o->m2 != NULL && r->fflags != 0)
+			expect(c, isnan(o->m2[g]), "group %lld m2 %g with non-finite values", (long long) g, o->m2[g]);
+		else if (o->m2 != NULL && r->lsq < 1e300L)
+			expect(c, fabsl((long double) o->m2[g] - r->m2) <= 1e-7L * r->lsq + 1e-300L,
+				   "group %lld m2 %.17g want %.17Lg", (long long) g, o->m2[g], r->m2);
 	}
 }
 
@@ -606,6 +672,9 @@ segreduce_case(tgroup *tg, gpo_type vt, int64_t nsegs, int64_t maxlen,
 	for (int64_t s = 0, r = 0; s < nsegs; s++)
 		for (int64_t i = 0; i < lens[s]; i++)
 			ref_add(&ref[s], &vals, r++);
+	for (int64_t s = 0, r = 0; s < nsegs; s++)
+		for (int64_t i = 0; i < lens[s]; i++)
+			ref_m2_add(&ref[s], &vals, r++);
 	for (int f = 0; f < nf; f++)
 	{
 		gpo_ctx		ctx;
