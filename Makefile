@@ -9,7 +9,7 @@
 #                        throwaway cluster (what CI runs; needs root for apt)
 #   make demo            set up, build, install and run a short demonstration
 #   make gpubench        build the GPU benchmarks bench/gpu_* (CUDA builds only)
-#   make cpubench        build the CPU benchmark bench/cpu_primitives
+#   make cpubench        build the CPU benchmarks bench/cpu_primitives, cpu_multiagg
 
 EXTENSION = gpuops
 MODULE_big = gpuops
@@ -50,7 +50,7 @@ PG_CPPFLAGS = -I$(srcdir)/src/core
 PG_CFLAGS = -fopenmp
 SHLIB_LINK = -fopenmp $(CUDA_LIBS)
 
-EXTRA_CLEAN = test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives \
+EXTRA_CLEAN = test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives bench/cpu_multiagg \
 	kernels/*.o src/core/*.o build-info.txt
 
 # ---- targets that work before PostgreSQL's headers are installed ----
@@ -100,7 +100,10 @@ unittest: test/unit/test_core
 bench/cpu_primitives: bench/cpu_primitives.c $(CORE_OBJS)
 	$(CC) -std=gnu11 -O2 -fopenmp -I$(srcdir)/src/core bench/cpu_primitives.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
 
-cpubench: bench/cpu_primitives
+bench/cpu_multiagg: bench/cpu_multiagg.c $(CORE_OBJS)
+	$(CC) -std=gnu11 -O2 -fopenmp -I$(srcdir)/src/core bench/cpu_multiagg.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
+
+cpubench: bench/cpu_primitives bench/cpu_multiagg
 
 GPU_BENCHES = $(patsubst %.cu,%,$(wildcard bench/gpu_*.cu))
 

@@ -12,7 +12,12 @@
  *   - group aggregation (count(*), count(v), sum(v)) per strategy (dense,
  *     hash, sort) at 10, 1e3, 1e6 and 1e8 distinct keys, dense only where
  *     the key range allows it; each run includes the key statistics pass,
- *     the strategy and the finishing of the per-group results on the device.
+ *     the strategy and the finishing of the per-group results on the device,
+ *   - several aggregates over one GROUP BY: 1, 3 and 6 float64 value
+ *     columns (count, sum, min, max each) at 1e3 and 1e6 distinct keys,
+ *     per strategy, as one gpo_cuda_groupagg call per column (how a batch
+ *     was aggregated before) and as one gpo_cuda_groupagg_many call (the
+ *     keys' statistics, grouping and sort done once), with the finishing.
  * All device memory comes from one arena allocated up front, so no run
  * times cudaMalloc.  GB/s counts the bytes an operation must move: the sort
  * reads the keys and writes keys and row ids (12 bytes a row), aggregation
@@ -76,6 +81,114 @@ print_row(const char *op, const char *keys, const char *strategy, int64_t n,
 		   strategy, (long long) groups, ms, (double) n / (ms * 1e-3) / 1e9, gbs,
 		   copy_gbs > 0 ? 100.0 * gbs / copy_gbs : 100.0);
 	fflush(stdout);
+}
+
+/* Finishes res (count, sum, min, max of float64 values) into fresh device arrays. */
+static void
+finish_groups(gpo_ctx *ctx, const gpo_cuda_groups *res, bool keys, gpo_dmem *mem)
+{
+	gpo_agg_out d_out;
+	size_t		ng = (size_t) res->ngroups + 1;
+
+	memset(&d_out, 0, sizeof(d_out));
+	d_out.capacity = res->ngroups;
+	if (keys)
+	{
+		BENCH_CHECK(gpo_dmem_alloc(mem, &d_out.keys, 4 * ng));
+		BENCH_CHECK(gpo_dmem_alloc(mem, (void **) &d_out.rows, 8 * ng));
+	}
+	BENCH_CHECK(gpo_dmem_alloc(mem, (void **) &d_out.count, 8 * ng));
+	BENCH_CHECK(gpo_dmem_alloc(mem, (void **) &d_out.fsum, 8 * ng));
+	BENCH_CHECK(gpo_dmem_alloc(mem, (void **) &d_out.fflags, ng));
+	BENCH_CHECK(gpo_dmem_alloc(mem, &d_out.min, 8 * ng));
+	BENCH_CHECK(gpo_dmem_alloc(mem, &d_out.max, 8 * ng));
+	BENCH_OK(gpo_cuda_groups_finish(ctx, res, GPO_INT32, GPO_FLOAT64, &d_out), *ctx);
+}
+
+/*
+ * Several aggregates over one GROUP BY (see the file header): 6 value
+ * columns of n float64 values are filled; each row times one call per
+ * column against one call for all.
+ */
+static void
+multi_aggregates(int64_t n, int reps, int32_t *d_keys, gpo_dmem *mem,
+				 cudaEvent_t ev0, cudaEvent_t ev1)
+{
+	static const int64_t distincts[] = {1000, 1000000};
+	static const int ncols_list[] = {1, 3, 6};
+	static const gpo_agg_strategy strategies[] = {GPO_AGG_DENSE, GPO_AGG_HASH, GPO_AGG_SORT};
+	const unsigned fields = GPO_DF_COUNT | GPO_DF_FSUM | GPO_DF_FFLAGS | GPO_DF_MIN | GPO_DF_MAX;
+	double	   *d_cols[6];
+	gpo_ctx		ctx;
+	float		ms;
+
+	memset(&ctx, 0, sizeof(ctx));
+	printf("\n| aggregates | distinct keys | strategy | groups | one call per column (ms) | one call (ms) | speed-up |\n");
+	printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+	for (int c = 0; c < 6; c++)
+		BENCH_CHECK(cudaMalloc(&d_cols[c], 8 * (size_t) n));
+	for (int di = 0; di < 2; di++)
+	{
+		for (int c = 0; c < 6; c++)
+			bench_fill<<<1024, 256>>>(d_keys, d_cols[c], n, distincts[di]);
+		BENCH_CHECK(cudaDeviceSynchronize());
+		for (int si = 0; si < 3; si++)
+			for (int ci = 0; ci < 3; ci++)
+			{
+				int			ncols = ncols_list[ci];
+				std::vector<float> t_sep,
+							t_one;
+				int64_t		groups = 0;
+
+				for (int r = 0; r <= reps; r++)
+				{
+					gpo_cuda_groups res[6];
+					gpo_cuda_req reqs[6];
+
+					mem->used = 0;
+					BENCH_CHECK(cudaEventRecord(ev0));
+					for (int c = 0; c < ncols; c++)
+					{
+						BENCH_OK(gpo_cuda_groupagg(&ctx, GPO_INT32, d_keys, NULL, GPO_FLOAT64,
+												   d_cols[c], NULL, n, 0, strategies[si],
+												   fields, mem, &res[0]), ctx);
+						finish_groups(&ctx, &res[0], c == 0, mem);
+					}
+					BENCH_CHECK(cudaEventRecord(ev1));
+					BENCH_CHECK(cudaEventSynchronize(ev1));
+					BENCH_CHECK(cudaEventElapsedTime(&ms, ev0, ev1));
+					if (r > 0)
+						t_sep.push_back(ms);
+
+					mem->used = 0;
+					for (int c = 0; c < ncols; c++)
+					{
+						reqs[c].vt = GPO_FLOAT64;
+						reqs[c].d_vals = d_cols[c];
+						reqs[c].d_vvalid = NULL;
+						reqs[c].fields = fields;
+					}
+					BENCH_CHECK(cudaEventRecord(ev0));
+					BENCH_OK(gpo_cuda_groupagg_many(&ctx, GPO_INT32, d_keys, NULL, n, ncols,
+													reqs, 0, strategies[si], mem, res), ctx);
+					for (int c = 0; c < ncols; c++)
+						finish_groups(&ctx, &res[c], c == 0, mem);
+					BENCH_CHECK(cudaEventRecord(ev1));
+					BENCH_CHECK(cudaEventSynchronize(ev1));
+					BENCH_CHECK(cudaEventElapsedTime(&ms, ev0, ev1));
+					groups = res[0].ngroups;
+					if (r > 0)
+						t_one.push_back(ms);
+				}
+				printf("| %d | %lld | %s | %lld | %.3f | %.3f | %.2fx |\n", ncols,
+					   (long long) distincts[di], gpo_agg_strategy_name(strategies[si]),
+					   (long long) groups, median(t_sep), median(t_one),
+					   median(t_sep) / median(t_one));
+				fflush(stdout);
+			}
+	}
+	for (int c = 0; c < 6; c++)
+		cudaFree(d_cols[c]);
 }
 
 /* Runs the benchmark. */
@@ -212,6 +325,7 @@ main(int argc, char **argv)
 					  gpo_agg_strategy_name(s), n, 12.0 * n, median(t), copy_gbs, groups);
 		}
 	}
+	multi_aggregates(n, reps, d_keys, &mem, ev0, ev1);
 	cudaFree(mem.d_arena);
 	cudaFree(d_keys);
 	cudaFree(d_vals);

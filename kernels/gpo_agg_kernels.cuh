@@ -31,7 +31,7 @@ struct gpo_dmem
 	char	   *d_arena;		/* NULL: take each buffer from the pool */
 	size_t		arena_bytes;
 	size_t		used;			/* arena bytes handed out */
-	void	   *owned[32];		/* pool buffers to free */
+	void	   *owned[512];		/* pool buffers to free */
 	int			nowned;
 };
 
@@ -131,6 +131,30 @@ extern gpo_status gpo_cuda_groupagg(gpo_ctx *ctx, gpo_type kt,
 									int64_t est_groups,
 									gpo_agg_strategy want, unsigned fields,
 									gpo_dmem *mem, gpo_cuda_groups *res);
+
+/* One aggregate request's device inputs (gpo_cuda_groupagg_many). */
+struct gpo_cuda_req
+{
+	int			vt;				/* value type, < 0: none */
+	const void *d_vals;
+	const uint8_t *d_vvalid;
+	unsigned	fields;			/* GPO_DF_* wanted */
+};
+
+/*
+ * gpo_cuda_groupagg with nreq requests over the same keys: the key
+ * statistics, the strategy and the groups are found once (dense: the slot
+ * range; hash: the table the first request fills, which the others look
+ * their keys up in; sort: one sort and one segmentation), each request's
+ * accumulators are its own; res[r] (nreq entries) shares the group arrays.
+ */
+extern gpo_status gpo_cuda_groupagg_many(gpo_ctx *ctx, gpo_type kt,
+										 const void *d_keys,
+										 const uint8_t *d_kvalid, int64_t n,
+										 int nreq, const gpo_cuda_req *reqs,
+										 int64_t est_groups,
+										 gpo_agg_strategy want, gpo_dmem *mem,
+										 gpo_cuda_groups *res);
 
 /*
  * Writes ng = res->ngroups results into device output arrays laid out as

@@ -476,6 +476,48 @@ gpo_k_hash_m2(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid, int vt,
 	}
 }
 
+/*
+ * Hash, requests after the first: each row's slot is found in the table
+ * the first request filled (every key is there), its value merged there
+ * (a warp's rows of one slot combined first).
+ */
+__global__ void
+gpo_k_hash_add(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid, int vt,
+			   const void *d_vals, const uint8_t *d_vvalid, int64_t n,
+			   const unsigned long long *d_tkeys, int64_t cap, gpo_dacc g,
+			   unsigned fields)
+{
+	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+	bool		has_v = vt >= 0;
+	gpo_type	t = has_v ? (gpo_type) vt : GPO_INT64;
+
+	for (int64_t base = (int64_t) blockIdx.x * blockDim.x + (threadIdx.x & ~31u);
+		 base < n; base += stride)
+	{
+		int64_t		i = base + (threadIdx.x & 31);
+		int64_t		slot = -1;
+		bool		vv = false;
+		unsigned long long raw = 0;
+		gpo_lacc	a;
+
+		if (i < n)
+		{
+			slot = cap + 1;
+			if (!d_kvalid || d_kvalid[i])
+			{
+				unsigned long long code = gpo_code_of_raw(kt, gpo_dload(kt, d_keys, i), 1);
+
+				slot = code == GPO_HASH_EMPTY ? cap : gpo_hash_find(d_tkeys, cap, code);
+			}
+			vv = !d_vvalid || d_vvalid[i];
+			raw = has_v ? gpo_dload(t, d_vals, i) : 0;
+		}
+		if (gpo_warp_combine(slot >= 0, (unsigned long long) slot, t, has_v, vv, raw,
+							 fields, a))
+			gpo_dacc_merge(g, slot, a);
+	}
+}
+
 /* Smallest power of two >= x (x >= 1). */
 static int64_t
 pow2_at_least(int64_t x)
@@ -574,20 +616,37 @@ cleanup:
 	return st;
 }
 
-/* Dense strategy into *res (see the file header). */
+/*
+ * Dense strategy into res[0 .. nreq) (see the file header): a pass a
+ * request over its own slots, the groups found once (every request counts
+ * every row).
+ */
 static gpo_status
 run_dense(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
-		  int vt, const void *d_vals, const uint8_t *d_vvalid, int64_t n,
-		  unsigned long long min_code, int64_t range, unsigned fields,
-		  gpo_dmem *mem, gpo_cuda_groups *res)
+		  int64_t n, int nreq, const gpo_cuda_req *reqs,
+		  unsigned long long min_code, int64_t range, gpo_dmem *mem,
+		  gpo_cuda_groups *res)
 {
 	gpo_status	st = GPO_OK;
 	gpo_dacc	acc;
 
-	GPO_CUDA_TRY(gpo_dacc_alloc(mem, fields, range + 1, &acc));
-	GPO_CUDA_TRY(gpo_cuda_dense_accumulate(kt, d_keys, d_kvalid, vt, d_vals, d_vvalid,
-										   n, min_code, range, fields, &acc));
-	return gpo_cuda_dense_groups(ctx, min_code, range, &acc, mem, res);
+	for (int r = nreq - 1; r >= 0; r--)
+	{
+		const gpo_cuda_req *q = &reqs[r];
+
+		GPO_CUDA_TRY(gpo_dacc_alloc(mem, q->fields, range + 1, &acc));
+		GPO_CUDA_TRY(gpo_cuda_dense_accumulate(kt, d_keys, d_kvalid, q->vt, q->d_vals,
+											   q->d_vvalid, n, min_code, range,
+											   q->fields, &acc));
+		res[r].acc = acc;
+	}
+	GPO_TRY(gpo_cuda_dense_groups(ctx, min_code, range, &res[0].acc, mem, &res[0]));
+	for (int r = 1; r < nreq; r++)
+	{
+		acc = res[r].acc;
+		res[r] = res[0];
+		res[r].acc = acc;
+	}
 cleanup:
 	return st;
 }
@@ -595,9 +654,13 @@ cleanup:
 /* Hash strategy into *res (see the file header); bound caps the groups. */
 static gpo_status
 run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
-		 int vt, const void *d_vals, const uint8_t *d_vvalid, int64_t n,
-		 int64_t bound, unsigned fields, gpo_dmem *mem, gpo_cuda_groups *res)
+		 int64_t n, int nreq, const gpo_cuda_req *reqs, int64_t bound,
+		 gpo_dmem *mem, gpo_cuda_groups *res)
 {
+	int			vt = reqs[0].vt;
+	const void *d_vals = reqs[0].d_vals;
+	const uint8_t *d_vvalid = reqs[0].d_vvalid;
+	unsigned	fields = reqs[0].fields;
 	gpo_status	st = GPO_OK;
 	bool		wide = kt == GPO_INT64 || kt == GPO_FLOAT64;
 	int64_t		cap = pow2_at_least(2 * bound > 1024 ? 2 * bound : 1024);
@@ -639,6 +702,26 @@ run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 		{
 			gpo_k_hash_m2<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
 				(kt, d_keys, d_kvalid, vt, d_vals, d_vvalid, n, d_tkeys, cap, res->acc);
+			GPO_CUDA_TRY(GPO_LAUNCHED());
+		}
+	}
+	/* the other requests, over the table the first one filled */
+	for (int r = 1; r < nreq; r++)
+	{
+		const gpo_cuda_req *q = &reqs[r];
+
+		GPO_CUDA_TRY(gpo_dacc_alloc(mem, q->fields, cap + 2, &res[r].acc));
+		if (n == 0)
+			continue;
+		gpo_k_hash_add<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+			(kt, d_keys, d_kvalid, q->vt, q->d_vals, q->d_vvalid, n, d_tkeys, cap,
+			 res[r].acc, q->fields);
+		GPO_CUDA_TRY(GPO_LAUNCHED());
+		if ((q->fields & GPO_DF_M2) && q->vt >= 0)
+		{
+			gpo_k_hash_m2<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+				(kt, d_keys, d_kvalid, q->vt, q->d_vals, q->d_vvalid, n, d_tkeys, cap,
+				 res[r].acc);
 			GPO_CUDA_TRY(GPO_LAUNCHED());
 		}
 	}
@@ -684,6 +767,13 @@ run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 		GPO_CUDA_TRY(cudaMemcpy(res->d_slot + m, &slot, 8, cudaMemcpyHostToDevice));
 		res->ngroups++;
 	}
+	for (int r = 1; r < nreq; r++)
+	{
+		gpo_dacc	acc = res[r].acc;
+
+		res[r] = res[0];
+		res[r].acc = acc;
+	}
 cleanup:
 	return st;
 }
@@ -691,8 +781,8 @@ cleanup:
 /* Sort strategy into *res (see the file header). */
 static gpo_status
 run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
-		 int vt, const void *d_vals, const uint8_t *d_vvalid, int64_t n,
-		 unsigned fields, gpo_dmem *mem, gpo_cuda_groups *res)
+		 int64_t n, int nreq, const gpo_cuda_req *reqs, gpo_dmem *mem,
+		 gpo_cuda_groups *res)
 {
 	gpo_status	st = GPO_OK;
 	bool		wide = kt == GPO_INT64 || kt == GPO_FLOAT64;
@@ -726,10 +816,13 @@ run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 	}
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_off, 8 * (size_t) (ng + 1)));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &res->d_code, 8 * (size_t) (ng + 1)));
-	GPO_CUDA_TRY(gpo_dacc_alloc(mem, fields, ng, &res->acc));
 	res->d_slot = NULL;
 	res->ngroups = ng;
 	res->nkeyed = ng - (nvalid < n ? 1 : 0);
+	for (int r = 1; r < nreq; r++)
+		res[r] = res[0];
+	for (int r = 0; r < nreq; r++)
+		GPO_CUDA_TRY(gpo_dacc_alloc(mem, reqs[r].fields, ng, &res[r].acc));
 	if (n == 0)
 		goto cleanup;
 	if (wide)
@@ -739,17 +832,26 @@ run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 		gpo_k_run_segments<<<blocks, GPO_CUDA_THREADS>>>
 			((const unsigned int *) d_codes, d_flags, n, nvalid, d_seg, d_off, res->d_code);
 	GPO_CUDA_TRY(GPO_LAUNCHED());
-	if (vt >= 0)
+	/* each request's values in sorted order, reduced over the same segments */
+	for (int r = 0; r < nreq; r++)
 	{
-		GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d_vs, gpo_type_size((gpo_type) vt) * (size_t) n));
-		if (d_vvalid != NULL)
-			GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_vvs, (size_t) n));
-		gpo_k_gather_values<<<blocks, GPO_CUDA_THREADS>>>(vt, d_vals, d_vvalid, d_ids, n, d_vs, d_vvs);
-		GPO_CUDA_TRY(GPO_LAUNCHED());
+		const gpo_cuda_req *q = &reqs[r];
+
+		d_vs = NULL;
+		d_vvs = NULL;
+		if (q->vt >= 0)
+		{
+			GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d_vs, gpo_type_size((gpo_type) q->vt) * (size_t) n));
+			if (q->d_vvalid != NULL)
+				GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_vvs, (size_t) n));
+			gpo_k_gather_values<<<blocks, GPO_CUDA_THREADS>>>(q->vt, q->d_vals, q->d_vvalid,
+															  d_ids, n, d_vs, d_vvs);
+			GPO_CUDA_TRY(GPO_LAUNCHED());
+		}
+		GPO_CUDA_TRY(gpo_cuda_segreduce_rows(q->vt, d_vs, d_vvs, d_seg, d_off, n, &res[r].acc));
+		if (q->fields & GPO_DF_M2)
+			GPO_CUDA_TRY(gpo_cuda_m2_segments(q->vt, d_vs, d_vvs, d_seg, n, &res[r].acc));
 	}
-	GPO_CUDA_TRY(gpo_cuda_segreduce_rows(vt, d_vs, d_vvs, d_seg, d_off, n, &res->acc));
-	if (fields & GPO_DF_M2)
-		GPO_CUDA_TRY(gpo_cuda_m2_segments(vt, d_vs, d_vvs, d_seg, n, &res->acc));
 cleanup:
 	return st;
 }
@@ -776,13 +878,13 @@ gpo_cuda_key_stats(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 	return cudaMemcpy(stats, d_stats, 3 * sizeof(stats[0]), cudaMemcpyDeviceToHost);
 }
 
-/* Device-resident group aggregation (see gpo_agg_kernels.cuh). */
+/* Device-resident group aggregation, several requests (see gpo_agg_kernels.cuh). */
 gpo_status
-gpo_cuda_groupagg(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
-				  const uint8_t *d_kvalid, int vt, const void *d_vals,
-				  const uint8_t *d_vvalid, int64_t n, int64_t est_groups,
-				  gpo_agg_strategy want, unsigned fields, gpo_dmem *mem,
-				  gpo_cuda_groups *res)
+gpo_cuda_groupagg_many(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
+					   const uint8_t *d_kvalid, int64_t n, int nreq,
+					   const gpo_cuda_req *reqs, int64_t est_groups,
+					   gpo_agg_strategy want, gpo_dmem *mem,
+					   gpo_cuda_groups *res)
 {
 	gpo_status	st = GPO_OK;
 	unsigned long long stats[3];
@@ -790,7 +892,7 @@ gpo_cuda_groupagg(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
 	uint64_t	span;
 	int64_t		bound;
 
-	memset(res, 0, sizeof(*res));
+	memset(res, 0, sizeof(*res) * nreq);
 	GPO_CUDA_TRY(gpo_cuda_key_stats(kt, d_keys, d_kvalid, n, stats, mem));
 	nvalid = (int64_t) stats[2];
 	span = nvalid > 0 ? stats[1] - stats[0] : 0;
@@ -805,19 +907,38 @@ gpo_cuda_groupagg(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
 					 (long long) GPO_AGG_DENSE_MAX_RANGE);
 		return GPO_ERR_INVALID;
 	}
-	res->used = want;
 	if (want == GPO_AGG_DENSE)
-		return run_dense(ctx, kt, d_keys, d_kvalid, vt, d_vals, d_vvalid, n,
-						 stats[0], nvalid > 0 ? (int64_t) span + 1 : 0, fields, mem, res);
-	if (want == GPO_AGG_HASH)
+		st = run_dense(ctx, kt, d_keys, d_kvalid, n, nreq, reqs, stats[0],
+					   nvalid > 0 ? (int64_t) span + 1 : 0, mem, res);
+	else if (want == GPO_AGG_HASH)
 	{
 		bound = nvalid;
 		if (gpo_type_is_int(kt) && span < (uint64_t) bound)
 			bound = (int64_t) span + 1;
-		return run_hash(ctx, kt, d_keys, d_kvalid, vt, d_vals, d_vvalid, n, bound,
-						fields, mem, res);
+		st = run_hash(ctx, kt, d_keys, d_kvalid, n, nreq, reqs, bound, mem, res);
 	}
-	return run_sort(ctx, kt, d_keys, d_kvalid, vt, d_vals, d_vvalid, n, fields, mem, res);
+	else
+		st = run_sort(ctx, kt, d_keys, d_kvalid, n, nreq, reqs, mem, res);
+	for (int r = 0; r < nreq; r++)
+		res[r].used = want;
 cleanup:
 	return st;
+}
+
+/* Device-resident group aggregation, one request (see gpo_agg_kernels.cuh). */
+gpo_status
+gpo_cuda_groupagg(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
+				  const uint8_t *d_kvalid, int vt, const void *d_vals,
+				  const uint8_t *d_vvalid, int64_t n, int64_t est_groups,
+				  gpo_agg_strategy want, unsigned fields, gpo_dmem *mem,
+				  gpo_cuda_groups *res)
+{
+	gpo_cuda_req req;
+
+	req.vt = vt;
+	req.d_vals = d_vals;
+	req.d_vvalid = d_vvalid;
+	req.fields = vt >= 0 ? fields : 0;
+	return gpo_cuda_groupagg_many(ctx, kt, d_keys, d_kvalid, n, 1, &req,
+								  est_groups, want, mem, res);
 }

@@ -200,24 +200,30 @@ cleanup:
 	return st;
 }
 
-/* Group aggregation GPU face (see gpo_agg.h). */
+/*
+ * Group aggregation GPU face, several requests (see gpo_agg.h): the keys
+ * go up once, every request's values after them, and one device call
+ * groups the keys once for all requests.
+ */
 extern "C" gpo_status
-gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
-				 int64_t est_groups, gpo_agg_strategy *strategy,
-				 gpo_agg_out *out, int64_t *ngroups)
+gpo_groupagg_many_gpu(gpo_ctx *ctx, const gpo_vector *keys, int nreqs,
+					  const gpo_agg_req *reqs, int64_t est_groups,
+					  gpo_agg_strategy *strategy, gpo_agg_out *outs,
+					  int64_t *ngroups)
 {
 	gpo_status	st = GPO_OK;
 	sigset_t	old;
 	gpo_dmem	mem = {};
 	int64_t		n = gpo_vector_rows(keys);
-	int			vt = values ? (int) values->type : -1;
+	int			nr = nreqs > 0 ? nreqs : 1;
 	void	   *d_keys = NULL;
 	uint8_t    *d_kvalid = NULL;
-	void	   *d_vals = NULL;
-	uint8_t    *d_vvalid = NULL;
-	gpo_cuda_groups res;
+	gpo_cuda_req dreq[GPO_AGG_MAX_REQS];
+	uint8_t    *d_vvalid[GPO_AGG_MAX_REQS];
+	gpo_cuda_groups res[GPO_AGG_MAX_REQS];
 
-	memset(&res, 0, sizeof(res));
+	memset(d_vvalid, 0, sizeof(d_vvalid));
+	memset(res, 0, sizeof(res));
 	st = gpo_cuda_begin(ctx, &old);
 	if (st != GPO_OK)
 		goto cleanup;
@@ -228,19 +234,44 @@ gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 		goto cleanup;
 	}
 	GPO_TRY(gpo_cuda_column_in(ctx, keys, n, &mem, &d_keys, &d_kvalid));
-	if (values != NULL)
-		GPO_TRY(gpo_cuda_column_in(ctx, values, n, &mem, &d_vals, &d_vvalid));
-	GPO_TRY(gpo_cuda_groupagg(ctx, keys->type, d_keys, d_kvalid, vt, d_vals, d_vvalid, n,
-							  est_groups, *strategy, gpo_cuda_fields(out, vt), &mem, &res));
-	*strategy = res.used;
-	*ngroups = res.ngroups;
-	GPO_TRY(gpo_cuda_groups_download(ctx, &res, keys->type, vt, out, &mem));
+	for (int r = 0; r < nr; r++)
+	{
+		const gpo_vector *v = nreqs > 0 ? reqs[r].values : NULL;
+		gpo_agg_out o = outs[r];
+
+		memset(&dreq[r], 0, sizeof(dreq[r]));
+		dreq[r].vt = v ? (int) v->type : -1;
+		if (v == NULL || !(reqs[r].aggs & GPO_AGG_WANT_M2))
+			o.m2 = NULL;
+		dreq[r].fields = gpo_cuda_fields(&o, dreq[r].vt);
+		if (v != NULL)
+		{
+			void	   *d_vals = NULL;
+
+			GPO_TRY(gpo_cuda_column_in(ctx, v, n, &mem, &d_vals, &d_vvalid[r]));
+			dreq[r].d_vals = d_vals;
+			dreq[r].d_vvalid = d_vvalid[r];
+		}
+	}
+	GPO_TRY(gpo_cuda_groupagg_many(ctx, keys->type, d_keys, d_kvalid, n, nr, dreq,
+								   est_groups, *strategy, &mem, res));
+	*strategy = res[0].used;
+	*ngroups = res[0].ngroups;
+	for (int r = 0; r < nr; r++)
+	{
+		gpo_agg_out o = outs[r];
+
+		if (dreq[r].vt < 0 || !(dreq[r].fields & GPO_DF_M2))
+			o.m2 = NULL;
+		GPO_TRY(gpo_cuda_groups_download(ctx, &res[r], keys->type, dreq[r].vt, &o, &mem));
+	}
 	GPO_CUDA_TRY(cudaDeviceSynchronize());
 cleanup:
 	if (d_kvalid != NULL)
 		gpo_cuda_free(d_kvalid);
-	if (d_vvalid != NULL)
-		gpo_cuda_free(d_vvalid);
+	for (int r = 0; r < nr && r < GPO_AGG_MAX_REQS; r++)
+		if (d_vvalid[r] != NULL)
+			gpo_cuda_free(d_vvalid[r]);
 	gpo_dmem_release(&mem);
 	gpo_cuda_end(&old);
 	return st;

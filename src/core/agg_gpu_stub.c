@@ -41,16 +41,17 @@ gpo_segreduce_gpu(gpo_ctx *ctx, const gpo_vector *values,
 
 /* Group aggregation GPU face: unavailable in this build. */
 __attribute__((weak)) gpo_status
-gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys,
-				 const gpo_vector *values, int64_t est_groups,
-				 gpo_agg_strategy *strategy, gpo_agg_out *out,
-				 int64_t *ngroups)
+gpo_groupagg_many_gpu(gpo_ctx *ctx, const gpo_vector *keys, int nreqs,
+					  const gpo_agg_req *reqs, int64_t est_groups,
+					  gpo_agg_strategy *strategy, gpo_agg_out *outs,
+					  int64_t *ngroups)
 {
 	(void) keys;
-	(void) values;
+	(void) nreqs;
+	(void) reqs;
 	(void) est_groups;
 	(void) strategy;
-	(void) out;
+	(void) outs;
 	(void) ngroups;
 	if (ctx != NULL)
 		gpo_set_detail(ctx, "%s", no_cuda);

@@ -206,16 +206,56 @@ extern gpo_status gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys,
 							   gpo_agg_strategy *strategy, gpo_agg_out *out,
 							   int64_t *ngroups, void *scratch,
 							   size_t *scratch_bytes);
-extern gpo_status gpo_groupagg_cpu(gpo_ctx *ctx, const gpo_vector *keys,
-								   const gpo_vector *values,
-								   int64_t est_groups,
-								   gpo_agg_strategy *strategy,
-								   gpo_agg_out *out, int64_t *ngroups);
-extern gpo_status gpo_groupagg_gpu(gpo_ctx *ctx, const gpo_vector *keys,
-								   const gpo_vector *values,
-								   int64_t est_groups,
-								   gpo_agg_strategy *strategy,
-								   gpo_agg_out *out, int64_t *ngroups);
+/*
+ * GROUP BY with several aggregate requests (as cuDF's groupby takes them):
+ * the keys are checked, counted, grouped (and on the GPU face uploaded)
+ * once, and each request's value column is aggregated over the same groups
+ * into its own output.  Request r has values (NULL: rows only; same rows as
+ * keys, any chunking) and aggs, the GPO_AGG_WANT_* it needs; outs[r] (nreqs
+ * entries, or one when nreqs is 0: then the rows alone) receives its
+ * results as gpo_groupagg writes them (count, isum, fsum, fflags, min, max
+ * and, with GPO_AGG_WANT_M2, m2, where its arrays are non-NULL), and the
+ * keys, key_valid and rows arrays are filled in every output that has
+ * them.  At most GPO_AGG_MAX_REQS requests.  Every output's capacity must
+ * hold the groups (else
+ * GPO_ERR_CAPACITY with *ngroups set).  Other arguments as gpo_groupagg,
+ * which is this call with one request whose aggs are the arrays of out
+ * that are non-NULL.
+ */
+#define GPO_AGG_WANT_COUNT	0x01u
+#define GPO_AGG_WANT_SUM	0x02u
+#define GPO_AGG_WANT_MIN	0x04u
+#define GPO_AGG_WANT_MAX	0x08u
+#define GPO_AGG_WANT_M2		0x10u
+
+/* Most requests one call takes. */
+#define GPO_AGG_MAX_REQS	64
+
+typedef struct gpo_agg_req
+{
+	const gpo_vector *values;	/* NULL: no value column */
+	unsigned	aggs;			/* GPO_AGG_WANT_* */
+} gpo_agg_req;
+
+extern gpo_status gpo_groupagg_many(gpo_ctx *ctx, const gpo_vector *keys,
+									int nreqs, const gpo_agg_req *reqs,
+									int64_t est_groups,
+									gpo_agg_strategy *strategy,
+									gpo_agg_out *outs, int64_t *ngroups,
+									void *scratch, size_t *scratch_bytes);
+extern gpo_status gpo_groupagg_many_cpu(gpo_ctx *ctx, const gpo_vector *keys,
+										int nreqs, const gpo_agg_req *reqs,
+										int64_t est_groups,
+										gpo_agg_strategy *strategy,
+										gpo_agg_out *outs, int64_t *ngroups);
+extern gpo_status gpo_groupagg_many_gpu(gpo_ctx *ctx, const gpo_vector *keys,
+										int nreqs, const gpo_agg_req *reqs,
+										int64_t est_groups,
+										gpo_agg_strategy *strategy,
+										gpo_agg_out *outs, int64_t *ngroups);
+/* The request gpo_groupagg makes of values and out (see gpo_groupagg_many). */
+extern gpo_agg_req gpo_agg_req_of_out(const gpo_vector *values,
+									  const gpo_agg_out *out);
 
 /*
  * The chooser: the strategy for nvalid non-NULL keys of key_type whose key

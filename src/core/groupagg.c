@@ -215,8 +215,8 @@ gpo_agg_nblocks(int64_t n, int nt)
 
 /* Sort strategy: sorted codes -> run boundaries -> offsets -> reduction. */
 static gpo_status
-sort_strategy(const gpo_vector *keys, const gpo_vector *values, int nt,
-			  gpo_agg_out *out, int64_t *ngroups)
+sort_strategy(const gpo_vector *keys, int nreqs, const gpo_agg_req *reqs,
+			  int nt, gpo_agg_out *outs, int64_t *ngroups)
 {
 	int64_t		n = gpo_vector_rows(keys);
 	gpo_status	st = GPO_OK;
@@ -270,11 +270,12 @@ sort_strategy(const gpo_vector *keys, const gpo_vector *values, int nt,
 		ng += c;
 	}
 	*ngroups = ng + (nvalid < n ? 1 : 0);
-	if (*ngroups > out->capacity)
-	{
-		st = GPO_ERR_CAPACITY;
-		goto done;
-	}
+	for (int r = 0; r < nreqs; r++)
+		if (*ngroups > outs[r].capacity)
+		{
+			st = GPO_ERR_CAPACITY;
+			goto done;
+		}
 	off = tr;
 #pragma omp parallel for num_threads(nb) schedule(static, 1)
 	for (int b = 0; b < nb; b++)
@@ -291,37 +292,52 @@ sort_strategy(const gpo_vector *keys, const gpo_vector *values, int nt,
 	if (nvalid < n)
 		off[ng + 1] = n;
 
-	/* keys of the groups */
-	for (int64_t g = 0; g < ng; g++)
-		gpo_key_store(out, g, keys->type, true, codes[off[g]]);
-	if (nvalid < n)
-		gpo_key_store(out, ng, keys->type, false, 0);
-
-	/* values in sorted order (tc is reused for their bits) */
-	if (values != NULL)
+	/* keys of the groups, into every output that takes them */
+	for (int r = 0; r < nreqs; r++)
 	{
-		raw = tc;
-		valid = malloc((size_t) n + 1);
-		vstarts = gpo_starts_of(values);
-		if (valid == NULL || vstarts == NULL)
-		{
-			st = GPO_ERR_NOMEM;
-			goto done;
-		}
-#pragma omp parallel for num_threads(nt) schedule(static)
-		for (int64_t i = 0; i < n; i++)
-		{
-			int64_t		r = rows[i];
-			int32_t		c = gpo_find_chunk(values, vstarts, r);
-			const gpo_chunk *ch = &values->chunks[c];
-
-			r -= vstarts[c];
-			raw[i] = gpo_raw_at(values->type, ch->data, r);
-			valid[i] = gpo_valid(ch, r) ? 1 : 0;
-		}
+		for (int64_t g = 0; g < ng; g++)
+			gpo_key_store(&outs[r], g, keys->type, true, codes[off[g]]);
+		if (nvalid < n)
+			gpo_key_store(&outs[r], ng, keys->type, false, 0);
 	}
-	st = gpo_segreduce_rows(values ? values->type : GPO_INT64, raw, valid,
-							NULL, off, *ngroups, out, nt);
+
+	/* each request's values in sorted order (tc holds their bits), reduced */
+	raw = tc;
+	valid = malloc((size_t) n + 1);
+	if (valid == NULL)
+	{
+		st = GPO_ERR_NOMEM;
+		goto done;
+	}
+	for (int q = 0; q < nreqs && st == GPO_OK; q++)
+	{
+		const gpo_vector *values = reqs[q].values;
+
+		if (values != NULL)
+		{
+			free(vstarts);
+			vstarts = gpo_starts_of(values);
+			if (vstarts == NULL)
+			{
+				st = GPO_ERR_NOMEM;
+				goto done;
+			}
+#pragma omp parallel for num_threads(nt) schedule(static)
+			for (int64_t i = 0; i < n; i++)
+			{
+				int64_t		r = rows[i];
+				int32_t		c = gpo_find_chunk(values, vstarts, r);
+				const gpo_chunk *ch = &values->chunks[c];
+
+				r -= vstarts[c];
+				raw[i] = gpo_raw_at(values->type, ch->data, r);
+				valid[i] = gpo_valid(ch, r) ? 1 : 0;
+			}
+		}
+		st = gpo_segreduce_rows(values ? values->type : GPO_INT64,
+								values ? raw : NULL, values ? valid : NULL,
+								NULL, off, *ngroups, &outs[q], nt);
+	}
 
 done:
 	free(codes);
@@ -334,23 +350,55 @@ done:
 	return st;
 }
 
+/*
+ * The outputs a face writes: outs, with m2 taken away where the request
+ * does not want it (malloc'd; NULL on no memory).  nreqs 0 is one request
+ * of no values.
+ */
+static gpo_agg_out *
+face_outs(int nreqs, const gpo_agg_req *reqs, const gpo_agg_out *outs)
+{
+	int			n = nreqs > 0 ? nreqs : 1;
+	gpo_agg_out *o = malloc(sizeof(gpo_agg_out) * n);
+
+	if (o == NULL)
+		return NULL;
+	for (int r = 0; r < n; r++)
+	{
+		o[r] = outs[r];
+		if (nreqs == 0 || !(reqs[r].aggs & GPO_AGG_WANT_M2) ||
+			reqs[r].values == NULL)
+			o[r].m2 = NULL;
+	}
+	return o;
+}
+
 /* Group aggregation CPU face (see gpo_agg.h). */
 gpo_status
-gpo_groupagg_cpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
-				 int64_t est_groups, gpo_agg_strategy *strategy,
-				 gpo_agg_out *out, int64_t *ngroups)
+gpo_groupagg_many_cpu(gpo_ctx *ctx, const gpo_vector *keys, int nreqs,
+					  const gpo_agg_req *reqs, int64_t est_groups,
+					  gpo_agg_strategy *strategy, gpo_agg_out *outs,
+					  int64_t *ngroups)
 {
 	int			nt = gpo_threads(ctx);
 	int64_t    *kstarts = gpo_starts_of(keys);
+	gpo_agg_req none = {NULL, 0};
+	const gpo_agg_req *rq = nreqs > 0 ? reqs : &none;
+	int			nr = nreqs > 0 ? nreqs : 1;
+	gpo_agg_out *o = face_outs(nreqs, reqs, outs);
 	uint64_t	mn,
 				mx;
 	int64_t		nvalid;
 	gpo_agg_strategy s = *strategy;
-	gpo_status	st;
+	gpo_status	st = GPO_OK;
 
 	ctx->used = GPO_DEVICE_CPU;
-	if (kstarts == NULL)
+	if (kstarts == NULL || o == NULL)
+	{
+		free(kstarts);
+		free(o);
 		return GPO_ERR_NOMEM;
+	}
 	gpo_omp_prepare(nt);
 	gpo_key_stats(keys, kstarts, nt, &mn, &mx, &nvalid);
 	if (s == GPO_AGG_AUTO)
@@ -359,49 +407,85 @@ gpo_groupagg_cpu(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 							   (nvalid > 0 && mx - mn >= (uint64_t) GPO_AGG_DENSE_MAX_RANGE)))
 	{
 		free(kstarts);
+		free(o);
 		gpo_set_detail(ctx, "dense aggregation needs integer keys whose range is at most %lld",
 					   (long long) GPO_AGG_DENSE_MAX_RANGE);
 		return GPO_ERR_INVALID;
 	}
 	*strategy = s;
 	if (s == GPO_AGG_DENSE)
-		st = gpo_groupagg_dense_cpu(keys, kstarts, values, nt, mn,
-									nvalid > 0 ? mx - mn + 1 : 0, out, ngroups);
+	{
+		/* a pass a request over its own slots (the key range is known once) */
+		for (int r = 0; r < nr && st == GPO_OK; r++)
+			st = gpo_groupagg_dense_cpu(keys, kstarts, rq[r].values, nt, mn,
+										nvalid > 0 ? mx - mn + 1 : 0, &o[r],
+										ngroups);
+	}
 	else if (s == GPO_AGG_HASH)
-		st = gpo_groupagg_hash_cpu(keys, kstarts, values, nt, out, ngroups);
+		st = gpo_groupagg_hash_cpu(keys, kstarts, nr, rq, nt, o, ngroups);
 	else
-		st = sort_strategy(keys, values, nt, out, ngroups);
+		st = sort_strategy(keys, nr, rq, nt, o, ngroups);
 	free(kstarts);
+	free(o);
 	if (st == GPO_ERR_CAPACITY)
 		gpo_set_detail(ctx, "output holds %lld groups, %lld found",
-					   (long long) out->capacity, (long long) *ngroups);
+					   (long long) outs[0].capacity, (long long) *ngroups);
 	return st;
+}
+
+/* The request gpo_groupagg makes (see gpo_agg.h). */
+gpo_agg_req
+gpo_agg_req_of_out(const gpo_vector *values, const gpo_agg_out *out)
+{
+	gpo_agg_req r;
+
+	r.values = values;
+	r.aggs = (out->count ? GPO_AGG_WANT_COUNT : 0) |
+		(out->isum || out->fsum || out->fflags ? GPO_AGG_WANT_SUM : 0) |
+		(out->min ? GPO_AGG_WANT_MIN : 0) | (out->max ? GPO_AGG_WANT_MAX : 0) |
+		(out->m2 ? GPO_AGG_WANT_M2 : 0);
+	return r;
 }
 
 /* Checks the group aggregation's arguments. */
 static gpo_status
-groupagg_check(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
-			   const gpo_agg_strategy *strategy, const gpo_agg_out *out,
-			   const int64_t *ngroups)
+groupagg_check(gpo_ctx *ctx, const gpo_vector *keys, int nreqs,
+			   const gpo_agg_req *reqs, const gpo_agg_strategy *strategy,
+			   const gpo_agg_out *outs, const int64_t *ngroups)
 {
 	gpo_status	st;
 
-	if ((st = gpo_agg_check_inputs(ctx, keys, values)) != GPO_OK)
+	if (nreqs < 0 || nreqs > GPO_AGG_MAX_REQS || (nreqs > 0 && reqs == NULL))
+	{
+		gpo_set_detail(ctx, "nreqs must be 0 .. %d, reqs given", GPO_AGG_MAX_REQS);
+		return GPO_ERR_INVALID;
+	}
+	if ((st = gpo_agg_check_inputs(ctx, keys, NULL)) != GPO_OK)
 		return st;
-	if (strategy == NULL || out == NULL || ngroups == NULL ||
-		*strategy < GPO_AGG_AUTO || *strategy > GPO_AGG_SORT || out->capacity < 0)
+	for (int r = 0; r < nreqs; r++)
+		if ((st = gpo_agg_check_inputs(ctx, keys, reqs[r].values)) != GPO_OK)
+			return st;
+	if (strategy == NULL || outs == NULL || ngroups == NULL ||
+		*strategy < GPO_AGG_AUTO || *strategy > GPO_AGG_SORT)
 	{
 		gpo_set_detail(ctx, "strategy, out and ngroups must be given");
 		return GPO_ERR_INVALID;
 	}
+	for (int r = 0; r < (nreqs > 0 ? nreqs : 1); r++)
+		if (outs[r].capacity < 0)
+		{
+			gpo_set_detail(ctx, "output capacity must be >= 0");
+			return GPO_ERR_INVALID;
+		}
 	return GPO_OK;
 }
 
-/* Group aggregation dispatcher (see gpo_agg.h). */
+/* Group aggregation with several requests: the dispatcher (see gpo_agg.h). */
 gpo_status
-gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
-			 int64_t est_groups, gpo_agg_strategy *strategy, gpo_agg_out *out,
-			 int64_t *ngroups, void *scratch, size_t *scratch_bytes)
+gpo_groupagg_many(gpo_ctx *ctx, const gpo_vector *keys, int nreqs,
+				  const gpo_agg_req *reqs, int64_t est_groups,
+				  gpo_agg_strategy *strategy, gpo_agg_out *outs,
+				  int64_t *ngroups, void *scratch, size_t *scratch_bytes)
 {
 	gpo_status	st;
 	gpo_device	face;
@@ -410,7 +494,8 @@ gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 
 	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
-	if ((st = groupagg_check(ctx, keys, values, strategy, out, ngroups)) != GPO_OK)
+	if ((st = groupagg_check(ctx, keys, nreqs, reqs, strategy, outs,
+							 ngroups)) != GPO_OK)
 		return st;
 	if (gpo_scratch_phase(ctx, scratch, scratch_bytes, 0, &st))
 		return st;
@@ -425,8 +510,8 @@ gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 		est_groups = sample_groups(keys, n);
 	if (face == GPO_DEVICE_GPU)
 	{
-		st = gpo_groupagg_gpu(ctx, keys, values, est_groups, strategy, out,
-							  ngroups);
+		st = gpo_groupagg_many_gpu(ctx, keys, nreqs, reqs, est_groups,
+								   strategy, outs, ngroups);
 		if (!gpo_gpu_fell_back(ctx, st))
 		{
 			ctx->used = GPO_DEVICE_GPU;
@@ -434,8 +519,24 @@ gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
 		}
 		*strategy = want;
 	}
-	st = gpo_groupagg_cpu(ctx, keys, values, est_groups, strategy, out,
-						  ngroups);
+	st = gpo_groupagg_many_cpu(ctx, keys, nreqs, reqs, est_groups, strategy,
+							   outs, ngroups);
 	ctx->used = GPO_DEVICE_CPU;
 	return st;
+}
+
+/* Group aggregation dispatcher: one request (see gpo_agg.h). */
+gpo_status
+gpo_groupagg(gpo_ctx *ctx, const gpo_vector *keys, const gpo_vector *values,
+			 int64_t est_groups, gpo_agg_strategy *strategy, gpo_agg_out *out,
+			 int64_t *ngroups, void *scratch, size_t *scratch_bytes)
+{
+	gpo_agg_req req;
+
+	if (out == NULL)
+		return gpo_groupagg_many(ctx, keys, 0, NULL, est_groups, strategy,
+								 NULL, ngroups, scratch, scratch_bytes);
+	req = gpo_agg_req_of_out(values, out);
+	return gpo_groupagg_many(ctx, keys, values ? 1 : 0, &req, est_groups,
+							 strategy, out, ngroups, scratch, scratch_bytes);
 }

@@ -243,13 +243,14 @@ gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	return st;
 }
 
-/* One thread's hash table. */
+/* One thread's hash table: nreq accumulators a slot, one a request. */
 typedef struct htab
 {
 	uint64_t   *keys;
-	gpo_acc    *accs;			/* rows == 0: empty slot */
+	gpo_acc    *accs;			/* [cap * nreq]; rows == 0: empty slot */
 	int64_t		cap;			/* power of two */
 	int64_t		used;
+	int			nreq;
 	bool		failed;
 } htab;
 
@@ -265,14 +266,15 @@ hmix(uint64_t x)
 	return x;
 }
 
-/* Allocates an empty table of cap slots. */
+/* Allocates an empty table of cap slots for nreq requests. */
 static bool
-htab_alloc(htab *h, int64_t cap)
+htab_alloc(htab *h, int64_t cap, int nreq)
 {
 	h->keys = malloc(sizeof(uint64_t) * cap);
-	h->accs = malloc(sizeof(gpo_acc) * cap);
+	h->accs = malloc(sizeof(gpo_acc) * cap * nreq);
 	h->cap = cap;
 	h->used = 0;
+	h->nreq = nreq;
 	if (h->keys == NULL || h->accs == NULL)
 	{
 		free(h->keys);
@@ -281,32 +283,33 @@ htab_alloc(htab *h, int64_t cap)
 		h->accs = NULL;
 		return false;
 	}
-	for (int64_t i = 0; i < cap; i++)
+	for (int64_t i = 0; i < cap * nreq; i++)
 		gpo_acc_init(&h->accs[i]);
 	return true;
 }
 
-/* Slot of code in h (inserted if new), or NULL when growing failed. */
+/* First accumulator of code's slot in h (inserted if new), NULL when growing failed. */
 static gpo_acc *
 htab_slot(htab *h, uint64_t code)
 {
 	int64_t		i;
+	int			nq = h->nreq;
 
 	if ((h->used + 1) * 2 > h->cap)
 	{
 		htab		bigger;
 
-		if (!htab_alloc(&bigger, h->cap * 2))
+		if (!htab_alloc(&bigger, h->cap * 2, nq))
 			return NULL;
 		for (int64_t j = 0; j < h->cap; j++)
 		{
-			if (h->accs[j].rows == 0)
+			if (h->accs[j * nq].rows == 0)
 				continue;
 			i = (int64_t) (hmix(h->keys[j]) & (uint64_t) (bigger.cap - 1));
-			while (bigger.accs[i].rows != 0)
+			while (bigger.accs[i * nq].rows != 0)
 				i = (i + 1) & (bigger.cap - 1);
 			bigger.keys[i] = h->keys[j];
-			bigger.accs[i] = h->accs[j];
+			memcpy(&bigger.accs[i * nq], &h->accs[j * nq], sizeof(gpo_acc) * nq);
 		}
 		bigger.used = h->used;
 		free(h->keys);
@@ -316,40 +319,114 @@ htab_slot(htab *h, uint64_t code)
 		h->cap = bigger.cap;
 	}
 	i = (int64_t) (hmix(code) & (uint64_t) (h->cap - 1));
-	while (h->accs[i].rows != 0 && h->keys[i] != code)
+	while (h->accs[i * nq].rows != 0 && h->keys[i] != code)
 		i = (i + 1) & (h->cap - 1);
-	if (h->accs[i].rows == 0)
+	if (h->accs[i * nq].rows == 0)
 	{
 		h->keys[i] = code;
 		h->used++;
 	}
-	return &h->accs[i];
+	return &h->accs[i * nq];
+}
+
+/*
+ * The value of request q at the current row of its cursor (stepped on):
+ * validity and raw bits; no value vector: not valid.
+ */
+static inline void
+hash_value_next(gpo_cursor *cur, const gpo_vector *v, bool *valid,
+				uint64_t *raw)
+{
+	const gpo_chunk *ch;
+
+	*valid = false;
+	*raw = 0;
+	if (v == NULL)
+		return;
+	gpo_cursor_avail(cur);
+	ch = gpo_cursor_chunk(cur);
+	*valid = gpo_valid(ch, cur->off);
+	if (*valid)
+		*raw = gpo_raw_at(v->type, ch->data, cur->off);
+	cur->off++;
+}
+
+/*
+ * Rows lo .. hi - 1 into one thread's table h and NULL-key accumulators
+ * na (nreq): the key's slot is found once, then every request's value goes
+ * into its accumulator.
+ */
+static void
+hash_rows(const gpo_vector *keys, const int64_t *kstarts, int nreq,
+		  const gpo_agg_req *reqs, int64_t *const *vstarts, const bool *m2,
+		  int64_t lo, int64_t hi, htab *h, gpo_acc *na)
+{
+	gpo_kv_iter it;
+	gpo_cursor	vc[GPO_AGG_MAX_REQS];
+
+	gpo_kv_seek(&it, keys, kstarts, reqs[0].values, vstarts[0], lo);
+	for (int q = 1; q < nreq; q++)
+		if (reqs[q].values != NULL)
+			gpo_cursor_seek(&vc[q], reqs[q].values, vstarts[q], lo);
+	for (int64_t r = lo; r < hi; r++)
+	{
+		bool		kv,
+					vv;
+		uint64_t	kc,
+					vr;
+		gpo_acc    *a;
+
+		gpo_kv_next(&it, &kv, &kc, &vv, &vr);
+		a = kv ? htab_slot(h, kc) : na;
+		if (a == NULL)
+		{
+			h->failed = true;
+			return;
+		}
+		gpo_acc_add(&a[0], it.vt, it.has_values, vv, vr, m2[0]);
+		for (int q = 1; q < nreq; q++)
+		{
+			const gpo_vector *v = reqs[q].values;
+
+			hash_value_next(&vc[q], v, &vv, &vr);
+			gpo_acc_add(&a[q], v ? v->type : GPO_INT64, v != NULL, vv, vr, m2[q]);
+		}
+	}
 }
 
 /* Hash strategy (see groupagg_internal.h). */
 gpo_status
 gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
-					  const gpo_vector *values, int nt, gpo_agg_out *out,
-					  int64_t *ngroups)
+					  int nreq, const gpo_agg_req *reqs, int nt,
+					  gpo_agg_out *outs, int64_t *ngroups)
 {
 	int64_t		n = gpo_vector_rows(keys);
 	int			nb = gpo_agg_nblocks(n, nt);
-	int64_t    *vstarts = gpo_starts_of(values);
+	int64_t    *vstarts[GPO_AGG_MAX_REQS];
+	bool		m2[GPO_AGG_MAX_REQS];
 	htab	   *tabs = calloc(nb, sizeof(htab));
-	gpo_acc    *nullacc = malloc(sizeof(gpo_acc) * nb);
-	gpo_type	vt = values ? values->type : GPO_INT64;
-	bool		m2 = out->m2 != NULL;
+	gpo_acc    *nullacc = malloc(sizeof(gpo_acc) * nb * nreq);
 	uint64_t   *codes = NULL,
 			   *tc = NULL;
 	int64_t    *idx = NULL,
 			   *ti = NULL,
 			   *hist = NULL;
 	gpo_acc    *all = NULL;
+	gpo_acc    *acc = malloc(sizeof(gpo_acc) * nreq);
 	int64_t		m = 0,
 				ng = 0;
 	gpo_status	st = GPO_OK;
 
-	if (vstarts == NULL || tabs == NULL || nullacc == NULL)
+	if (nreq > GPO_AGG_MAX_REQS)
+		return GPO_ERR_INVALID;
+	for (int q = 0; q < nreq; q++)
+	{
+		vstarts[q] = gpo_starts_of(reqs[q].values);
+		m2[q] = outs[q].m2 != NULL;
+		if (vstarts[q] == NULL)
+			st = GPO_ERR_NOMEM;
+	}
+	if (st != GPO_OK || tabs == NULL || nullacc == NULL || acc == NULL)
 	{
 		st = GPO_ERR_NOMEM;
 		goto done;
@@ -357,35 +434,16 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 #pragma omp parallel for num_threads(nb) schedule(static, 1)
 	for (int b = 0; b < nb; b++)
 	{
-		int64_t		lo = gpo_block_lo(n, b, nb);
-		int64_t		hi = gpo_block_lo(n, b + 1, nb);
-		htab	   *h = &tabs[b];
-		gpo_kv_iter it;
-
-		gpo_acc_init(&nullacc[b]);
-		if (!htab_alloc(h, 1024))
+		for (int q = 0; q < nreq; q++)
+			gpo_acc_init(&nullacc[b * nreq + q]);
+		if (!htab_alloc(&tabs[b], 1024, nreq))
 		{
-			h->failed = true;
+			tabs[b].failed = true;
 			continue;
 		}
-		gpo_kv_seek(&it, keys, kstarts, values, vstarts, lo);
-		for (int64_t r = lo; r < hi; r++)
-		{
-			bool		kv,
-						vv;
-			uint64_t	kc,
-						vr;
-			gpo_acc    *a;
-
-			gpo_kv_next(&it, &kv, &kc, &vv, &vr);
-			a = kv ? htab_slot(h, kc) : &nullacc[b];
-			if (a == NULL)
-			{
-				h->failed = true;
-				break;
-			}
-			gpo_acc_add(a, it.vt, it.has_values, vv, vr, m2);
-		}
+		hash_rows(keys, kstarts, nreq, reqs, vstarts, m2,
+				  gpo_block_lo(n, b, nb), gpo_block_lo(n, b + 1, nb),
+				  &tabs[b], &nullacc[b * nreq]);
 	}
 	for (int b = 0; b < nb; b++)
 	{
@@ -393,7 +451,8 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 			st = GPO_ERR_NOMEM;
 		m += tabs[b].used;
 		if (b > 0)
-			gpo_acc_merge(&nullacc[0], &nullacc[b]);
+			for (int q = 0; q < nreq; q++)
+				gpo_acc_merge(&nullacc[q], &nullacc[b * nreq + q]);
 	}
 	if (st != GPO_OK)
 		goto done;
@@ -403,7 +462,7 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	tc = malloc(sizeof(uint64_t) * (m + 1));
 	idx = malloc(sizeof(int64_t) * (m + 1));
 	ti = malloc(sizeof(int64_t) * (m + 1));
-	all = malloc(sizeof(gpo_acc) * (m + 1));
+	all = malloc(sizeof(gpo_acc) * (m + 1) * nreq);
 	hist = malloc(sizeof(int64_t) * 256 * nt);
 	if (!codes || !tc || !idx || !ti || !all || !hist)
 	{
@@ -413,10 +472,10 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	m = 0;
 	for (int b = 0; b < nb; b++)
 		for (int64_t i = 0; i < tabs[b].cap; i++)
-			if (tabs[b].accs[i].rows > 0)
+			if (tabs[b].accs[i * nreq].rows > 0)
 			{
 				codes[m] = tabs[b].keys[i];
-				all[m] = tabs[b].accs[i];
+				memcpy(&all[m * nreq], &tabs[b].accs[i * nreq], sizeof(gpo_acc) * nreq);
 				idx[m] = m;
 				m++;
 			}
@@ -424,29 +483,39 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	for (int64_t i = 0; i < m; i++)
 		ng += (i == 0 || codes[i] != codes[i - 1]);
 	*ngroups = ng + (nullacc[0].rows > 0);
-	if (*ngroups > out->capacity)
-	{
-		st = GPO_ERR_CAPACITY;
-		goto done;
-	}
+	for (int q = 0; q < nreq; q++)
+		if (*ngroups > outs[q].capacity)
+		{
+			st = GPO_ERR_CAPACITY;
+			goto done;
+		}
 	ng = 0;
 	for (int64_t i = 0; i < m;)
 	{
-		gpo_acc		acc = all[idx[i]];
 		int64_t		j = i + 1;
 
-		while (j < m && codes[j] == codes[i])
-			gpo_acc_merge(&acc, &all[idx[j++]]);
-		gpo_key_store(out, ng, keys->type, true, codes[i]);
-		gpo_acc_store(out, ng, &acc, vt, values != NULL);
+		memcpy(acc, &all[idx[i] * nreq], sizeof(gpo_acc) * nreq);
+		for (; j < m && codes[j] == codes[i]; j++)
+			for (int q = 0; q < nreq; q++)
+				gpo_acc_merge(&acc[q], &all[idx[j] * nreq + q]);
+		for (int q = 0; q < nreq; q++)
+		{
+			const gpo_vector *v = reqs[q].values;
+
+			gpo_key_store(&outs[q], ng, keys->type, true, codes[i]);
+			gpo_acc_store(&outs[q], ng, &acc[q], v ? v->type : GPO_INT64, v != NULL);
+		}
 		ng++;
 		i = j;
 	}
 	if (nullacc[0].rows > 0)
-	{
-		gpo_key_store(out, ng, keys->type, false, 0);
-		gpo_acc_store(out, ng, &nullacc[0], vt, values != NULL);
-	}
+		for (int q = 0; q < nreq; q++)
+		{
+			const gpo_vector *v = reqs[q].values;
+
+			gpo_key_store(&outs[q], ng, keys->type, false, 0);
+			gpo_acc_store(&outs[q], ng, &nullacc[q], v ? v->type : GPO_INT64, v != NULL);
+		}
 
 done:
 	if (tabs != NULL)
@@ -457,12 +526,14 @@ done:
 		}
 	free(tabs);
 	free(nullacc);
-	free(vstarts);
+	for (int q = 0; q < nreq && q < GPO_AGG_MAX_REQS; q++)
+		free(vstarts[q]);
 	free(codes);
 	free(tc);
 	free(idx);
 	free(ti);
 	free(all);
 	free(hist);
+	free(acc);
 	return st;
 }

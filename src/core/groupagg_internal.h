@@ -93,10 +93,13 @@ extern gpo_status gpo_dense_store_cpu(gpo_type kt, int vtype,
 extern void gpo_key_stats(const gpo_vector *keys, const int64_t *kstarts,
 						  int nt, uint64_t *min_code, uint64_t *max_code,
 						  int64_t *nvalid);
-/* Hash strategy: per-thread tables merged in key order. */
+/*
+ * Hash strategy: per-thread tables merged in key order, every request's
+ * accumulators in the key's slot (nreq requests into outs).
+ */
 extern gpo_status gpo_groupagg_hash_cpu(const gpo_vector *keys,
-										const int64_t *kstarts,
-										const gpo_vector *values, int nt,
-										gpo_agg_out *out, int64_t *ngroups);
+										const int64_t *kstarts, int nreq,
+										const gpo_agg_req *reqs, int nt,
+										gpo_agg_out *outs, int64_t *ngroups);
 
 #endif							/* GROUPAGG_INTERNAL_H */

@@ -167,39 +167,6 @@ gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity, gpo_type ktype,
 }
 
 /*
- * Groups keys with the aggregates of values (NULL: rows only) into out,
- * growing out when the groups don't fit; returns the group count.  The
- * first call of a batch counts the strategy used for EXPLAIN.
- */
-static int64
-gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
-				 const gpo_vector *values, gpo_agg_out *out, bool first)
-{
-	gpo_ctx		ctx;
-	gpo_agg_strategy strategy;
-	int64		ngroups = 0;
-	gpo_status	st;
-
-	for (;;)
-	{
-		gpuops_agg_ctx_init(s, &ctx);
-		strategy = (gpo_agg_strategy) gpuops_agg_strategy;
-		st = gpuops_agg_group_call(&ctx, keys, values,
-								   (int64) s->spec.est_groups, &strategy, out,
-								   &ngroups);
-		if (st != GPO_ERR_CAPACITY)
-			break;
-		gpuops_agg_out_alloc(out, ngroups, keys->type,
-							 values ? values->type : GPO_INT32,
-							 out->keys != NULL, out->m2 != NULL);
-	}
-	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg group aggregation");
-	if (first && (int) strategy >= 0 && (int) strategy < 4)
-		s->strategy_batches[strategy]++;
-	return ngroups;
-}
-
-/*
  * The value columns of a batch of n rows: each aggregate argument's column,
  * or a column of zeros for count(*) FILTER, with its validity cleared where
  * the aggregate's FILTER clause does not hold (the engine then skips those
@@ -446,30 +413,29 @@ gpuops_agg_pending_groups(GpuopsAggScanState *s, GpuopsAggPending *p)
 	if (job->st == GPO_ERR_CAPACITY)
 	{
 		/* more groups than cap: again, with outputs sized by the engine */
-		ngroups = gpuops_agg_group(s, &p->keyv,
-								   nvals > 0 ? &p->valvecs[0] : NULL,
-								   &job->outs[0], true);
-		for (v = 1; v < nvals; v++)
-		{
+		gpo_ctx		ctx;
+		gpo_agg_strategy strategy;
+		gpo_status	st;
+
+		ngroups = job->ngroups[0];
+		for (v = 0; v < Max(nvals, 1); v++)
 			gpuops_agg_out_alloc(&job->outs[v], ngroups, p->keyv.type,
-								 p->valvecs[v].type, false,
-								 gpuops_agg_val_m2(&s->spec, v));
-			if (gpuops_agg_group(s, &p->keyv, &p->valvecs[v], &job->outs[v],
-								 false) != ngroups)
-				elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
-		}
+								 nvals > 0 ? p->valvecs[v].type : GPO_INT32,
+								 v == 0, gpuops_agg_val_m2(&s->spec, v));
+		gpuops_agg_ctx_init(s, &ctx);
+		strategy = (gpo_agg_strategy) gpuops_agg_strategy;
+		st = gpuops_agg_group_many_call(&ctx, &p->keyv, p->valvecs, nvals,
+										(int64) s->spec.est_groups, &strategy,
+										job->outs, &ngroups);
+		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg group aggregation");
+		if ((int) strategy >= 0 && (int) strategy < 4)
+			s->strategy_batches[strategy]++;
 		return ngroups;
 	}
-	for (v = 0; v < job->calls; v++)
-		gpuops_agg_checked(s, v == job->calls - 1 ? job->st : GPO_OK,
-						   &job->ctx[v], "GpuOpsAgg group aggregation");
+	gpuops_agg_checked(s, job->st, &job->ctx[0], "GpuOpsAgg group aggregation");
 	if ((int) job->used[0] >= 0 && (int) job->used[0] < 4)
 		s->strategy_batches[job->used[0]]++;
-	ngroups = job->ngroups[0];
-	for (v = 1; v < nvals; v++)
-		if (job->ngroups[v] != ngroups)
-			elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
-	return ngroups;
+	return job->ngroups[0];
 }
 
 /* Waits for the pending batch's groups, if any, and merges them. */

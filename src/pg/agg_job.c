@@ -40,37 +40,65 @@ gpuops_agg_group_call(gpo_ctx *ctx, const gpo_vector *keys,
 					  gpo_agg_strategy *strategy, gpo_agg_out *out,
 					  int64 *ngroups)
 {
+	return gpuops_agg_group_many_call(ctx, keys, values, values ? 1 : 0,
+									  est_groups, strategy, out, ngroups);
+}
+
+/*
+ * One gpo_groupagg_many call for every value column of a batch (nvals
+ * columns, or rows only when 0) into outs ([max(nvals, 1)]): the keys are
+ * grouped once for all; each output's request is what its arrays ask for.
+ * No PostgreSQL call (any thread).
+ */
+gpo_status
+gpuops_agg_group_many_call(gpo_ctx *ctx, const gpo_vector *keys,
+						   const gpo_vector *values, int nvals,
+						   int64 est_groups, gpo_agg_strategy *strategy,
+						   gpo_agg_out *outs, int64 *ngroups)
+{
+	gpo_agg_req reqs[GPO_AGG_MAX_REQS];
 	size_t		bytes = 0;
 	char		scratch;
+	gpo_agg_strategy want = *strategy;
 	gpo_status	st;
+	int			v;
 
-	st = gpo_groupagg(ctx, keys, values, est_groups, strategy, out, ngroups,
-					  NULL, &bytes);
+	if (nvals > GPO_AGG_MAX_REQS)
+		return GPO_ERR_INVALID;
+	for (v = 0; v < nvals; v++)
+		reqs[v] = gpo_agg_req_of_out(&values[v], &outs[v]);
+	st = gpo_groupagg_many(ctx, keys, nvals, reqs, est_groups, strategy, outs,
+						   ngroups, NULL, &bytes);
+	*strategy = want;
 	if (st == GPO_OK)
-		st = gpo_groupagg(ctx, keys, values, est_groups, strategy, out,
-						  ngroups, &scratch, NULL);
+		st = gpo_groupagg_many(ctx, keys, nvals, reqs, est_groups, strategy,
+							   outs, ngroups, &scratch, NULL);
 	return st;
 }
 
-/* Runs the job's engine calls; no PostgreSQL call (any thread). */
+/*
+ * Runs the job's engine call, one for all its value columns; no PostgreSQL
+ * call (any thread).  Every column's context, strategy and groups are the
+ * call's.
+ */
 void
 gpuops_agg_job_run(GpuopsAggJob *job)
 {
 	int			ncalls = Max(job->nvals, 1);
 	int			v;
 
-	job->st = GPO_OK;
-	for (v = 0; v < ncalls; v++)
+	job->used[0] = job->strategy;
+	job->st = gpuops_agg_group_many_call(&job->ctx[0], job->keys, job->values,
+										 job->nvals, job->est_groups,
+										 &job->used[0], job->outs,
+										 &job->ngroups[0]);
+	for (v = 1; v < ncalls; v++)
 	{
-		job->used[v] = job->strategy;
-		job->st = gpuops_agg_group_call(&job->ctx[v], job->keys,
-										job->nvals > 0 ? &job->values[v] : NULL,
-										job->est_groups, &job->used[v],
-										&job->outs[v], &job->ngroups[v]);
-		job->calls = v + 1;
-		if (job->st != GPO_OK)
-			break;
+		job->ctx[v] = job->ctx[0];
+		job->used[v] = job->used[0];
+		job->ngroups[v] = job->ngroups[0];
 	}
+	job->calls = 1;
 }
 
 /* The helper thread's body. */

@@ -35,8 +35,8 @@ typedef struct GpuopsAggTableExec
 } GpuopsAggTableExec;
 
 /*
- * One batch's group aggregation (agg_job.c): gpo_groupagg of keys with each
- * value column, run by a helper thread or by the backend.
+ * One batch's group aggregation (agg_job.c): one gpo_groupagg_many call of
+ * keys with every value column, run by a helper thread or by the backend.
  */
 typedef struct GpuopsAggJob
 {
@@ -232,6 +232,17 @@ extern gpo_status gpuops_agg_group_call(gpo_ctx *ctx, const gpo_vector *keys,
 										int64 est_groups,
 										gpo_agg_strategy *strategy,
 										gpo_agg_out *out, int64 *ngroups);
+/*
+ * gpo_groupagg_many's sizing and running calls for nvals value columns
+ * (0: rows only) into outs: the keys grouped once (no PostgreSQL call).
+ */
+extern gpo_status gpuops_agg_group_many_call(gpo_ctx *ctx,
+											 const gpo_vector *keys,
+											 const gpo_vector *values,
+											 int nvals, int64 est_groups,
+											 gpo_agg_strategy *strategy,
+											 gpo_agg_out *outs,
+											 int64 *ngroups);
 /* Waits for the job's thread, if any. */
 extern void gpuops_agg_job_wait(GpuopsAggJob *job);
 

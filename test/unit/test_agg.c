@@ -221,6 +221,9 @@ ref_sort(const flat *keys)
 	return perm;
 }
 
+static int64_t flat_code_range(const flat *keys, int64_t lo, int64_t hi,
+							   uint64_t *mn, uint64_t *mx);
+
 /* Reference results of one group. */
 typedef struct ref_group
 {
@@ -571,6 +574,133 @@ groupagg_case(tgroup *tg, gpo_type kt, gpo_type vt, bool with_values,
 	tvec_free(&tv);
 	flat_free(&keys);
 	flat_free(&vals);
+}
+
+/*
+ * One case of several aggregate requests over the same keys
+ * (gpo_groupagg_many): nreq value columns of random types, NULL rates and
+ * partitions (some requests without values, some outputs without key
+ * arrays), every strategy that applies, every face; each output must be
+ * the reference's groups of its own column.
+ */
+static void
+many_case(tgroup *tg, gpo_type kt, int64_t n, key_kind kind, int knull,
+		  int nreq, part_kind kp)
+{
+	static const gpo_type vtypes[] = {GPO_INT32, GPO_INT64, GPO_FLOAT32, GPO_FLOAT64};
+	flat		keys;
+	flat		vals[8];
+	bool		hasv[8];
+	tvec		tk;
+	tvec		tv[8];
+	ref_group  *ref[8];
+	int64_t		ng_ref = 0;
+	gpo_device	devs[2];
+	int			nf = faces(tg, devs);
+	bool		dense_ok = kt != GPO_FLOAT32 && kt != GPO_FLOAT64;
+
+	flat_make(&keys, kt, n, kind, knull);
+	flat_to_tvec(&keys, &tk, kp);
+	for (int r = 0; r < nreq; r++)
+	{
+		flat_make(&vals[r], vtypes[rng_below(4)], n, (key_kind) rng_below(KEYS_COUNT),
+				  (int) rng_below(4) * 15);
+		flat_to_tvec(&vals[r], &tv[r], (part_kind) rng_below(PART_COUNT));
+		hasv[r] = !rng_chance(1, 6);
+		ref[r] = ref_groupagg(&keys, hasv[r] ? &vals[r] : NULL, &ng_ref);
+	}
+	if (nreq == 0)
+		ref[0] = ref_groupagg(&keys, NULL, &ng_ref);
+	if (dense_ok)
+	{
+		uint64_t	mn,
+					mx;
+
+		flat_code_range(&keys, 0, n, &mn, &mx);
+		dense_ok = mn == UINT64_MAX || mx - mn < (uint64_t) GPO_AGG_DENSE_MAX_RANGE;
+	}
+	for (int f = 0; f < nf; f++)
+		for (int s = GPO_AGG_AUTO; s <= GPO_AGG_SORT; s++)
+		{
+			gpo_ctx		ctx;
+			tcase		c;
+			outbuf		ob[8];
+			gpo_agg_out outs[8];
+			gpo_agg_req reqs[8];
+			gpo_agg_strategy strat = (gpo_agg_strategy) s;
+			int64_t		ng = -1;
+			gpo_status	st;
+			char		dummy;
+
+			if (s == GPO_AGG_DENSE && !dense_ok)
+				continue;
+			test_ctx(&ctx, devs[f], f == 0 ? (int) rng_below(4) + 1 : 0);
+			case_begin(&c, "groupagg many %s keys %s/%s n=%lld %d requests %s parts %s",
+					   devs[f] == GPO_DEVICE_GPU ? "gpu" : "cpu", gpo_type_name(kt),
+					   key_names[kind], (long long) n, nreq, gpo_agg_strategy_name(strat),
+					   part_name(kp));
+			for (int r = 0; r < (nreq > 0 ? nreq : 1); r++)
+			{
+				outbuf_make(&ob[r], ng_ref);
+				outs[r] = ob[r].o;
+				if (r > 0 && rng_chance(1, 2))
+				{
+					outs[r].keys = NULL;
+					outs[r].key_valid = NULL;
+					outs[r].rows = NULL;
+				}
+				if (r < nreq)
+					reqs[r] = gpo_agg_req_of_out(hasv[r] ? &tv[r].v : NULL, &outs[r]);
+			}
+			st = gpo_groupagg_many(&ctx, &tk.v, nreq, reqs, 0, &strat, outs, &ng,
+								   &dummy, NULL);
+			expect(&c, st == GPO_OK, "status %s (%s)", gpo_status_text(st), ctx.detail);
+			expect(&c, ng == ng_ref, "ngroups %lld want %lld", (long long) ng, (long long) ng_ref);
+			expect(&c, s == GPO_AGG_AUTO || strat == (gpo_agg_strategy) s, "strategy used");
+			for (int r = 0; r < (nreq > 0 ? nreq : 1) && c.ok; r++)
+			{
+				gpo_agg_out o = outs[r];
+				int64_t    *rows = ob[r].o.rows;
+
+				if (o.rows == NULL)
+				{
+					/* rows not asked for: check the rest against the reference's */
+					o.rows = malloc(sizeof(int64_t) * (ng + 1));
+					for (int64_t g = 0; g < ng; g++)
+						o.rows[g] = ref[r][g].rows;
+				}
+				check_groups(&c, &o, ref[r], ng, kt,
+							 r < nreq && hasv[r] ? &vals[r] : NULL, o.keys != NULL);
+				if (o.rows != rows)
+					free(o.rows);
+				expect(&c, o.keys != NULL || ob[r].keys[0] == 0, "request %d: keys written", r);
+			}
+			/* too little room in one output: the count, and GPO_ERR_CAPACITY */
+			if (c.ok && ng_ref > 0 && nreq > 1)
+			{
+				int			r = (int) rng_below((uint64_t) nreq);
+
+				outs[r].capacity = ng_ref - 1;
+				strat = (gpo_agg_strategy) s;
+				st = gpo_groupagg_many(&ctx, &tk.v, nreq, reqs, 0, &strat, outs, &ng,
+									   &dummy, NULL);
+				expect(&c, st == GPO_ERR_CAPACITY && ng == ng_ref,
+					   "short capacity gave %s, ngroups %lld", gpo_status_text(st), (long long) ng);
+			}
+			case_result(tg, c.ok, c.msg);
+			for (int r = 0; r < (nreq > 0 ? nreq : 1); r++)
+				outbuf_free(&ob[r]);
+		}
+	for (int r = 0; r < nreq; r++)
+	{
+		free(ref[r]);
+		tvec_free(&tv[r]);
+		flat_free(&vals[r]);
+	}
+	if (nreq == 0)
+		free(ref[0]);
+	tvec_free(&tk);
+	flat_free(&keys);
 }
 
 /* One sort case on every face. */
@@ -1065,6 +1195,17 @@ test_agg(void)
 	groupagg_case(&g, GPO_INT64, GPO_INT32, true, 3000, KEYS_SMALL, 0, 100, PART_MIXED, PART_UNEVEN);
 	groupagg_case(&g, GPO_INT32, GPO_FLOAT64, true, 3000, KEYS_SMALL, 100, 0, PART_UNEVEN, PART_MIXED);
 	overflow_case(&g);
+	group_end(&g);
+
+	group_begin(&g, "agg groupagg many");
+	for (int t = 0; t < 5; t++)
+		for (int k = 0; k < KEYS_COUNT; k++)
+			for (int si = 0; si < 8; si += 1 + (int) rng_below(2))
+				many_case(&g, ktypes[t], sizes[si], (key_kind) k, (int) rng_below(3) * 5,
+						  (int) rng_below(7), (part_kind) rng_below(PART_COUNT));
+	for (int p = 0; p < PART_COUNT; p++)
+		many_case(&g, GPO_INT32, 5000, KEYS_RANGE, 5, 6, (part_kind) p);
+	many_case(&g, GPO_INT64, 3000, KEYS_SMALL, 100, 3, PART_MIXED);
 	group_end(&g);
 
 	group_begin(&g, "agg groupagg run");
