@@ -199,7 +199,7 @@ main(int argc, char **argv)
 					if (memcmp(sep[c].count, one[c].count, 8 * cap) != 0 ||
 						memcmp(sep[c].min, one[c].min, 8 * cap) != 0 ||
 						memcmp(sep[c].max, one[c].max, 8 * cap) != 0 ||
-						memcmp(sep[0].rows, one[0].rows, 8 * cap) != 0)
+						memcmp(sep[c].rows, one[0].rows, 8 * cap) != 0)
 					{
 						for (int64_t g = 0; g < cap; g++)
 							if (sep[c].count[g] != one[c].count[g] ||
