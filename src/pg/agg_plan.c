@@ -797,6 +797,32 @@ gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
 	return workers;
 }
 
+/*
+ * Each aggregate's class as the planner decided it (PRIV_AGG_CLASSES): an
+ * integer list (kind, argument attno, argument type) per Aggref, so that the
+ * executor never classifies an aggregate again.
+ */
+static List *
+gpuops_agg_classes(List *aggrefs, Index relid)
+{
+	List	   *classes = NIL;
+	ListCell   *lc;
+
+	foreach(lc, aggrefs)
+	{
+		GpuopsAggKind kind;
+		AttrNumber	attno;
+		Oid			argtype;
+
+		if (!gpuops_agg_supported(lfirst_node(Aggref, lc), relid, &kind,
+								  &attno, &argtype))
+			elog(ERROR, "GpuOpsAgg path holds an unsupported aggregate");
+		classes = lappend(classes, list_make3_int((int) kind, (int) attno,
+												  (int) argtype));
+	}
+	return classes;
+}
+
 /* PlanCustomPath: the CustomScan whose scan tuple is keys then aggregates. */
 static Plan *
 gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
@@ -846,6 +872,9 @@ gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
 									list_nth(priv, PRIV_STRATEGY));
 	cscan->custom_private = lappend(cscan->custom_private,
 									makeInteger(gpuops_agg_plan_workers(root, priv)));
+	cscan->custom_private = lappend(cscan->custom_private,
+									gpuops_agg_classes(aggrefs,
+													   intVal(list_nth(priv, PRIV_RELID))));
 	cscan->custom_private = copyObject(cscan->custom_private);
 	cscan->methods = &gpuops_agg_scan_methods;
 	return &cscan->scan.plan;

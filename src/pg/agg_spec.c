@@ -55,7 +55,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	List	   *keys = (List *) list_nth(priv, PRIV_KEYS);
 	List	   *aggrefs = (List *) list_nth(priv, PRIV_AGGREFS);
 	List	   *tables = (List *) list_nth(priv, PRIV_TABLES);
-	Index		relid = intVal(list_nth(priv, PRIV_RELID));
+	List	   *classes = (List *) list_nth(priv, PRIV_AGG_CLASSES);
 	AttrNumber *val_attnos;
 	List	   *filters = NIL;
 	ListCell   *lc;
@@ -85,14 +85,15 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *a = lfirst_node(Aggref, lc);
+		List	   *cls = (List *) list_nth(classes, i);
 		GpuopsAggCol *col = &spec->aggs[i++];
 		AttrNumber	attno;
 		int			f = -1;
 		int			v;
 
-		if (!gpuops_agg_supported(a, relid, &col->kind, &attno,
-								  &col->argtype))
-			elog(ERROR, "GpuOpsAgg plan holds an unsupported aggregate");
+		col->kind = (GpuopsAggKind) linitial_int(cls);
+		attno = (AttrNumber) lsecond_int(cls);
+		col->argtype = (Oid) lthird_int(cls);
 		col->restype = a->aggtype;
 		col->valcol = -1;
 		if (a->aggfilter != NULL)

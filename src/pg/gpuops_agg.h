@@ -119,6 +119,8 @@ enum
 	PRIV_STRATEGY,				/* Integer: expected gpo_agg_strategy, -1 for
 								 * no GROUP BY */
 	PRIV_WORKERS,				/* Integer: worker processes (plan only) */
+	PRIV_AGG_CLASSES,			/* per Aggref an IntList (kind, argument
+								 * attno, argument type) (plan only) */
 	PRIV_COUNT
 };
 
