@@ -35,7 +35,7 @@ NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC $(CUDA_ARCH)
 
 STUB_SRCS = $(wildcard src/core/*stub.c)
 CORE_SRCS = $(filter-out $(STUB_SRCS),$(wildcard src/core/*.c))
-PG_SRCS = $(wildcard src/pg/*.c)
+PG_SRCS = $(wildcard src/pg/*.c src/pg/*/*.c src/pg/*/*/*.c)
 ifeq ($(CUDA),1)
 KERNEL_OBJS = $(patsubst %.cu,%.o,$(wildcard kernels/*.cu))
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
@@ -46,12 +46,13 @@ endif
 CORE_OBJS = $(CORE_SRCS:.c=.o) $(KERNEL_OBJS)
 OBJS = $(PG_SRCS:.c=.o) $(CORE_OBJS)
 
-PG_CPPFLAGS = -I$(srcdir)/src/core
+# src/pg sees the core's public headers only (src/core/include)
+PG_CPPFLAGS = -I$(srcdir)/src/pg -I$(srcdir)/src/core/include
 PG_CFLAGS = -fopenmp
 SHLIB_LINK = -fopenmp $(CUDA_LIBS)
 
 EXTRA_CLEAN = test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives \
-	kernels/*.o src/core/*.o build-info.txt
+	kernels/*.o src/core/*.o src/pg/*/*.o src/pg/*/*/*.o build-info.txt
 
 # ---- targets that work before PostgreSQL's headers are installed ----
 .DEFAULT_GOAL := all
@@ -74,10 +75,16 @@ all install installcheck:
 	@echo "pg_config not found: install postgresql-server-dev-15 (or run 'make test' as root, which does)" >&2; exit 2
 endif
 
-kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(wildcard src/core/*.h)
-	$(NVCC) $(NVCCFLAGS) -Xcompiler -fopenmp -I$(srcdir)/src/core -c $< -o $@
+CORE_HEADERS = $(wildcard src/core/*.h src/core/include/*.h)
+CORE_INC = -I$(srcdir)/src/core -I$(srcdir)/src/core/include
 
-$(OBJS): $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
+kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(CORE_HEADERS)
+	$(NVCC) $(NVCCFLAGS) -Xcompiler -fopenmp $(CORE_INC) -c $< -o $@
+
+$(OBJS): $(CORE_HEADERS) $(wildcard src/pg/*/*.h src/pg/*/*/*.h)
+
+# the engine's own files see its internal headers too
+$(CORE_SRCS:.c=.o) $(STUB_SRCS:.c=.o): override CPPFLAGS += -I$(srcdir)/src/core
 
 # says which build this is
 build-info:
@@ -92,13 +99,13 @@ all: build-info
 UNIT_SRCS = $(wildcard test/unit/*.c)
 
 test/unit/test_core: $(UNIT_SRCS) $(wildcard test/unit/*.h) $(CORE_OBJS)
-	$(CC) -std=gnu11 -O2 -g -fopenmp -Wall -I$(srcdir)/src/core -Itest/unit $(UNIT_SRCS) $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
+	$(CC) -std=gnu11 -O2 -g -fopenmp -Wall $(CORE_INC) -Itest/unit $(UNIT_SRCS) $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 unittest: test/unit/test_core
 	./test/unit/test_core
 
 bench/cpu_primitives: bench/cpu_primitives.c $(CORE_OBJS)
-	$(CC) -std=gnu11 -O2 -fopenmp -I$(srcdir)/src/core bench/cpu_primitives.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
+	$(CC) -std=gnu11 -O2 -fopenmp $(CORE_INC) bench/cpu_primitives.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 cpubench: bench/cpu_primitives
 
@@ -106,7 +113,7 @@ GPU_BENCHES = $(patsubst %.cu,%,$(wildcard bench/gpu_*.cu))
 
 ifeq ($(CUDA),1)
 bench/gpu_%: bench/gpu_%.cu $(CORE_OBJS)
-	$(NVCC) $(NVCCFLAGS) -I$(srcdir)/src/core -Ikernels -Xcompiler -fopenmp $< $(CORE_OBJS) -lgomp -o $@
+	$(NVCC) $(NVCCFLAGS) $(CORE_INC) -Ikernels -Xcompiler -fopenmp $< $(CORE_OBJS) -lgomp -o $@
 
 gpubench: $(GPU_BENCHES)
 else

@@ -128,8 +128,6 @@ gpo_arena_take(gpo_arena *a, size_t bytes)
 
 /* Blocks a CPU face splits n rows into under ctx (1 .. gpo_threads). */
 extern int	gpo_blocks(const gpo_ctx *ctx, int64_t n);
-/* Creates OpenMP's thread pool (at least nthreads) with every signal blocked. */
-extern void gpo_omp_prepare(int nthreads);
 /* First logical row of block b of nb over n rows. */
 static inline int64_t
 gpo_block_lo(int64_t n, int b, int nb)

@@ -6,8 +6,8 @@
  * defines GUCs.  It never touches CUDA and never starts threads; the engine
  * initializes both lazily in the backend that first needs them.
  */
-#include "gpuops.h"
-#include "gpuops_agg.h"
+#include "common/gpuops.h"
+#include "aggnode/gpuops_agg.h"
 
 #include <limits.h>
 #include <signal.h>
