@@ -3,15 +3,8 @@
 -- fraction or a special value, so no summation order changes a result
 \set SHOW_CONTEXT never
 
--- runs a statement and reports its SQLSTATE and message (or 'ok')
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/try.psql
 
 -- ---- small examples ----
 

@@ -3,15 +3,8 @@
 -- build_pos; NULL keys never match
 \set SHOW_CONTEXT never
 
--- runs a statement and reports its SQLSTATE and message (or 'ok')
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/try.psql
 
 -- the join in plain SQL, in the same order
 CREATE FUNCTION pg_temp.ref_join(b anyarray, p anyarray)

@@ -3,15 +3,8 @@
 -- value, the maximum counted in the last bin)
 \set SHOW_CONTEXT never
 
--- runs a statement and reports its SQLSTATE and message (or 'ok')
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/try.psql
 
 -- 10 values, 4 bins over [0, 10): bins of width 2.5; 10 lies at hi, so in
 -- bucket 5 (bins + 1), as width_bucket puts it

@@ -4,15 +4,8 @@
 -- of one chunk; row-level security, privileges, and every error
 \set SHOW_CONTEXT never
 
--- runs a statement and reports its SQLSTATE and message (or 'ok')
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/try.psql
 
 -- compares two set-returning calls row by row, in order (WITH ORDINALITY)
 CREATE FUNCTION pg_temp.same(fa text, fb text) RETURNS text LANGUAGE plpgsql AS $$
