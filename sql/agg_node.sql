@@ -97,9 +97,22 @@ SELECT pg_temp.check('SELECT s, c, k, count(*) AS n, sum(v) AS sv, max(v) AS mv 
 SELECT pg_temp.check('SELECT c, count(*) AS n FROM agg_txt WHERE s LIKE ''key1%'' GROUP BY c');
 SELECT pg_temp.check('SELECT txt, count(*) AS n, max(i) AS mi FROM agg_t GROUP BY txt');
 SELECT length(s), count(*) FROM agg_txt WHERE length(s) > 100 GROUP BY s ORDER BY 1;
--- char(n) compares ignoring trailing blanks, and a nondeterministic
--- collation groups unequal bytes: both keep the native plan
+-- char(n) keys: every value is padded to n characters, so byte equality
+-- is bpchar's; a bpchar without a length compares ignoring trailing
+-- blanks, and a nondeterministic collation groups unequal bytes: both keep
+-- the native plan
 SELECT pg_temp.plan('SELECT b, count(*) FROM agg_txt GROUP BY b');
+CREATE TABLE agg_bp (c3 char(3), c1 character, cb bpchar, k int);
+INSERT INTO agg_bp SELECT CASE WHEN i % 11 = 0 THEN NULL WHEN i % 7 = 0 THEN ''
+                               ELSE chr(97 + i % 5) || CASE WHEN i % 3 = 0 THEN ' ' ELSE 'z' END END,
+                          chr(65 + i % 4), repeat(' ', i % 3), i % 4
+                   FROM generate_series(1, 3000) i;
+ANALYZE agg_bp;
+SELECT pg_temp.check('SELECT c3, count(*) AS n, sum(k) AS s FROM agg_bp GROUP BY c3');
+SELECT pg_temp.check('SELECT c1, c3, k, count(*) AS n FROM agg_bp WHERE k > 0 GROUP BY c1, c3, k');
+SELECT c3, length(c3), octet_length(c3), count(*) FROM agg_bp GROUP BY c3 ORDER BY c3;
+SELECT pg_temp.plan('SELECT cb, count(*) FROM agg_bp GROUP BY cb');
+DROP TABLE agg_bp;
 CREATE COLLATION agg_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 SELECT pg_temp.plan('SELECT s COLLATE agg_ci, count(*) FROM agg_txt GROUP BY 1');
 ALTER TABLE agg_txt ADD COLUMN sci text COLLATE agg_ci;

@@ -72,14 +72,32 @@ static CustomPathMethods gpuops_agg_path_methods = {
 
 /*
  * True if a grouping key of type typid and collation collid is a text key:
- * text or varchar under a deterministic collation, whose equality is byte
- * equality (bpchar ignores trailing blanks and keeps its native plan).
+ * text, varchar or char(n) under a deterministic collation, whose equality
+ * is byte equality (for char(n) because every value is padded to n
+ * characters; see gpuops_agg_key_ok for bpchar without a length).
  */
 bool
 gpuops_agg_text_key(Oid typid, Oid collid)
 {
-	return (typid == TEXTOID || typid == VARCHAROID) && OidIsValid(collid) &&
-		get_collation_isdeterministic(collid);
+	return (typid == TEXTOID || typid == VARCHAROID || typid == BPCHAROID) &&
+		OidIsValid(collid) && get_collation_isdeterministic(collid);
+}
+
+/*
+ * True if grouping key e can be the node's: a fixed-width column type the
+ * reader extracts, or a text key; bpchar only with a length, since values
+ * of a bare bpchar that differ in trailing blanks are equal but not
+ * byte-equal.
+ */
+static bool
+gpuops_agg_key_ok(Node *e)
+{
+	gpo_type	phys;
+
+	if (gpuops_scan_col_type(exprType(e), &phys))
+		return true;
+	return gpuops_agg_text_key(exprType(e), exprCollation(e)) &&
+		(exprType(e) != BPCHAROID || exprTypmod(e) >= 0);
 }
 
 /* True if node is a plain user column of relid (no system column, no whole row). */
@@ -290,7 +308,6 @@ gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
 	List	   *group_exprs;
 	List	   *items;
 	ListCell   *lc;
-	gpo_type	phys;
 
 	*keys = NIL;
 	*aggrefs = NIL;
@@ -300,9 +317,7 @@ gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
 	{
 		Node	   *e = (Node *) lfirst(lc);
 
-		if (!gpuops_plain_column(e, relid) ||
-			!(gpuops_scan_col_type(exprType(e), &phys) ||
-			  gpuops_agg_text_key(exprType(e), exprCollation(e))))
+		if (!gpuops_plain_column(e, relid) || !gpuops_agg_key_ok(e))
 			return false;
 		*keys = list_append_unique(*keys, e);
 	}

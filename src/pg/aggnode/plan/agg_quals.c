@@ -5,8 +5,11 @@
  * A clause runs on the device when it is built only from:
  *   column op constant (=, <>, <, <=, >, >=, either side), where op is an
  *     operator of the integer, float or bool btree families (cross-type
- *     integer and float operators included) or a same-type date, timestamp
- *     or timestamptz operator;
+ *     integer and float operators included), a same-type date, timestamp
+ *     or timestamptz operator, or a date column against a timestamp
+ *     constant and a timestamp column against a date one (what
+ *     date '...' - interval '...' folds to), compared exactly in the
+ *     column's own type;
  *   column op ANY/ALL (array constant), which covers IN and NOT IN lists;
  *   column IS [NOT] NULL; a bool column by itself;
  *   AND, OR and NOT of such clauses (BETWEEN arrives as an AND).
@@ -33,6 +36,11 @@
 #define FLOAT_BTREE_FAM_OID 1970
 #endif
 
+/* datetime_ops (date, timestamp and timestamptz comparisons) */
+#ifndef DATETIME_BTREE_FAM_OID
+#define DATETIME_BTREE_FAM_OID 434
+#endif
+
 /* Longest IN list run on the device. */
 #define GPUOPS_QUAL_MAX_LIST	256
 
@@ -47,6 +55,10 @@ typedef struct QualProgram
 	const gpo_type *col_types;
 	Index		relid;			/* the scanned table's range-table index */
 } QualProgram;
+
+static gpo_pred *gpuops_qual_push(QualProgram *p, gpo_pred_kind kind);
+static void gpuops_qual_cmp(QualProgram *p, Var *var, gpo_cmp_op op,
+							Oid typid, Datum value, bool isnull);
 
 /* True if node is a plain column of relid of a type the node extracts. */
 static bool
@@ -85,7 +97,10 @@ gpuops_qual_cmp_op(Oid opno, Oid coltype, Oid consttype, gpo_cmp_op *op)
 			(bi->opfamily_id == BOOL_BTREE_FAM_OID && coltype == BOOLOID) ||
 			(coltype == consttype &&
 			 (coltype == DATEOID || coltype == TIMESTAMPOID ||
-			  coltype == TIMESTAMPTZOID));
+			  coltype == TIMESTAMPTZOID)) ||
+			(bi->opfamily_id == DATETIME_BTREE_FAM_OID &&
+			 ((coltype == DATEOID && consttype == TIMESTAMPOID) ||
+			  (coltype == TIMESTAMPOID && consttype == DATEOID)));
 		if (!family_ok)
 			continue;
 		switch (bi->strategy)
@@ -165,6 +180,82 @@ gpuops_qual_split_op(Oid opno, Node *left, Node *right, Index relid,
 	return true;
 }
 
+/*
+ * True if constant c compares with a column of coltype exactly on the
+ * device: a date against a timestamp column only when it is a timestamp
+ * (a date past the timestamp range compares as no timestamp does).
+ */
+static bool
+gpuops_qual_const_ok(Oid coltype, Const *c)
+{
+	int			overflow = 0;
+
+	if (coltype == TIMESTAMPOID && c->consttype == DATEOID && !c->constisnull)
+		(void) date2timestamp_opt_overflow(DatumGetDateADT(c->constvalue),
+										   &overflow);
+	return overflow == 0;
+}
+
+/* Floor of a / b for b > 0 (C's division truncates towards zero). */
+static inline int64
+gpuops_qual_floor_div(int64 a, int64 b)
+{
+	int64		q = a / b;
+
+	return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/*
+ * Appends "date column op timestamp t" as comparisons of the date itself,
+ * as PostgreSQL's date_cmp_timestamp orders them: a date d is the
+ * timestamp at its midnight, -infinity and infinity the timestamp ones,
+ * and a date past the timestamp range lies above every finite timestamp.
+ * With c the smallest date at or above t and f the largest at or below
+ * it, d < t is d < c, d <= t is d <= f, d = t is d >= c AND d <= f (never
+ * true when t has a time of day), and so on; NULL stays NULL.
+ */
+static void
+gpuops_qual_date_vs_ts(QualProgram *p, Var *var, gpo_cmp_op op, Timestamp t)
+{
+	int64		c;
+	int64		f;
+
+	if (TIMESTAMP_IS_NOBEGIN(t))
+		c = f = PG_INT32_MIN;
+	else if (TIMESTAMP_IS_NOEND(t))
+		c = f = PG_INT32_MAX;
+	else
+	{
+		f = gpuops_qual_floor_div(t, USECS_PER_DAY);
+		c = (f * USECS_PER_DAY == t) ? f : f + 1;
+	}
+	switch (op)
+	{
+		case GPO_CMP_LT:
+			gpuops_qual_cmp(p, var, GPO_CMP_LT, INT8OID, Int64GetDatum(c), false);
+			break;
+		case GPO_CMP_LE:
+			gpuops_qual_cmp(p, var, GPO_CMP_LE, INT8OID, Int64GetDatum(f), false);
+			break;
+		case GPO_CMP_GT:
+			gpuops_qual_cmp(p, var, GPO_CMP_GT, INT8OID, Int64GetDatum(f), false);
+			break;
+		case GPO_CMP_GE:
+			gpuops_qual_cmp(p, var, GPO_CMP_GE, INT8OID, Int64GetDatum(c), false);
+			break;
+		case GPO_CMP_EQ:
+			gpuops_qual_cmp(p, var, GPO_CMP_GE, INT8OID, Int64GetDatum(c), false);
+			gpuops_qual_cmp(p, var, GPO_CMP_LE, INT8OID, Int64GetDatum(f), false);
+			gpuops_qual_push(p, GPO_PRED_AND)->nargs = 2;
+			break;
+		case GPO_CMP_NE:
+			gpuops_qual_cmp(p, var, GPO_CMP_LT, INT8OID, Int64GetDatum(c), false);
+			gpuops_qual_cmp(p, var, GPO_CMP_GT, INT8OID, Int64GetDatum(f), false);
+			gpuops_qual_push(p, GPO_PRED_OR)->nargs = 2;
+			break;
+	}
+}
+
 /* True if a WHERE clause can run as a device mask over plain columns of relid. */
 bool
 gpuops_qual_on_device(Expr *clause, Index relid)
@@ -191,7 +282,8 @@ gpuops_qual_on_device(Expr *clause, Index relid)
 			gpuops_qual_split_op(op->opno, linitial(op->args),
 								 lsecond(op->args), relid, &var, &other,
 								 &cmp) &&
-			IsA(other, Const);
+			IsA(other, Const) &&
+			gpuops_qual_const_ok(var->vartype, (Const *) other);
 	}
 	if (IsA(clause, ScalarArrayOpExpr))
 	{
@@ -209,6 +301,10 @@ gpuops_qual_on_device(Expr *clause, Index relid)
 			!gpuops_qual_cmp_op(sa->opno,
 								((Var *) linitial(sa->args))->vartype,
 								elemtype, &cmp))
+			return false;
+		/* a timestamp column's date list would need each date checked */
+		if (((Var *) linitial(sa->args))->vartype == TIMESTAMPOID &&
+			elemtype == DATEOID)
 			return false;
 		elems = DatumGetArrayTypeP(((Const *) arr)->constvalue);
 		return ArrayGetNItems(ARR_NDIM(elems), ARR_DIMS(elems)) <=
@@ -260,13 +356,29 @@ static void
 gpuops_qual_cmp(QualProgram *p, Var *var, gpo_cmp_op op, Oid typid,
 				Datum value, bool isnull)
 {
-	gpo_pred   *n = gpuops_qual_push(p, GPO_PRED_CMP);
+	gpo_pred   *n;
 
+	if (!isnull && var->vartype == DATEOID && typid == TIMESTAMPOID)
+	{
+		gpuops_qual_date_vs_ts(p, var, op, DatumGetTimestamp(value));
+		return;
+	}
+	n = gpuops_qual_push(p, GPO_PRED_CMP);
 	n->op = op;
 	n->column = gpuops_qual_col(p, var->varattno);
 	n->const_null = isnull;
 	if (isnull)
 		return;
+	if (var->vartype == TIMESTAMPOID && typid == DATEOID)
+	{
+		int			overflow = 0;
+
+		/* exact: gpuops_qual_const_ok let only in-range dates through */
+		n->ival = date2timestamp_opt_overflow(DatumGetDateADT(value), &overflow);
+		if (overflow != 0)
+			elog(ERROR, "GpuOpsAgg device qual: date out of timestamp range");
+		return;
+	}
 	switch (typid)
 	{
 		case INT2OID:
