@@ -9,12 +9,11 @@
  * engine evaluates the device clauses as a mask (gpo_filter), compacts the
  * passing rows (gpo_compact + gpo_gather; or, when most pass and the one key
  * has no NULL, makes the failing rows' keys NULL and drops that group),
- * forms one key per row (the column
- * itself, or gpo_keypack for several keys) and aggregates every value
- * column: into the engine's running dense aggregation, which keeps its
- * groups (on the GPU, in device memory) until the end of the table
- * (agg_runs.c), or with gpo_groupagg, the batch's groups then merging into
- * the running groups (agg_state.c).  With worker processes (agg_parallel.c)
+ * and hands the batch to the node's grouping policy (agg_policy.h): one
+ * reduction without GROUP BY, the engine's running dense aggregation,
+ * which keeps its groups (on the GPU, in device memory) until the end of
+ * the table, or gpo_groupagg, the batch's groups then merging into the
+ * running groups (agg_state.c).  With worker processes (agg_parallel.c)
  * each process reads its share of the blocks and the backend merges the
  * workers' groups.  When the table is exhausted, the groups come out as scan
  * tuples, and PostgreSQL applies HAVING and the target list to them.
@@ -27,7 +26,7 @@
  * they return, and the running aggregations' memory is freed by a reset
  * callback of the query's context, so an error or a cancel leaks nothing.
  */
-#include "gpuops_agg_exec.h"
+#include "agg_policy.h"
 
 #include "access/table.h"
 #include "commands/explain.h"
@@ -123,6 +122,19 @@ gpuops_agg_state_types(GpuopsAggScanState *s)
 
 	gpuops_aggstate_init(&s->groups, s->spec.nkeys, key_types, s->spec.nvals,
 						 val_types);
+}
+
+/*
+ * The node's grouping policy (agg_policy.h), in the current memory context:
+ * plain without GROUP BY, else the running groups over the merge.
+ */
+void
+gpuops_agg_policy_create(GpuopsAggScanState *s)
+{
+	if (s->spec.nkeys == 0)
+		s->policy = gpuops_agg_policy_plain_create(s);
+	else
+		s->policy = gpuops_agg_policy_runs_create(s);
 }
 
 /*
@@ -250,13 +262,14 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 		gpuops_agg_begin_table(s, te, estate, eflags);
 	}
 	gpuops_agg_state_types(s);
+	gpuops_agg_policy_create(s);
 }
 
 
 /*
  * Waits for the batch in flight, merges it and frees its memory, and at the
- * end of the table (last) also the running groups; adds the time the backend
- * spent here since start to the engine's.
+ * end of the table (last) also every group the policy holds; adds the time
+ * the backend spent here since start to the engine's.
  */
 static void
 gpuops_agg_settle(GpuopsAggScanState *s, instr_time start, bool last)
@@ -264,9 +277,10 @@ gpuops_agg_settle(GpuopsAggScanState *s, instr_time start, bool last)
 	MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
 	instr_time	dur;
 
-	gpuops_agg_batch_finish(s);
 	if (last)
-		gpuops_agg_runs_flush(s);
+		s->policy->funcs->finish(s->policy);
+	else
+		s->policy->funcs->settle(s->policy);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(s->batch_cxt);
 	INSTR_TIME_SET_CURRENT(dur);
@@ -291,7 +305,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 
 	/* decided once: a job may only read arrays the reader leaves alone */
 	s->overlap = gpuops_agg_overlaps(INT64_MAX);
-	s->runs_off = false;
+	s->policy->funcs->reset(s->policy);
 	if (s->overlap)
 		gpuops_scan_double_buffer(te->reader);
 	/* the GPU face copies page-locked batches without staging them */
@@ -302,6 +316,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		int64		n = batch->nrows;
 		int64		passed;
 		bool		null_key_out = false;
+		bool		in_flight = false;
 		gpo_vector *vecs;
 		gpo_chunk  *chunks;
 		int			i;
@@ -330,9 +345,10 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 			passed = n;
 		s->rows_passed += passed;
 		if (passed > 0)
-			gpuops_agg_batch(s, te, vecs, n, null_key_out);
+			in_flight = s->policy->funcs->add_batch(s->policy, te, vecs, n,
+													null_key_out);
 		MemoryContextSwitchTo(old);
-		if (s->pending == NULL)
+		if (!in_flight)
 			gpuops_agg_settle(s, start, false);
 		else
 		{
@@ -443,6 +459,8 @@ gpuops_agg_end(CustomScanState *node)
 	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
 	int			t;
 
+	if (s->policy != NULL)
+		s->policy->funcs->destroy(s->policy);
 	for (t = 0; t < s->spec.ntables; t++)
 	{
 		GpuopsAggTableExec *te = &s->tables[t];

@@ -4,7 +4,7 @@
  *	  keys, the expected strategy, the clauses on the device and on the CPU,
  *	  and under ANALYZE how the tables were read and what the engine did.
  */
-#include "gpuops_agg_exec.h"
+#include "agg_policy.h"
 
 #include "nodes/makefuncs.h"
 #include "utils/ruleutils.h"
@@ -129,13 +129,8 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Rows Passed", NULL, s->rows_passed, es);
 		ExplainPropertyInteger("Groups", NULL, s->groups.ngroups, es);
 		ExplainPropertyInteger("Chunks", NULL, s->batches, es);
-		if (s->run_batches > 0)
-		{
-			char	   *text = psprintf("%lld chunks (%s)", (long long) s->run_batches,
-										s->run_face == GPO_DEVICE_GPU ? "gpu" : "cpu");
-
-			ExplainPropertyText("Running Groups", text, es);
-		}
+		if (s->policy != NULL)
+			s->policy->funcs->explain(s->policy, es);
 		if (es->verbose || s->gpu_calls > 0)
 			ExplainPropertyInteger("Bytes Sent", "kB", s->bytes_in / 1024, es);
 		ExplainPropertyInteger("GPU Calls", NULL, s->gpu_calls, es);

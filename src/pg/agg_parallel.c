@@ -394,6 +394,7 @@ gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
 										 ALLOCSET_DEFAULT_SIZES);
 	gpuops_agg_begin_table(s, te, estate, 0);
 	gpuops_agg_state_types(s);
+	gpuops_agg_policy_create(s);
 	if (shared->recent_nblocks > 0)
 		gpuops_scan_use_recent(te->reader,
 							   shm_toc_lookup(toc, GPUOPS_PKEY_RECENT, false),
