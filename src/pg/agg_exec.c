@@ -385,8 +385,29 @@ gpuops_agg_run(GpuopsAggScanState *s)
 		t = 0;
 	for (; t < s->spec.ntables; t++)
 		gpuops_agg_run_table(s, &s->tables[t]);
+	/* groups on disk: merged back as they come out */
+	gpuops_aggstate_finish(&s->groups);
 	s->aggregated = true;
 	s->next_group = 0;
+	s->piece = NULL;
+	s->piece_next = 0;
+}
+
+/*
+ * The next group of a spilled state, read back in key order, as a group
+ * of s->piece at s->piece_next - 1; false when all are out.
+ */
+static bool
+gpuops_agg_next_spilled(GpuopsAggScanState *s)
+{
+	if (s->piece == NULL || s->piece_next >= s->piece->ngroups)
+	{
+		if (gpuops_aggstate_next_piece(&s->groups, &s->piece) == 0)
+			return false;
+		s->piece_next = 0;
+	}
+	s->piece_next++;
+	return true;
 }
 
 /* The next group as a scan tuple, or NULL when all are out. */
@@ -412,6 +433,14 @@ gpuops_agg_next_group(GpuopsAggScanState *s)
 			slot->tts_isnull[a] = !counts;
 		}
 		s->next_group++;
+		return ExecStoreVirtualTuple(slot);
+	}
+	if (gpuops_aggstate_spilled(&s->groups))
+	{
+		if (!gpuops_agg_next_spilled(s))
+			return NULL;
+		gpuops_aggstate_tuple(s->piece, &s->spec, s->piece_next - 1,
+							  slot->tts_values, slot->tts_isnull);
 		return ExecStoreVirtualTuple(slot);
 	}
 	if (s->next_group >= s->groups.ngroups)
@@ -461,6 +490,7 @@ gpuops_agg_end(CustomScanState *node)
 
 	if (s->policy != NULL)
 		s->policy->funcs->destroy(s->policy);
+	gpuops_aggstate_spill_end(&s->groups);
 	for (t = 0; t < s->spec.ntables; t++)
 	{
 		GpuopsAggTableExec *te = &s->tables[t];
@@ -487,6 +517,7 @@ gpuops_agg_rescan(CustomScanState *node)
 			gpuops_scan_rescan(s->tables[t].reader);
 	/* the groups live as long as the query, whoever asks for the rescan */
 	old = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
+	gpuops_aggstate_spill_end(&s->groups);
 	gpuops_agg_state_types(s);
 	MemoryContextSwitchTo(old);
 	s->aggregated = false;

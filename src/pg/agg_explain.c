@@ -127,10 +127,21 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								s->fast_read ? "page batches" : "slots", es);
 		ExplainPropertyInteger("Rows In", NULL, s->rows_in, es);
 		ExplainPropertyInteger("Rows Passed", NULL, s->rows_passed, es);
-		ExplainPropertyInteger("Groups", NULL, s->groups.ngroups, es);
+		ExplainPropertyInteger("Groups", NULL,
+							   s->groups.spill_runs > 0 && s->groups.ngroups == 0 ?
+							   s->groups.groups_out : s->groups.ngroups, es);
 		ExplainPropertyInteger("Chunks", NULL, s->batches, es);
 		if (s->policy != NULL)
 			s->policy->funcs->explain(s->policy, es);
+		if (s->groups.spill_runs > 0)
+		{
+			ExplainPropertyInteger("Spilled Runs", NULL, s->groups.spill_runs, es);
+			ExplainPropertyInteger("Spilled Bytes", "kB",
+								   (s->groups.spill_bytes + 1023) / 1024, es);
+			if (s->groups.spill_passes > 0)
+				ExplainPropertyInteger("Spill Merge Passes", NULL,
+									   s->groups.spill_passes, es);
+		}
 		if (es->verbose || s->gpu_calls > 0)
 			ExplainPropertyInteger("Bytes Sent", "kB", s->bytes_in / 1024, es);
 		ExplainPropertyInteger("GPU Calls", NULL, s->gpu_calls, es);

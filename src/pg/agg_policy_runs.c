@@ -10,7 +10,9 @@
  *	  key range (or were packed another way) starts new runs.  The batches
  *	  the runs decline go to the merge policy this one wraps
  *	  (agg_policy_merge.c); once the first batch of a table is declined, the
- *	  rest of the table goes there too.
+ *	  rest of the table goes there too.  The runs are not used when their
+ *	  largest key range would not fit in gpuops.max_group_memory: the merged
+ *	  groups can spill (agg_spill.c), the engine's slots cannot.
  *
  * The runs are malloc'd by the engine; a reset callback on the query's
  * memory context frees them when an error or a cancel unwinds the query.
@@ -185,6 +187,26 @@ gpuops_agg_runs_take(GpuopsAggRunsPolicy *rp, GpuopsAggBatchKeys *bk)
 	return false;
 }
 
+/*
+ * Whether running dense groups fit in gpuops.max_group_memory: they may
+ * hold a slot for every key of a range up to GPO_AGG_DENSE_MAX_RANGE, in
+ * the engine's memory, which the spill cannot bound.
+ */
+static bool
+gpuops_agg_runs_fit(const GpuopsAggScanState *s)
+{
+	const GpuopsAggState *st = &s->groups;
+	double		slot = sizeof(int64);	/* rows */
+	int			v;
+
+	/* each value column's run: count, exact and float sums, min and max */
+	for (v = 0; v < st->nvals; v++)
+		slot += sizeof(int64) + sizeof(gpo_int128) + sizeof(double) +
+			2 * gpo_type_size(st->val_types[v]);
+	return st->limit_bytes == 0 ||
+		(double) GPO_AGG_DENSE_MAX_RANGE * slot <= (double) st->limit_bytes;
+}
+
 /* Takes one batch: into the runs, or else to the merge policy. */
 static bool
 gpuops_agg_runs_add(GpuopsAggPolicy *policy, GpuopsAggTableExec *te,
@@ -195,7 +217,7 @@ gpuops_agg_runs_add(GpuopsAggPolicy *policy, GpuopsAggTableExec *te,
 												   null_key_out);
 
 	if (!null_key_out && !rp->runs_off && gpuops_running_groups &&
-		gpuops_agg_runs_take(rp, bk))
+		gpuops_agg_runs_fit(policy->s) && gpuops_agg_runs_take(rp, bk))
 		return false;
 	return gpuops_agg_policy_merge_keys(rp->merge, bk);
 }

@@ -96,6 +96,8 @@ typedef struct GpuopsAggScanState
 								 * read too; 0: gpuops.threads */
 	int			workers_launched;	/* worker processes that read */
 	int64		next_group;
+	GpuopsAggState *piece;		/* spilled: the groups coming out */
+	int64		piece_next;		/* its next group */
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
 	int64		rows_passed;
