@@ -17,7 +17,8 @@
 #
 # env: PGBIN (bin folder of PostgreSQL 15 with gpuops installed; default
 # /usr/lib/postgresql/15/bin), PORT (default 5443), NOLIMIT=1 to also run
-# without a limit (needs memory for every group), KEEP=1 keeps the cluster.
+# without a limit (needs memory for every group), NATIVE=0 to skip the
+# native run, KEEP=1 keeps the cluster.
 set -euo pipefail
 groups=${1:-20000000}
 mem_kb=${2:-262144}
@@ -76,7 +77,9 @@ run "gpuops, max_group_memory ${mem_kb}kB" "$gp"
 if [ -n "${NOLIMIT:-}" ]; then
   run "gpuops, no limit" "SET gpuops.cpu_setup_cost = 0; SET gpuops.gpu_setup_cost = 0; SET gpuops.max_group_memory = 2147483647;"
 fi
-run "native (work_mem $("${psql[@]}" -c 'SHOW work_mem'))" "SET gpuops.enabled = off;"
+if [ "${NATIVE:-1}" != 0 ]; then
+  run "native (work_mem $("${psql[@]}" -c 'SHOW work_mem'))" "SET gpuops.enabled = off;"
+fi
 echo "EXPLAIN ANALYZE, gpuops with the limit:"
 "${psql[@]}" -c "$gp" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $q" |
   grep -E 'GpuOpsAgg|Groups:|Spill|Chunks|Execution' | sed 's/^/  /'

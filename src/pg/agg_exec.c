@@ -15,8 +15,11 @@
  * the table, or gpo_groupagg, the batch's groups then merging into the
  * running groups (agg_state.c).  With worker processes (agg_parallel.c)
  * each process reads its share of the blocks and the backend merges the
- * workers' groups.  When the table is exhausted, the groups come out as scan
- * tuples, and PostgreSQL applies HAVING and the target list to them.
+ * workers' groups.  Past gpuops.max_group_memory the running groups spill to
+ * temporary files as sorted runs (agg_spill.c).  When the table is
+ * exhausted, the groups come out as scan tuples (a spilled state's merged
+ * back in key order), and PostgreSQL applies HAVING and the target list to
+ * them.
  *
  * Every engine call runs on the face gpuops.device selects; interrupts are
  * checked between batches.  Under gpuops.overlap a helper thread forms a
