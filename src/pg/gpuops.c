@@ -225,8 +225,8 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpuops.max_group_memory",
-							"Largest estimated size of the groups GpuOpsAgg keeps in memory.",
-							"Above it the planner keeps the native plan, which can spill to disk.",
+							"Most memory GpuOpsAgg's groups take; past it they spill to temporary files.",
+							"The planner also keeps the native plan when the estimated groups pass it.",
 							&gpuops_max_group_memory,
 							1024 * 1024,
 							64, INT_MAX,

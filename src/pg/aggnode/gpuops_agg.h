@@ -198,6 +198,13 @@ typedef struct GpuopsAggState
 	uint8	   *key_valid[GPUOPS_AGG_MAX_KEYS];
 	int64	   *rows;			/* count(*) */
 	gpo_agg_out *vals;			/* [nvals]: per value column, keys unused */
+	/* spilling (agg_spill.c) */
+	Size		limit_bytes;	/* groups spill past it; 0: never */
+	struct GpuopsAggSpill *spill;	/* the runs on disk, or NULL */
+	int64		spill_runs;		/* runs written from the input */
+	int64		spill_bytes;	/* bytes written to temporary files */
+	int64		spill_passes;	/* merge passes before the last */
+	int64		groups_out;		/* groups the spilled state gave out */
 } GpuopsAggState;
 
 /* Empty running state for nkeys keys and nvals value columns. */
@@ -213,6 +220,49 @@ extern void gpuops_aggstate_merge(GpuopsAggState *st, int64 n,
 								  uint8 *const *key_valid,
 								  const int64 *rows,
 								  const gpo_agg_out *vals);
+/* Bytes one group takes in the running state's arrays. */
+extern Size gpuops_aggstate_group_bytes(const GpuopsAggState *st);
+/* Arrays for capacity groups in an empty state (a buffer of groups). */
+extern void gpuops_aggstate_reserve(GpuopsAggState *st, int64 capacity);
+/* Frees the state's arrays: no groups, no capacity. */
+extern void gpuops_aggstate_clear(GpuopsAggState *st);
+/* Compares group i of a with group j of b in the engine's key order. */
+extern int	gpuops_aggstate_cmp_groups(const GpuopsAggState *a, int64 i,
+									   const GpuopsAggState *b, int64 j);
+/* Adds group i of src to dst, whose groups precede it in key order. */
+extern void gpuops_aggstate_put(GpuopsAggState *dst, const GpuopsAggState *src,
+								int64 i);
+
+/* ---- agg_spill.c ---- */
+
+/*
+ * Writes n groups (sorted by key) to the state's temporary file as one
+ * sorted run.
+ */
+extern void gpuops_aggspill_write(GpuopsAggState *st, int64 n,
+								  uint64 *const *key_codes,
+								  uint8 *const *key_valid, const int64 *rows,
+								  const gpo_agg_out *vals);
+/* Whether some of the state's groups are on disk. */
+static inline bool
+gpuops_aggstate_spilled(const GpuopsAggState *st)
+{
+	return st->spill != NULL;
+}
+/*
+ * After the input of a spilled state: the groups held go to disk too, the
+ * runs are merged down to a few, and the last merge is opened.
+ */
+extern void gpuops_aggstate_finish(GpuopsAggState *st);
+/*
+ * The next groups of a finished spilled state, in key order, in *piece
+ * (the spill's buffer); returns their number, 0 at the end.
+ */
+extern int64 gpuops_aggstate_next_piece(GpuopsAggState *st,
+										GpuopsAggState **piece);
+/* Closes the state's temporary files and frees the spill (idempotent). */
+extern void gpuops_aggstate_spill_end(GpuopsAggState *st);
+
 /* Fill values/isnull of the scan tuple of group g. */
 extern void gpuops_aggstate_tuple(const GpuopsAggState *st,
 								  const GpuopsAggSpec *spec, int64 g,

@@ -4,9 +4,9 @@
  *	  a compaction (gpo_filter, gpo_compact, gpo_gather; or the failing rows'
  *	  keys made NULL when that is cheaper), FILTER clauses as
  *	  validity masks, one key per row (the column itself, or gpo_keypack for
- *	  several keys), the aggregates of every value column (gpo_groupagg, or
- *	  one gpo_segreduce without GROUP BY), and the merge of the batch's groups
- *	  into the running groups (agg_state.c).
+ *	  several keys), the growing group aggregation call, and the merge of a
+ *	  batch's groups into the running groups (agg_state.c).  The grouping
+ *	  policies (agg_policy.h) call these; nothing here calls a policy.
  *
  * Every engine call runs on the face gpuops.device selects and is counted by
  * face for EXPLAIN ANALYZE.  Everything here is palloc'd in the batch's
@@ -168,7 +168,7 @@ gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity, gpo_type ktype,
  * growing out when the groups don't fit; returns the group count.  The
  * first call of a batch counts the strategy used for EXPLAIN.
  */
-static int64
+int64
 gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
 				 const gpo_vector *values, gpo_agg_out *out, bool first)
 {
@@ -202,7 +202,7 @@ gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
  * the aggregate's FILTER clause does not hold (the engine then skips those
  * rows as it skips NULLs).  Each FILTER runs once per batch.
  */
-static gpo_vector *
+gpo_vector *
 gpuops_agg_value_vectors(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 						 gpo_vector *vecs, int64 n)
 {
@@ -261,64 +261,56 @@ gpuops_agg_value_vectors(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	return vals;
 }
 
-/*
- * Without GROUP BY the batch is one group: a row-parallel segmented
- * reduction over the single segment [0, n) of every value column (or of no
- * column, for count(*) alone) is cheaper than grouping by a constant key.
- */
-static void
-gpuops_agg_batch_one_group(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-						   gpo_vector *vecs, int64 n)
-{
-	GpuopsAggSpec *spec = &s->spec;
-	gpo_agg_out *vals = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
-	int64		offsets[2] = {0, n};
-	int64		rows = n;
-	gpo_vector *valvecs;
-	gpo_vector	offv;
-	gpo_chunk	offc;
-	int			v;
-
-	gpuops_one_chunk_vector(&offv, &offc, GPO_INT64, offsets, NULL, 2);
-	valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
-	for (v = 0; v < spec->nvals; v++)
-	{
-		gpo_vector *values = &valvecs[v];
-		gpo_ctx		ctx;
-		gpo_status	st;
-		size_t		bytes = 0;
-
-		gpuops_agg_out_alloc(&vals[v], 1, GPO_INT32, values->type, true);
-		gpuops_agg_ctx_init(s, &ctx);
-		st = gpo_segreduce(&ctx, values, &offv, 1, &vals[v], NULL, &bytes);
-		if (st == GPO_OK)
-			st = gpo_segreduce(&ctx, values, &offv, 1, &vals[v],
-							   gpuops_alloc_scratch(bytes), NULL);
-		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg reduction");
-	}
-	gpuops_aggstate_merge(&s->groups, 1, NULL, NULL, &rows, vals);
-}
-
-/* Memory-context reset callback: frees the engine's key packing. */
+/* Memory-context reset callback: frees a batch's key packing unless a policy keeps it. */
 static void
 gpuops_agg_free_pack(void *arg)
 {
-	gpo_keypack_free((gpo_keypack *) arg);
+	GpuopsAggBatchKeys *bk = (GpuopsAggBatchKeys *) arg;
+
+	if (!bk->pack_kept)
+		gpo_keypack_free(bk->pack);
+	bk->pack = NULL;
 }
 
 /*
- * Ties the engine's (malloc'd) key packing to the current memory context,
- * the batch's: it is freed when the batch ends, and also when an error or a
- * cancel unwinds the query before that.
+ * One key per row of a batch of n rows (the key column, or the packing of
+ * several keys) and its value columns, in the batch's memory context.  The
+ * engine's (malloc'd) packing is freed when the batch's context is reset
+ * (an error or a cancel included), unless a policy keeps it (pack_kept).
  */
-static void
-gpuops_agg_free_with_batch(gpo_keypack *pack)
+GpuopsAggBatchKeys *
+gpuops_agg_batch_keys(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+					  gpo_vector *vecs, int64 n, bool null_key_out)
 {
-	MemoryContextCallback *cb = palloc(sizeof(MemoryContextCallback));
+	GpuopsAggSpec *spec = &s->spec;
+	GpuopsAggBatchKeys *bk = palloc0(sizeof(GpuopsAggBatchKeys));
+	int			k;
 
-	cb->func = gpuops_agg_free_pack;
-	cb->arg = pack;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	bk->n = n;
+	bk->null_key_out = null_key_out;
+	bk->free_pack.func = gpuops_agg_free_pack;
+	bk->free_pack.arg = bk;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &bk->free_pack);
+	if (spec->nkeys == 1)
+		bk->keyv = vecs[te->key_col[0]];
+	else
+	{
+		gpo_vector	kv[GPUOPS_AGG_MAX_KEYS];
+		gpo_chunk  *keyc = palloc(sizeof(gpo_chunk));
+		gpo_ctx		ctx;
+		gpo_status	st;
+
+		for (k = 0; k < spec->nkeys; k++)
+			kv[k] = vecs[te->key_col[k]];
+		gpuops_one_chunk_vector(&bk->keyv, keyc, GPO_INT64,
+								palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE),
+								NULL, n);
+		gpuops_agg_ctx_init(s, &ctx);
+		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &bk->keyv, &bk->pack);
+		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
+	}
+	bk->valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
+	return bk;
 }
 
 /*
@@ -334,154 +326,6 @@ gpuops_agg_overlaps(int64 n)
 		(gpuops_device == GPO_DEVICE_AUTO && n < gpuops_gpu_min_rows))
 		return false;
 	return gpuops_agg_gpu_possible();
-}
-
-/*
- * Aggregates one batch of n rows (vecs: one per reader column, in the
- * batch's memory context) and merges it; under gpuops.overlap the group
- * aggregation runs on a helper thread and the merge waits for
- * gpuops_agg_batch_finish.
- */
-void
-gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-				 gpo_vector *vecs, int64 n, bool null_key_out)
-{
-	GpuopsAggSpec *spec = &s->spec;
-	GpuopsAggPending *p;
-	gpo_agg_out *outs;
-	gpo_ctx		ctx;
-	int64		cap;
-	int			k;
-	int			v;
-
-	Assert(s->pending == NULL);
-	/* one key per row */
-	if (spec->nkeys == 0)
-	{
-		gpuops_agg_batch_one_group(s, te, vecs, n);
-		return;
-	}
-	p = palloc0(sizeof(GpuopsAggPending));
-	p->null_key_out = null_key_out;
-	if (spec->nkeys == 1)
-		p->keyv = vecs[te->key_col[0]];
-	else
-	{
-		gpo_vector	kv[GPUOPS_AGG_MAX_KEYS];
-		gpo_chunk  *keyc = palloc(sizeof(gpo_chunk));
-		gpo_status	st;
-
-		for (k = 0; k < spec->nkeys; k++)
-			kv[k] = vecs[te->key_col[k]];
-		gpuops_one_chunk_vector(&p->keyv, keyc, GPO_INT64,
-								palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE),
-								NULL, n);
-		gpuops_agg_ctx_init(s, &ctx);
-		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &p->keyv, &p->pack);
-		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
-	}
-	p->valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
-
-	/*
-	 * The running groups take it, or its groups are formed and merged.  A
-	 * packing goes with the batch, unless it starts the runs, which then
-	 * keep it (and free it, on an error too).
-	 */
-	if (!null_key_out && !s->runs_off)
-	{
-		bool		may_keep = s->runs == NULL || s->runs[0] == NULL;
-		bool		pack_kept = false;
-		bool		taken;
-
-		if (p->pack != NULL && !may_keep)
-			gpuops_agg_free_with_batch(p->pack);
-		taken = gpuops_agg_runs_take(s, &p->keyv, p->pack, p->valvecs,
-									 &pack_kept);
-		if (p->pack != NULL && may_keep && !pack_kept)
-			gpuops_agg_free_with_batch(p->pack);
-		if (taken)
-			return;
-	}
-	else if (p->pack != NULL)
-		gpuops_agg_free_with_batch(p->pack);
-
-	/* the groups, with every value column's aggregates */
-	cap = Min(n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
-	outs = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
-	for (v = 0; v < Max(spec->nvals, 1); v++)
-		gpuops_agg_out_alloc(&outs[v], cap, p->keyv.type,
-							 spec->nvals > 0 ? p->valvecs[v].type : GPO_INT32,
-							 v == 0);
-	gpuops_agg_ctx_init(s, &ctx);
-	p->job = gpuops_agg_job_create(&p->keyv, p->valvecs, spec->nvals,
-								   (int64) spec->est_groups,
-								   (gpo_agg_strategy) gpuops_agg_strategy,
-								   &ctx, outs);
-	s->pending = p;
-	if (s->overlap && gpuops_agg_overlaps(n))
-		gpuops_agg_job_start(p->job);
-	else
-	{
-		gpuops_agg_job_run(p->job);
-		gpuops_agg_batch_finish(s);
-	}
-}
-
-/*
- * The groups of the pending batch's job, in its outputs: the job's own
- * when every call fit, else formed again here with outputs that grow.
- */
-static int64
-gpuops_agg_pending_groups(GpuopsAggScanState *s, GpuopsAggPending *p)
-{
-	GpuopsAggJob *job = p->job;
-	int			nvals = s->spec.nvals;
-	int64		ngroups;
-	int			v;
-
-	if (job->st == GPO_ERR_CAPACITY)
-	{
-		/* more groups than cap: again, with outputs sized by the engine */
-		ngroups = gpuops_agg_group(s, &p->keyv,
-								   nvals > 0 ? &p->valvecs[0] : NULL,
-								   &job->outs[0], true);
-		for (v = 1; v < nvals; v++)
-		{
-			gpuops_agg_out_alloc(&job->outs[v], ngroups, p->keyv.type,
-								 p->valvecs[v].type, false);
-			if (gpuops_agg_group(s, &p->keyv, &p->valvecs[v], &job->outs[v],
-								 false) != ngroups)
-				elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
-		}
-		return ngroups;
-	}
-	for (v = 0; v < job->calls; v++)
-		gpuops_agg_checked(s, v == job->calls - 1 ? job->st : GPO_OK,
-						   &job->ctx[v], "GpuOpsAgg group aggregation");
-	if ((int) job->used[0] >= 0 && (int) job->used[0] < 4)
-		s->strategy_batches[job->used[0]]++;
-	ngroups = job->ngroups[0];
-	for (v = 1; v < nvals; v++)
-		if (job->ngroups[v] != ngroups)
-			elog(ERROR, "GpuOpsAgg: value columns disagree on the groups");
-	return ngroups;
-}
-
-/* Waits for the pending batch's groups, if any, and merges them. */
-void
-gpuops_agg_batch_finish(GpuopsAggScanState *s)
-{
-	GpuopsAggPending *p = s->pending;
-	int64		ngroups;
-
-	if (p == NULL)
-		return;
-	s->pending = NULL;
-	gpuops_agg_job_wait(p->job);
-	ngroups = gpuops_agg_pending_groups(s, p);
-
-	gpuops_agg_merge_outs(s, ngroups, p->keyv.type, p->pack, p->job->outs,
-						  p->null_key_out);
 }
 
 /* Converts groups into key codes and merges them (see gpuops_agg_exec.h). */

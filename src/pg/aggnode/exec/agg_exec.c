@@ -9,15 +9,17 @@
  * engine evaluates the device clauses as a mask (gpo_filter), compacts the
  * passing rows (gpo_compact + gpo_gather; or, when most pass and the one key
  * has no NULL, makes the failing rows' keys NULL and drops that group),
- * forms one key per row (the column
- * itself, or gpo_keypack for several keys) and aggregates every value
- * column: into the engine's running dense aggregation, which keeps its
- * groups (on the GPU, in device memory) until the end of the table
- * (agg_runs.c), or with gpo_groupagg, the batch's groups then merging into
- * the running groups (agg_state.c).  With worker processes (agg_parallel.c)
+ * and hands the batch to the node's grouping policy (agg_policy.h): one
+ * reduction without GROUP BY, the engine's running dense aggregation,
+ * which keeps its groups (on the GPU, in device memory) until the end of
+ * the table, or gpo_groupagg, the batch's groups then merging into the
+ * running groups (agg_state.c).  With worker processes (agg_parallel.c)
  * each process reads its share of the blocks and the backend merges the
- * workers' groups.  When the table is exhausted, the groups come out as scan
- * tuples, and PostgreSQL applies HAVING and the target list to them.
+ * workers' groups.  Past gpuops.max_group_memory the running groups spill to
+ * temporary files as sorted runs (agg_spill.c).  When the table is
+ * exhausted, the groups come out as scan tuples (a spilled state's merged
+ * back in key order), and PostgreSQL applies HAVING and the target list to
+ * them.
  *
  * Every engine call runs on the face gpuops.device selects; interrupts are
  * checked between batches.  Under gpuops.overlap a helper thread forms a
@@ -27,7 +29,7 @@
  * they return, and the running aggregations' memory is freed by a reset
  * callback of the query's context, so an error or a cancel leaks nothing.
  */
-#include "aggnode/exec/gpuops_agg_exec.h"
+#include "aggnode/exec/agg_policy.h"
 
 #include "access/table.h"
 #include "commands/explain.h"
@@ -123,6 +125,19 @@ gpuops_agg_state_types(GpuopsAggScanState *s)
 
 	gpuops_aggstate_init(&s->groups, s->spec.nkeys, key_types, s->spec.nvals,
 						 val_types);
+}
+
+/*
+ * The node's grouping policy (agg_policy.h), in the current memory context:
+ * plain without GROUP BY, else the running groups over the merge.
+ */
+void
+gpuops_agg_policy_create(GpuopsAggScanState *s)
+{
+	if (s->spec.nkeys == 0)
+		s->policy = gpuops_agg_policy_plain_create(s);
+	else
+		s->policy = gpuops_agg_policy_runs_create(s);
 }
 
 /*
@@ -250,13 +265,14 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 		gpuops_agg_begin_table(s, te, estate, eflags);
 	}
 	gpuops_agg_state_types(s);
+	gpuops_agg_policy_create(s);
 }
 
 
 /*
  * Waits for the batch in flight, merges it and frees its memory, and at the
- * end of the table (last) also the running groups; adds the time the backend
- * spent here since start to the engine's.
+ * end of the table (last) also every group the policy holds; adds the time
+ * the backend spent here since start to the engine's.
  */
 static void
 gpuops_agg_settle(GpuopsAggScanState *s, instr_time start, bool last)
@@ -264,9 +280,10 @@ gpuops_agg_settle(GpuopsAggScanState *s, instr_time start, bool last)
 	MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
 	instr_time	dur;
 
-	gpuops_agg_batch_finish(s);
 	if (last)
-		gpuops_agg_runs_flush(s);
+		s->policy->funcs->finish(s->policy);
+	else
+		s->policy->funcs->settle(s->policy);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(s->batch_cxt);
 	INSTR_TIME_SET_CURRENT(dur);
@@ -291,7 +308,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 
 	/* decided once: a job may only read arrays the reader leaves alone */
 	s->overlap = gpuops_agg_overlaps(INT64_MAX);
-	s->runs_off = false;
+	s->policy->funcs->reset(s->policy);
 	if (s->overlap)
 		gpuops_scan_double_buffer(te->reader);
 	/* the GPU face copies page-locked batches without staging them */
@@ -302,6 +319,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		int64		n = batch->nrows;
 		int64		passed;
 		bool		null_key_out = false;
+		bool		in_flight = false;
 		gpo_vector *vecs;
 		gpo_chunk  *chunks;
 		int			i;
@@ -330,9 +348,10 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 			passed = n;
 		s->rows_passed += passed;
 		if (passed > 0)
-			gpuops_agg_batch(s, te, vecs, n, null_key_out);
+			in_flight = s->policy->funcs->add_batch(s->policy, te, vecs, n,
+													null_key_out);
 		MemoryContextSwitchTo(old);
-		if (s->pending == NULL)
+		if (!in_flight)
 			gpuops_agg_settle(s, start, false);
 		else
 		{
@@ -369,8 +388,29 @@ gpuops_agg_run(GpuopsAggScanState *s)
 		t = 0;
 	for (; t < s->spec.ntables; t++)
 		gpuops_agg_run_table(s, &s->tables[t]);
+	/* groups on disk: merged back as they come out */
+	gpuops_aggstate_finish(&s->groups);
 	s->aggregated = true;
 	s->next_group = 0;
+	s->piece = NULL;
+	s->piece_next = 0;
+}
+
+/*
+ * The next group of a spilled state, read back in key order, as a group
+ * of s->piece at s->piece_next - 1; false when all are out.
+ */
+static bool
+gpuops_agg_next_spilled(GpuopsAggScanState *s)
+{
+	if (s->piece == NULL || s->piece_next >= s->piece->ngroups)
+	{
+		if (gpuops_aggstate_next_piece(&s->groups, &s->piece) == 0)
+			return false;
+		s->piece_next = 0;
+	}
+	s->piece_next++;
+	return true;
 }
 
 /* The next group as a scan tuple, or NULL when all are out. */
@@ -396,6 +436,14 @@ gpuops_agg_next_group(GpuopsAggScanState *s)
 			slot->tts_isnull[a] = !counts;
 		}
 		s->next_group++;
+		return ExecStoreVirtualTuple(slot);
+	}
+	if (gpuops_aggstate_spilled(&s->groups))
+	{
+		if (!gpuops_agg_next_spilled(s))
+			return NULL;
+		gpuops_aggstate_tuple(s->piece, &s->spec, s->piece_next - 1,
+							  slot->tts_values, slot->tts_isnull);
 		return ExecStoreVirtualTuple(slot);
 	}
 	if (s->next_group >= s->groups.ngroups)
@@ -443,6 +491,9 @@ gpuops_agg_end(CustomScanState *node)
 	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
 	int			t;
 
+	if (s->policy != NULL)
+		s->policy->funcs->destroy(s->policy);
+	gpuops_aggstate_spill_end(&s->groups);
 	for (t = 0; t < s->spec.ntables; t++)
 	{
 		GpuopsAggTableExec *te = &s->tables[t];
@@ -469,6 +520,7 @@ gpuops_agg_rescan(CustomScanState *node)
 			gpuops_scan_rescan(s->tables[t].reader);
 	/* the groups live as long as the query, whoever asks for the rescan */
 	old = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
+	gpuops_aggstate_spill_end(&s->groups);
 	gpuops_agg_state_types(s);
 	MemoryContextSwitchTo(old);
 	s->aggregated = false;

@@ -4,7 +4,7 @@
  *	  keys, the expected strategy, the clauses on the device and on the CPU,
  *	  and under ANALYZE how the tables were read and what the engine did.
  */
-#include "aggnode/exec/gpuops_agg_exec.h"
+#include "aggnode/exec/agg_policy.h"
 
 #include "nodes/makefuncs.h"
 #include "utils/ruleutils.h"
@@ -127,14 +127,20 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								s->fast_read ? "page batches" : "slots", es);
 		ExplainPropertyInteger("Rows In", NULL, s->rows_in, es);
 		ExplainPropertyInteger("Rows Passed", NULL, s->rows_passed, es);
-		ExplainPropertyInteger("Groups", NULL, s->groups.ngroups, es);
+		ExplainPropertyInteger("Groups", NULL,
+							   s->groups.spill_runs > 0 && s->groups.ngroups == 0 ?
+							   s->groups.groups_out : s->groups.ngroups, es);
 		ExplainPropertyInteger("Chunks", NULL, s->batches, es);
-		if (s->run_batches > 0)
+		if (s->policy != NULL)
+			s->policy->funcs->explain(s->policy, es);
+		if (s->groups.spill_runs > 0)
 		{
-			char	   *text = psprintf("%lld chunks (%s)", (long long) s->run_batches,
-										s->run_face == GPO_DEVICE_GPU ? "gpu" : "cpu");
-
-			ExplainPropertyText("Running Groups", text, es);
+			ExplainPropertyInteger("Spilled Runs", NULL, s->groups.spill_runs, es);
+			ExplainPropertyInteger("Spilled Bytes", "kB",
+								   (s->groups.spill_bytes + 1023) / 1024, es);
+			if (s->groups.spill_passes > 0)
+				ExplainPropertyInteger("Spill Merge Passes", NULL,
+									   s->groups.spill_passes, es);
 		}
 		if (es->verbose || s->gpu_calls > 0)
 			ExplainPropertyInteger("Bytes Sent", "kB", s->bytes_in / 1024, es);

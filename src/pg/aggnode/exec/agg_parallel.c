@@ -16,10 +16,13 @@
  * clauses PostgreSQL must evaluate and without text keys (whose dictionary
  * codes are per process); a rescan reads serially.
  *
- * A worker's groups go as a series of messages: a header (group, key and
- * value column counts), then each key's codes and validity bytes, the row
- * counts, and per value column its counts, integer sums, float sums,
- * minimums and maximums (gpo_agg_out's arrays).
+ * A worker's groups go as one or more pieces, each a series of messages: a
+ * header (group, key and value column counts, whether it is the last),
+ * then each key's codes and validity bytes, the row counts, and per value
+ * column its counts, integer sums, float sums, minimums and maximums
+ * (gpo_agg_out's arrays).  Groups held in memory go as one piece; a
+ * worker whose groups spilled (agg_spill.c) sends them piece by piece as
+ * the merge of its runs gives them out.
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
 
@@ -66,6 +69,11 @@ typedef struct GpuopsParallelHeader
 	int64		batches;
 	int64		bytes_in;
 	int64		cpu_calls;
+	/* its spilling, for EXPLAIN ANALYZE */
+	int64		spill_runs;
+	int64		spill_bytes;
+	int64		spill_passes;
+	bool		last;			/* no more groups follow */
 } GpuopsParallelHeader;
 
 PGDLLEXPORT void gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc);
@@ -89,11 +97,14 @@ gpuops_parallel_send(shm_mq_handle *mqh, const void *p, Size bytes)
 				 errmsg("GpuOpsAgg worker could not send its groups to the backend")));
 }
 
-/* Sends the running groups of s and its counts (see the file header). */
+/*
+ * Sends the groups of st (sorted by key) as one series of messages (see the
+ * file header), with s's counts when first; last: none follow.
+ */
 static void
-gpuops_parallel_send_groups(shm_mq_handle *mqh, const GpuopsAggScanState *s)
+gpuops_parallel_send_piece(shm_mq_handle *mqh, const GpuopsAggScanState *s,
+						   const GpuopsAggState *st, bool first, bool last)
 {
-	const GpuopsAggState *st = &s->groups;
 	GpuopsParallelHeader h;
 	Size		n = (Size) st->ngroups;
 	int			k;
@@ -103,11 +114,21 @@ gpuops_parallel_send_groups(shm_mq_handle *mqh, const GpuopsAggScanState *s)
 	h.ngroups = st->ngroups;
 	h.nkeys = st->nkeys;
 	h.nvals = st->nvals;
-	h.rows_in = s->rows_in;
-	h.rows_passed = s->rows_passed;
-	h.batches = s->batches;
-	h.bytes_in = s->bytes_in;
-	h.cpu_calls = s->cpu_calls;
+	h.last = last;
+	if (first)
+	{
+		h.rows_in = s->rows_in;
+		h.rows_passed = s->rows_passed;
+		h.batches = s->batches;
+		h.bytes_in = s->bytes_in;
+		h.cpu_calls = s->cpu_calls;
+	}
+	if (last)
+	{
+		h.spill_runs = s->groups.spill_runs;
+		h.spill_bytes = s->groups.spill_bytes;
+		h.spill_passes = s->groups.spill_passes;
+	}
 	gpuops_parallel_send(mqh, &h, sizeof(h));
 	if (n == 0)
 		return;
@@ -128,6 +149,35 @@ gpuops_parallel_send_groups(shm_mq_handle *mqh, const GpuopsAggScanState *s)
 		gpuops_parallel_send(mqh, o->min, w * n);
 		gpuops_parallel_send(mqh, o->max, w * n);
 	}
+}
+
+/*
+ * Sends the running groups of s and its counts: at once when they are all
+ * in memory, else piece by piece as the merge of its spilled runs gives
+ * them out (the backend merges each piece, spilling in turn past
+ * gpuops.max_group_memory).
+ */
+static void
+gpuops_parallel_send_groups(shm_mq_handle *mqh, GpuopsAggScanState *s)
+{
+	GpuopsAggState *st = &s->groups;
+	GpuopsAggState *piece;
+	bool		first = true;
+
+	if (!gpuops_aggstate_spilled(st))
+	{
+		gpuops_parallel_send_piece(mqh, s, st, true, true);
+		return;
+	}
+	gpuops_aggstate_finish(st);
+	while (gpuops_aggstate_next_piece(st, &piece) > 0)
+	{
+		gpuops_parallel_send_piece(mqh, s, piece, first, false);
+		first = false;
+	}
+	/* the merge emptied st: a last piece of no groups */
+	gpuops_parallel_send_piece(mqh, s, st, first, true);
+	gpuops_aggstate_spill_end(st);
 }
 
 /*
@@ -154,10 +204,13 @@ gpuops_parallel_receive(ParallelContext *pcxt, shm_mq_handle *mqh, Size bytes)
 	return copy;
 }
 
-/* Receives one worker's groups and merges them into the backend's. */
-static void
-gpuops_parallel_merge_worker(GpuopsAggScanState *s, ParallelContext *pcxt,
-							 shm_mq_handle *mqh)
+/*
+ * Receives one piece of a worker's groups and merges it into the backend's;
+ * true when it was the last.
+ */
+static bool
+gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
+							shm_mq_handle *mqh)
 {
 	GpuopsAggState *st = &s->groups;
 	GpuopsParallelHeader *h;
@@ -168,6 +221,7 @@ gpuops_parallel_merge_worker(GpuopsAggScanState *s, ParallelContext *pcxt,
 	Size		n;
 	int			k;
 	int			v;
+	bool		last;
 	MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
 
 	h = gpuops_parallel_receive(pcxt, mqh, sizeof(GpuopsParallelHeader));
@@ -178,6 +232,10 @@ gpuops_parallel_merge_worker(GpuopsAggScanState *s, ParallelContext *pcxt,
 	s->batches += h->batches;
 	s->bytes_in += h->bytes_in;
 	s->cpu_calls += h->cpu_calls;
+	st->spill_runs += h->spill_runs;
+	st->spill_bytes += h->spill_bytes;
+	st->spill_passes += h->spill_passes;
+	last = h->last;
 	n = (Size) h->ngroups;
 	if (n > 0)
 	{
@@ -203,6 +261,16 @@ gpuops_parallel_merge_worker(GpuopsAggScanState *s, ParallelContext *pcxt,
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(s->batch_cxt);
+	return last;
+}
+
+/* Receives every piece of one worker's groups and merges them into the backend's. */
+static void
+gpuops_parallel_merge_worker(GpuopsAggScanState *s, ParallelContext *pcxt,
+							 shm_mq_handle *mqh)
+{
+	while (!gpuops_parallel_merge_piece(s, pcxt, mqh))
+		CHECK_FOR_INTERRUPTS();
 }
 
 /*
@@ -394,6 +462,7 @@ gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
 										 ALLOCSET_DEFAULT_SIZES);
 	gpuops_agg_begin_table(s, te, estate, 0);
 	gpuops_agg_state_types(s);
+	gpuops_agg_policy_create(s);
 	if (shared->recent_nblocks > 0)
 		gpuops_scan_use_recent(te->reader,
 							   shm_toc_lookup(toc, GPUOPS_PKEY_RECENT, false),

@@ -8,6 +8,8 @@
  * running groups are one sorted run and a chunk merges into it in one pass,
  * combining equal keys: rows, counts and exact 128-bit sums add, float sums
  * add in float64, min and max keep the extreme in PostgreSQL's order.
+ * Past gpuops.max_group_memory the groups go to disk as sorted runs
+ * (agg_spill.c), merged back in key order as the groups come out.
  */
 #include "aggnode/gpuops_agg.h"
 
@@ -29,6 +31,9 @@ gpuops_aggstate_init(GpuopsAggState *st, int nkeys, const gpo_type *key_types,
 	st->val_types = palloc(sizeof(gpo_type) * Max(nvals, 1));
 	memcpy(st->val_types, val_types, sizeof(gpo_type) * nvals);
 	st->vals = palloc0(sizeof(gpo_agg_out) * Max(nvals, 1));
+	/* groups by key spill past gpuops.max_group_memory (agg_spill.c) */
+	if (nkeys > 0)
+		st->limit_bytes = (Size) gpuops_max_group_memory * 1024;
 }
 
 /* Compare running group a with chunk group b: <0, 0, >0 in the engine's key order. */
@@ -154,6 +159,28 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 
 	if (n == 0)
 		return;
+	if (st->limit_bytes > 0 &&
+		gpuops_aggstate_group_bytes(st) * (Size) (2 * st->ngroups + n) >
+		st->limit_bytes)
+	{
+		/*
+		 * The merge would hold more than gpuops.max_group_memory (the old
+		 * and the new arrays): the groups held go to disk as a sorted run,
+		 * and so do the incoming ones when they alone are too many.
+		 */
+		if (st->ngroups > 0)
+		{
+			gpuops_aggspill_write(st, st->ngroups, st->key_codes,
+								  st->key_valid, st->rows, st->vals);
+			gpuops_aggstate_clear(st);
+		}
+		if (gpuops_aggstate_group_bytes(st) * (Size) n > st->limit_bytes)
+		{
+			gpuops_aggspill_write(st, n, key_codes, key_valid, rows, vals);
+			pfree(nvals);
+			return;
+		}
+	}
 	gpuops_aggstate_alloc(st, st->ngroups + n, codes, valid, &nrows, nvals);
 	if (st->ngroups == 0)
 	{
@@ -254,6 +281,106 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 	pfree(nvals);
 	st->ngroups = out;
 	st->capacity = out;
+}
+
+/* Bytes one group takes in the running state's arrays. */
+Size
+gpuops_aggstate_group_bytes(const GpuopsAggState *st)
+{
+	Size		bytes = (sizeof(uint64) + 1) * st->nkeys + sizeof(int64);
+	int			v;
+
+	for (v = 0; v < st->nvals; v++)
+		bytes += sizeof(int64) + sizeof(gpo_int128) + sizeof(double) +
+			2 * gpo_type_size(st->val_types[v]);
+	return bytes;
+}
+
+/* Arrays for capacity groups in an empty state (a buffer of groups). */
+void
+gpuops_aggstate_reserve(GpuopsAggState *st, int64 capacity)
+{
+	Assert(st->ngroups == 0 && st->rows == NULL);
+	gpuops_aggstate_alloc(st, capacity, st->key_codes, st->key_valid,
+						  &st->rows, st->vals);
+	st->capacity = capacity;
+}
+
+/* Frees the state's arrays: no groups, no capacity. */
+void
+gpuops_aggstate_clear(GpuopsAggState *st)
+{
+	int			k;
+	int			v;
+
+	for (k = 0; k < st->nkeys; k++)
+	{
+		if (st->key_codes[k])
+			pfree(st->key_codes[k]);
+		if (st->key_valid[k])
+			pfree(st->key_valid[k]);
+		st->key_codes[k] = NULL;
+		st->key_valid[k] = NULL;
+	}
+	if (st->rows)
+		pfree(st->rows);
+	st->rows = NULL;
+	for (v = 0; v < st->nvals; v++)
+	{
+		if (st->vals[v].count)
+		{
+			pfree(st->vals[v].count);
+			pfree(st->vals[v].isum);
+			pfree(st->vals[v].fsum);
+			pfree(st->vals[v].min);
+			pfree(st->vals[v].max);
+		}
+		memset(&st->vals[v], 0, sizeof(gpo_agg_out));
+	}
+	st->ngroups = 0;
+	st->capacity = 0;
+}
+
+/* Compares group i of a with group j of b in the engine's key order. */
+int
+gpuops_aggstate_cmp_groups(const GpuopsAggState *a, int64 i,
+						   const GpuopsAggState *b, int64 j)
+{
+	return gpuops_aggstate_cmp(a, i, b->key_codes, b->key_valid, j);
+}
+
+/*
+ * Adds group i of src to dst, whose groups precede it in key order: into
+ * dst's last group when the keys are equal, else as a new last group
+ * (dst has the room).
+ */
+void
+gpuops_aggstate_put(GpuopsAggState *dst, const GpuopsAggState *src, int64 i)
+{
+	int64		j = dst->ngroups - 1;
+	int			k;
+	int			v;
+
+	if (j >= 0 && gpuops_aggstate_cmp(dst, j, src->key_codes, src->key_valid,
+									  i) == 0)
+	{
+		dst->rows[j] += src->rows[i];
+		for (v = 0; v < dst->nvals; v++)
+			gpuops_aggstate_combine_val(dst->val_types[v], &dst->vals[v], j,
+										&src->vals[v], i);
+		return;
+	}
+	j = dst->ngroups++;
+	Assert(j < dst->capacity);
+	for (k = 0; k < dst->nkeys; k++)
+	{
+		dst->key_codes[k][j] = src->key_codes[k][i];
+		dst->key_valid[k][j] = src->key_valid[k][i];
+	}
+	dst->rows[j] = src->rows[i];
+	for (v = 0; v < dst->nvals; v++)
+		gpuops_aggstate_copy_val(dst->val_types[v], &dst->vals[v], j,
+								 &src->vals[v], i);
 }
 
 /*

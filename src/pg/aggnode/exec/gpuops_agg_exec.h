@@ -1,9 +1,9 @@
 /*
  * gpuops_agg_exec.h
  *	  Executor state of the GpuOpsAgg custom scan, shared by agg_exec.c (the
- *	  node's life cycle), agg_batch.c (the engine work of one batch),
- *	  agg_job.c (a batch's group aggregation on a helper thread) and
- *	  agg_explain.c (EXPLAIN).
+ *	  node's life cycle), agg_batch.c (the engine work of one batch), the
+ *	  grouping policies (agg_policy.h), agg_job.c (a batch's group
+ *	  aggregation on a helper thread) and agg_explain.c (EXPLAIN).
  */
 #ifndef GPUOPS_AGG_EXEC_H
 #define GPUOPS_AGG_EXEC_H
@@ -61,17 +61,22 @@ typedef struct GpuopsAggJob
 } GpuopsAggJob;
 
 /*
- * A batch whose groups are being formed: what its merge needs once the
- * job is done.  Lives in the batch's memory context.
+ * A batch's keys, one per row (the column itself, or packed for several),
+ * and its value columns, as the keyed grouping policies take them.  Lives
+ * in the batch's memory context.
  */
-typedef struct GpuopsAggPending
+typedef struct GpuopsAggBatchKeys
 {
-	GpuopsAggJob *job;
-	gpo_vector	keyv;			/* one key per row (packed for several) */
-	gpo_keypack *pack;			/* several keys: their packing */
+	gpo_vector	keyv;
+	gpo_keypack *pack;			/* several keys: their packing (malloc'd) */
+	bool		pack_kept;		/* a policy keeps pack: the batch won't free it */
 	gpo_vector *valvecs;		/* [nvals] */
+	int64		n;
 	bool		null_key_out;	/* drop the NULL-key group */
-} GpuopsAggPending;
+	MemoryContextCallback free_pack;
+} GpuopsAggBatchKeys;
+
+struct GpuopsAggPolicy;
 
 /* The node's executor state. */
 typedef struct GpuopsAggScanState
@@ -81,7 +86,7 @@ typedef struct GpuopsAggScanState
 	GpuopsAggTableExec *tables; /* [spec.ntables] */
 	ExprContext *qual_cxt;
 	MemoryContext batch_cxt;	/* reset after each batch's merge */
-	GpuopsAggPending *pending;	/* a batch not merged yet, or NULL */
+	struct GpuopsAggPolicy *policy; /* how batches become groups (agg_policy.h) */
 	bool		overlap;		/* this table's batches may go to a helper
 								 * thread (the reader double-buffers) */
 	GpuopsAggState groups;
@@ -91,13 +96,8 @@ typedef struct GpuopsAggScanState
 								 * read too; 0: gpuops.threads */
 	int			workers_launched;	/* worker processes that read */
 	int64		next_group;
-	/* running dense groups (agg_runs.c), kept by the engine across batches */
-	gpo_agg_run **runs;			/* [Max(nvals, 1)]; runs[0] NULL: none */
-	gpo_keypack *run_pack;		/* several keys: the packing of the runs' */
-	bool		runs_off;		/* this table's batches are merged instead */
-	MemoryContextCallback runs_cleanup; /* frees the runs on error */
-	int64		run_batches;	/* batches the runs took */
-	gpo_device	run_face;		/* the face of the last run */
+	GpuopsAggState *piece;		/* spilled: the groups coming out */
+	int64		piece_next;		/* its next group */
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
 	int64		rows_passed;
@@ -148,19 +148,26 @@ extern void gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups,
 extern void gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity,
 								 gpo_type ktype, gpo_type vtype,
 								 bool with_keys);
-
-/* ---- agg_runs.c ---- */
-
 /*
- * Offers a batch (one key per row, its packing when several, the value
- * columns) to the running groups; true when they took it.  *pack_kept: the
- * runs keep pack (the caller must not free it).
+ * Groups keys with the aggregates of values (NULL: rows only) into out,
+ * growing out when the groups don't fit; returns the group count.  first:
+ * counts the strategy used for EXPLAIN.
  */
-extern bool gpuops_agg_runs_take(GpuopsAggScanState *s, const gpo_vector *keyv,
-								 gpo_keypack *pack, gpo_vector *valvecs,
-								 bool *pack_kept);
-/* Merges the running groups into s->groups and frees them. */
-extern void gpuops_agg_runs_flush(GpuopsAggScanState *s);
+extern int64 gpuops_agg_group(GpuopsAggScanState *s, const gpo_vector *keys,
+							  const gpo_vector *values, gpo_agg_out *out,
+							  bool first);
+/*
+ * The value columns of a batch of n rows, with each aggregate's FILTER
+ * clause as validity.
+ */
+extern gpo_vector *gpuops_agg_value_vectors(GpuopsAggScanState *s,
+											GpuopsAggTableExec *te,
+											gpo_vector *vecs, int64 n);
+/* A batch's keys, one per row, and value columns (see GpuopsAggBatchKeys). */
+extern GpuopsAggBatchKeys *gpuops_agg_batch_keys(GpuopsAggScanState *s,
+												 GpuopsAggTableExec *te,
+												 gpo_vector *vecs, int64 n,
+												 bool null_key_out);
 
 /* ---- agg_exec.c, for the workers ---- */
 
@@ -169,6 +176,8 @@ extern void gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te
 								   EState *estate, int eflags);
 /* The running groups' key and value types (those of the first table). */
 extern void gpuops_agg_state_types(GpuopsAggScanState *s);
+/* The node's grouping policy (agg_policy.h). */
+extern void gpuops_agg_policy_create(GpuopsAggScanState *s);
 /* Reads every batch of one table and aggregates it into the running groups. */
 extern void gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te);
 
@@ -194,21 +203,10 @@ extern int64 gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 							   gpo_vector *vecs, gpo_chunk *chunks, int64 *n,
 							   bool *null_key_out);
 /*
- * Aggregates one batch of n rows (vecs: one per reader column) and merges
- * it; null_key_out: the NULL-key group holds rows the WHERE removed.
- */
-extern void gpuops_agg_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-							 gpo_vector *vecs, int64 n, bool null_key_out);
-/*
  * Whether a batch of n rows goes to a helper thread (gpuops.overlap, and
  * the face that will aggregate it).
  */
 extern bool gpuops_agg_overlaps(int64 n);
-/*
- * Waits for the batch whose groups a helper thread is forming, if any, and
- * merges it (gpuops_agg_batch leaves one such batch on the GPU face).
- */
-extern void gpuops_agg_batch_finish(GpuopsAggScanState *s);
 
 /* ---- agg_job.c ---- */
 

@@ -671,9 +671,9 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		groups = estimate_num_groups(root, keys, input_rel->rows, NULL, NULL);
 
 	/*
-	 * The groups stay in memory (the node does not spill as HashAggregate
-	 * does): keep the native plan when their estimated size, twice over for
-	 * a merge, passes gpuops.max_group_memory.
+	 * Keep the native plan when the groups' estimated size, twice over for
+	 * a merge, passes gpuops.max_group_memory: the node would spill them
+	 * (agg_spill.c), and HashAggregate is as good at that.
 	 */
 	{
 		int			nvals = 0;
