@@ -178,10 +178,8 @@ gpo_compact_gpu(gpo_ctx *ctx, const gpo_vector *mask, uint32_t flags,
 	if (st != GPO_OK)
 		goto cleanup;
 
-	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_mask, (size_t) n, "compaction mask"));
+	GPO_TRY(gpo_cuda_column_up(ctx, mask, n, "compaction mask", (void **) &d_mask, &d_valid));
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_count, sizeof(int64_t), "compaction count"));
-	GPO_TRY(gpo_cuda_upload(ctx, mask, 1, d_mask, n));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, mask, n, &d_valid));
 
 	/* size: count the kept rows and publish the count */
 	GPO_CUDA_TRY(gpo_cuda_count_kept(d_mask, d_valid, n, drop, d_count, 0));

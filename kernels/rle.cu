@@ -390,9 +390,7 @@ gpo_rle_gpu(gpo_ctx *ctx, const gpo_vector *in, gpo_vector *values,
 	if (st != GPO_OK)
 		goto cleanup;
 
-	GPO_TRY(gpo_cuda_alloc(ctx, &d_in, (size_t) n * elem, "rle input"));
-	GPO_TRY(gpo_cuda_upload(ctx, in, elem, d_in, n));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, in, n, &d_valid));
+	GPO_TRY(gpo_cuda_column_up(ctx, in, n, "rle input", &d_in, &d_valid));
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_heads, (size_t) n, "rle boundary flags"));
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_count, sizeof(int64_t), "rle count"));
 

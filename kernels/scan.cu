@@ -437,14 +437,9 @@ gpo_scan_gpu(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *heads,
 	if (st != GPO_OK)
 		goto cleanup;
 
-	GPO_TRY(gpo_cuda_alloc(ctx, &d_in, (size_t) n * elem, "scan input"));
-	GPO_TRY(gpo_cuda_upload(ctx, in, elem, d_in, n));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, in, n, &d_valid));
-	if (heads != NULL)
-	{
-		GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_heads, (size_t) n, "scan heads"));
-		GPO_TRY(gpo_cuda_upload(ctx, heads, 1, d_heads, n));
-	}
+	GPO_TRY(gpo_cuda_column_up(ctx, in, n, "scan input", &d_in, &d_valid));
+	if (heads != NULL)		/* the heads' validity is not read */
+		GPO_TRY(gpo_cuda_column_up(ctx, heads, n, "scan heads", (void **) &d_heads, NULL));
 	GPO_TRY(gpo_cuda_alloc(ctx, &d_out, (size_t) n * elem, "scan output"));
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_overflow, sizeof(uint32_t), "scan flag"));
 

@@ -399,8 +399,7 @@ gpo_sort_pairs_gpu(gpo_ctx *ctx, const gpo_vector *keys, gpo_vector *keys_out,
 		goto cleanup;
 	}
 	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_keys, w * (size_t) n));
-	GPO_TRY(gpo_cuda_upload(ctx, keys, w, d_keys, n));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, keys, n, &d_valid));
+	GPO_TRY(gpo_cuda_column_to(ctx, keys, n, d_keys, &d_valid));
 	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_kout, w * (size_t) n));
 	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, (void **) &d_ids, 4 * (size_t) n));
 	GPO_TRY(gpo_cuda_sort_pairs(ctx, keys->type, d_keys, d_valid, n, d_kout, d_ids,
