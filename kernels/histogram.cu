@@ -13,6 +13,14 @@
  * row adds to the global counters directly.  Bucket numbers come from the
  * same inline functions as the CPU face (gpo_hist.h), whose arithmetic uses
  * round-to-nearest intrinsics, so both faces agree bit for bit.
+ *
+ * Not cub::DeviceHistogram::HistogramEven: its bin arithmetic is not
+ * width_bucket's (the CPU face's exact double-precision buckets, 0 and
+ * bins + 1 for values outside the domain, NaN skipped, an optional mask),
+ * so the faces would disagree at bin edges.  The domain pass is a fused
+ * min/max of order keys that leaves its result on the device, with no
+ * temporary memory: the automatic domain costs 0.204 ms over 1e8 float64
+ * rows on the H200 (0.688 against 0.484 ms, bench/RESULTS.md).
  */
 #include <limits.h>
 #include <stdio.h>
