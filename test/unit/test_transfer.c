@@ -210,6 +210,80 @@ fill_int64(int64_t *vals, uint8_t *valid, int64_t n, int64_t range)
 	}
 }
 
+/* A gather case's inputs, their flat copies and its output. */
+typedef struct gather_fix
+{
+	int64_t		n_in;
+	int64_t		n;
+	int64_t    *in;
+	uint8_t    *in_valid;
+	int64_t    *index;
+	uint8_t    *ix_valid;
+	tvec		ti;
+	tvec		tx;
+	tvec		to;
+} gather_fix;
+
+/*
+ * Random int64 input of n_in rows and an index of n rows into it (with
+ * NULLs where ix_nulls), over the partitions named; output of n + 5 rows.
+ */
+static void
+gather_fix_make(gather_fix *f, int64_t n_in, int64_t n, part_kind ip,
+				part_kind xp, part_kind op, bool ix_nulls)
+{
+	f->n_in = n_in;
+	f->n = n;
+	f->in = malloc(sizeof(int64_t) * (n_in + 1));
+	f->in_valid = malloc(n_in + 1);
+	f->index = malloc(sizeof(int64_t) * (n + 1));
+	f->ix_valid = malloc(n + 1);
+	fill_int64(f->in, f->in_valid, n_in, 0);
+	fill_int64(f->index, f->ix_valid, n, n_in);
+	if (!ix_nulls)
+		memset(f->ix_valid, 1, n);
+	tvec_make_kind(&f->ti, GPO_INT64, ip, n_in, true);
+	tvec_fill(&f->ti, f->in, f->in_valid);
+	tvec_make_kind(&f->tx, GPO_INT64, xp, n, ix_nulls);
+	tvec_fill(&f->tx, f->index, f->ix_valid);
+	tvec_make_kind(&f->to, GPO_INT64, op, n + 5, true);
+}
+
+/* Frees what gather_fix_make made. */
+static void
+gather_fix_free(gather_fix *f)
+{
+	tvec_free(&f->ti);
+	tvec_free(&f->tx);
+	tvec_free(&f->to);
+	free(f->in);
+	free(f->in_valid);
+	free(f->index);
+	free(f->ix_valid);
+}
+
+/* Runs f's gather on face dev into case c (already begun) and checks it. */
+static void
+gather_fix_run(tcase *c, gather_fix *f, gpo_device dev)
+{
+	gpo_ctx		ctx;
+	size_t		bytes = 0;
+	void	   *scratch;
+	gpo_status	st;
+
+	test_ctx(&ctx, dev, 0);
+	tvec_sentinel(&f->to);
+	st = gpo_gather(&ctx, &f->ti.v, &f->tx.v, &f->to.v, NULL, &bytes);
+	scratch = malloc(bytes + 1);
+	if (st == GPO_OK)
+		st = gpo_gather(&ctx, &f->ti.v, &f->tx.v, &f->to.v, scratch, &bytes);
+	expect(c, st == GPO_OK, "status %s (%s)", gpo_status_text(st), ctx.detail);
+	expect(c, ctx.used == dev, "ran on the wrong face");
+	if (c->ok)
+		gather_check(c, f->in, f->in_valid, f->index, f->ix_valid, f->n, &f->to);
+	free(scratch);
+}
+
 /*
  * Gathers n int64 rows out of n_in: with millions of rows the input, the
  * index and the output each span several staging pieces.
@@ -218,57 +292,43 @@ static void
 gather_big_case(tgroup *tg, int64_t n_in, int64_t n, part_kind ip, part_kind xp,
 				part_kind op)
 {
-	int64_t    *in = malloc(sizeof(int64_t) * (n_in + 1));
-	uint8_t    *in_valid = malloc(n_in + 1);
-	int64_t    *index = malloc(sizeof(int64_t) * (n + 1));
-	uint8_t    *ix_valid = malloc(n + 1);
-	tvec		ti,
-				tx,
-				to;
+	gather_fix	f;
 	gpo_device	devs[2];
 	int			nf = faces(tg, devs);
 
-	fill_int64(in, in_valid, n_in, 0);
-	fill_int64(index, ix_valid, n, n_in);
-	tvec_make_kind(&ti, GPO_INT64, ip, n_in, true);
-	tvec_fill(&ti, in, in_valid);
-	tvec_make_kind(&tx, GPO_INT64, xp, n, true);
-	tvec_fill(&tx, index, ix_valid);
-	tvec_make_kind(&to, GPO_INT64, op, n + 5, true);
-	for (int f = 0; f < nf; f++)
+	gather_fix_make(&f, n_in, n, ip, xp, op, true);
+	for (int i = 0; i < nf; i++)
 	{
-		gpo_ctx		ctx;
 		tcase		c;
-		size_t		bytes = 0;
-		void	   *scratch;
-		gpo_status	st;
 
-		test_ctx(&ctx, devs[f], 0);
 		case_begin(&c, "gather %s int64 n_in=%lld n=%lld parts %s/%s/%s",
-				   devs[f] == GPO_DEVICE_GPU ? "gpu" : "cpu", (long long) n_in,
+				   devs[i] == GPO_DEVICE_GPU ? "gpu" : "cpu", (long long) n_in,
 				   (long long) n, part_name(ip), part_name(xp), part_name(op));
-		tvec_sentinel(&to);
-		st = gpo_gather(&ctx, &ti.v, &tx.v, &to.v, NULL, &bytes);
-		scratch = malloc(bytes + 1);
-		if (st == GPO_OK)
-			st = gpo_gather(&ctx, &ti.v, &tx.v, &to.v, scratch, &bytes);
-		expect(&c, st == GPO_OK, "status %s (%s)", gpo_status_text(st), ctx.detail);
-		expect(&c, ctx.used == devs[f], "ran on the wrong face");
-		if (c.ok)
-			gather_check(&c, in, in_valid, index, ix_valid, n, &to);
+		gather_fix_run(&c, &f, devs[i]);
 		case_result(tg, c.ok, c.msg);
-		free(scratch);
 	}
-	tvec_free(&ti);
-	tvec_free(&tx);
-	tvec_free(&to);
-	free(in);
-	free(in_valid);
-	free(index);
-	free(ix_valid);
+	gather_fix_free(&f);
 }
 
-/* Page-locks (or, with lock false, unlocks) the data of t's chunks. */
+/* Moves bytes of a chunk's data to pages of its own; false if out of memory. */
+static bool
+chunk_own_pages(gpo_chunk *ch, size_t bytes)
+{
+	void	   *own = aligned_alloc(4096, (bytes + 4095) & ~(size_t) 4095);
+
+	if (own == NULL)
+		return false;
+	memcpy(own, ch->data, bytes);
+	free(ch->data);
+	ch->data = own;
+	return true;
+}
+
+/*
+ * Page-locks (or, with lock false, unlocks) the data of t's chunks.  Each
+ * chunk's data first moves to pages of its own, so that no two
+ * registrations share a page.
+ */
 static bool
 tvec_lock(tvec *t, bool lock)
 {
@@ -278,74 +338,46 @@ tvec_lock(tvec *t, bool lock)
 	for (int32_t c = 0; c < t->v.nchunks; c++)
 	{
 		gpo_chunk  *ch = &t->v.chunks[c];
+		size_t		bytes = w * (size_t) ch->n;
 
 		if (ch->n == 0)
 			continue;
-		if (lock)
-			ok = gpo_host_register(ch->data, w * (size_t) ch->n) && ok;
-		else
+		if (!lock)
+		{
 			gpo_host_unregister(ch->data);
+			continue;
+		}
+		ok = chunk_own_pages(ch, bytes) && gpo_host_register(ch->data, bytes) && ok;
 	}
 	return ok;
 }
 
 /*
  * Gathers from page-locked input and index chunks (one DMA a chunk, no
- * staging) on the GPU face; the output goes through staging as always.
+ * staging; the index has no bitmaps, so all its bytes are locked) on the
+ * GPU face; the output goes through staging as always.
  */
 static void
 gather_locked_case(tgroup *tg, int64_t n_in, int64_t n, part_kind ip, part_kind xp)
 {
-	int64_t    *in = malloc(sizeof(int64_t) * (n_in + 1));
-	uint8_t    *in_valid = malloc(n_in + 1);
-	int64_t    *index = malloc(sizeof(int64_t) * (n + 1));
-	uint8_t    *ix_valid = malloc(n + 1);
-	tvec		ti,
-				tx,
-				to;
-	gpo_ctx		ctx;
+	gather_fix	f;
 	tcase		c;
-	size_t		bytes = 0;
-	void	   *scratch = NULL;
-	gpo_status	st;
 
 	if (!have_gpu)
 	{
 		gpu_skip(tg);
 		return;
 	}
-	fill_int64(in, in_valid, n_in, 0);
-	fill_int64(index, ix_valid, n, n_in);
-	tvec_make_kind(&ti, GPO_INT64, ip, n_in, true);
-	tvec_fill(&ti, in, in_valid);
-	tvec_make_kind(&tx, GPO_INT64, xp, n, false);
-	tvec_fill(&tx, index, NULL);
-	memset(ix_valid, 1, n);
-	tvec_make_kind(&to, GPO_INT64, random_kind(n), n, true);
-	tvec_sentinel(&to);
-	test_ctx(&ctx, GPO_DEVICE_GPU, 0);
+	gather_fix_make(&f, n_in, n, ip, xp, random_kind(n), false);
 	case_begin(&c, "gather gpu page-locked n_in=%lld n=%lld parts %s/%s",
 			   (long long) n_in, (long long) n, part_name(ip), part_name(xp));
-	expect(&c, tvec_lock(&ti, true) && tvec_lock(&tx, true), "gpo_host_register failed");
-	st = gpo_gather(&ctx, &ti.v, &tx.v, &to.v, NULL, &bytes);
-	scratch = malloc(bytes + 1);
-	if (st == GPO_OK)
-		st = gpo_gather(&ctx, &ti.v, &tx.v, &to.v, scratch, &bytes);
-	expect(&c, st == GPO_OK && ctx.used == GPO_DEVICE_GPU, "status %s (%s)",
-		   gpo_status_text(st), ctx.detail);
-	if (c.ok)
-		gather_check(&c, in, in_valid, index, ix_valid, n, &to);
+	expect(&c, tvec_lock(&f.ti, true) && tvec_lock(&f.tx, true),
+		   "gpo_host_register failed");
+	gather_fix_run(&c, &f, GPO_DEVICE_GPU);
 	case_result(tg, c.ok, c.msg);
-	tvec_lock(&ti, false);
-	tvec_lock(&tx, false);
-	free(scratch);
-	tvec_free(&ti);
-	tvec_free(&tx);
-	tvec_free(&to);
-	free(in);
-	free(in_valid);
-	free(index);
-	free(ix_valid);
+	tvec_lock(&f.ti, false);
+	tvec_lock(&f.tx, false);
+	gather_fix_free(&f);
 }
 
 /* All transfer and sort-partition tests. */
