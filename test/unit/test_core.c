@@ -38,6 +38,7 @@ main(void)
 	test_histjoin();
 	test_keypack();
 	test_filter();
+	test_transfer();
 
 	printf("%d passed, %d failed, %d skipped\n",
 		   total_passed, total_failed, total_skipped);
