@@ -15,6 +15,7 @@ shards=${BENCH_SHARDS:-32}
 reps=${BENCH_REPS:-3}
 limit=${BENCH_TIMEOUT:-1800}
 who="citus bench"
+started=$(date +%s)
 worker_conf=""
 [ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ] || { echo "$who: Citus is not installed" >&2; exit 2; }
 source "$here/cluster.sh"
@@ -70,13 +71,15 @@ SQL
 off="SET LOCAL gpuops.enabled = off;"
 dflt="SET LOCAL gpuops.enabled = on;"
 zero="SET LOCAL gpuops.enabled = on; SET LOCAL gpuops.cpu_setup_cost = 0;"
-echo "| query | off ms | on, defaults ms (GpuOpsAgg tasks) | on, cpu_setup_cost = 0 ms (tasks) | off / on(0) |"
-echo "| --- | ---: | ---: | ---: | ---: |"
+one="$zero SET LOCAL gpuops.threads = 1;"
+echo "| query | off ms | on, defaults ms (GpuOpsAgg tasks) | on, cpu_setup_cost = 0 ms (tasks) | on, cost 0, threads = 1 ms (tasks) | off / last |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 for sql in "${queries[@]}"; do
 	t_off=$(time_query "$off" "$sql")
 	t_d=$(time_query "$dflt" "$sql"); n_d=$(on_node "$dflt" "$sql")
 	t_z=$(time_query "$zero" "$sql"); n_z=$(on_node "$zero" "$sql")
-	echo "| \`$sql\` | $t_off | $t_d ($n_d) | $t_z ($n_z) | $(awk -v a="$t_off" -v b="$t_z" 'BEGIN {printf "%.2fx", a / b}') |"
+	t_1=$(time_query "$one" "$sql"); n_1=$(on_node "$one" "$sql")
+	echo "| \`$sql\` | $t_off | $t_d ($n_d) | $t_z ($n_z) | $t_1 ($n_1) | $(awk -v a="$t_off" -v b="$t_1" 'BEGIN {printf "%.2fx", a / b}') |"
 done
 
 # at the default costs, from which local table size does a worker take the node?

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Builds and installs Citus into the PostgreSQL that pg_config names, from the
-# release tarball and patch in the shared folder (see its README).  Exit 0:
-# Citus is installed; exit 3: neither Citus nor its source is available.
+# release tarball and patch in the shared folder (see its README): the folder
+# is $CITUS_SRC, else $SHARED/citus, else shared/citus next to the checkout.
+# Exit 0: Citus is installed; exit 3: it is not, and can't be built here (no
+# source, or not root).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -22,8 +24,8 @@ if [ ! -f "$tarball" ]; then
 	exit 3
 fi
 if [ "$(id -u)" != 0 ]; then
-	echo "citus: building needs root (apt-get, make install)" >&2
-	exit 2
+	echo "citus: not installed, and building it from $src needs root (apt-get, make install)"
+	exit 3
 fi
 need=()
 for p in libcurl4-openssl-dev liblz4-dev libzstd-dev libkrb5-dev libselinux1-dev \

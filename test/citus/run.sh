@@ -25,7 +25,7 @@ echo "== Citus (coordinator + 2 workers) =="
 bash "$here/build.sh"
 rc=$?
 if [ $rc -eq 3 ]; then
-	echo "citus test skipped: Citus is not installed and its source is not available"
+	echo "citus test skipped: Citus is not installed and can't be built here"
 	exit 0
 elif [ $rc -ne 0 ]; then
 	echo "citus test failed: could not build Citus" >&2
