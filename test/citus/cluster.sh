@@ -3,9 +3,10 @@
 # which set: bindir, port0, limit (seconds), who (message prefix) and
 # worker_conf (lines added to the workers' postgresql.conf).
 
-# run a command as the postgres user (directly when already that user)
+# run a command as the postgres user (directly when already that user), from
+# /, which that user can read whoever owns the checkout
 as_pg() {
-	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+	if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 base=$(mktemp -d /tmp/gpuops-citus.XXXXXX)
