@@ -7,6 +7,8 @@
 #   make installcheck    pg_regress and the isolation specs against a running server
 #   make test            set up, build, install, unit tests and pg_regress in a
 #                        throwaway cluster (what CI runs; needs root for apt)
+#   make citus-test      gpuops under Citus: a coordinator and 2 workers in throwaway
+#                        clusters (builds Citus from ../shared/citus; after make install)
 #   make demo            set up, build, install and run a short demonstration
 #   make gpubench        build the GPU benchmarks bench/gpu_* (CUDA builds only)
 #   make cpubench        build the CPU benchmark bench/cpu_primitives
@@ -63,6 +65,10 @@ test:
 
 demo:
 	bash scripts/demo.sh
+
+.PHONY: citus-test
+citus-test:
+	bash test/citus/run.sh
 
 # no LLVM bitcode: the .cu objects have none, and the engine gains nothing from JIT
 override with_llvm = no

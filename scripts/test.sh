@@ -1,6 +1,7 @@
 #!/bin/bash
 # The test command: set up, build, install, run the engine's unit tests, then
-# pg_regress in a throwaway cluster.  Exits non-zero on any failure.
+# pg_regress in a throwaway cluster, then the Citus test (test/citus/run.sh).
+# Exits non-zero on any failure.
 #
 #   GPUOPS_DEVICE=gpu bash scripts/test.sh   runs pg_regress under gpuops.device = 'gpu'
 set -euo pipefail
@@ -23,4 +24,6 @@ if [ $rc -ne 0 ]; then
 	echo "pg_regress failed" >&2
 	exit $rc
 fi
+# gpuops on Citus workers (builds Citus from ../shared/citus; skips without it)
+bash test/citus/run.sh
 echo "all tests passed"
