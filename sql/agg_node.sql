@@ -271,10 +271,10 @@ SELECT q, pg_temp.check(q) FROM (VALUES
   ('SELECT kts, count(*) AS n FROM agg_t WHERE w < -400 GROUP BY kts'),
   ('SELECT k, count(*) AS n, sum(v) AS s FROM agg_t WHERE w > -400 GROUP BY k')
 ) t(q);
-SET gpuops.chunk_size = 512;
+SET gpuops.debug_chunk_size = 512;
 SELECT pg_temp.check('SELECT kts, count(*) AS n, sum(v) AS s, max(w) AS mw FROM agg_t WHERE w > -400 GROUP BY kts');
 SELECT pg_temp.check('SELECT k2, count(*) AS n, min(k2) AS m FROM agg_t WHERE v IS NOT NULL GROUP BY k2');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- a rescan: the node on the inner side of a nested loop, once per outer row
 SET enable_hashjoin = off;
@@ -286,7 +286,7 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
 
--- every strategy, and batches of a few rows (gpuops.chunk_size) so that
+-- every strategy, and batches of a few rows (gpuops.debug_chunk_size) so that
 -- groups meet across batch seams
 SET gpuops.agg_strategy = dense;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
@@ -297,13 +297,13 @@ SET gpuops.agg_strategy = sort;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT k, kf8, count(*) AS count_all, sum(w8) AS sum_w8 FROM agg_t GROUP BY k, kf8');
 RESET gpuops.agg_strategy;
-SET gpuops.chunk_size = 4096;
+SET gpuops.debug_chunk_size = 4096;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, avg(w8) AS avg_w8, min(kf8) AS min_kf8, max(ktz) AS max_ktz FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT kb, ks, count(*) AS count_all, sum(w) AS sum_w FROM agg_t WHERE v > 0 GROUP BY kb, ks');
 SELECT pg_temp.check('SELECT count(*) AS count_all, sum(v) AS sum_v FROM agg_t WHERE kf8 = ''NaN''');
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, max(kd) AS max_kd FROM agg_t WHERE i <= 3000 GROUP BY k');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- an empty table; a table whose tuples predate added columns; deleted rows
 CREATE TABLE agg_empty (k int, v float8);
@@ -386,11 +386,11 @@ SELECT pg_temp.try('SELECT k, sum(f) FROM agg_big GROUP BY k');
 SELECT pg_temp.try('SELECT avg(v) FROM agg_big');
 RESET gpuops.enabled;
 -- cancel between batches
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SET statement_timeout = '10ms';
 SELECT pg_temp.try('SELECT k2, count(*) FROM agg_t a GROUP BY k2');
 RESET statement_timeout;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 SELECT pg_temp.check('SELECT kb, count(*) AS count_all FROM agg_t GROUP BY kb');
 
 -- ---- privileges and row-level security ----
@@ -464,9 +464,9 @@ BEGIN
 		END IF;
 		q1 := 'SELECT ' || sel || ' FROM agg_t' || wh || CASE WHEN grp <> '' THEN ' GROUP BY ' || grp ELSE '' END;
 		IF random() < 0.3 THEN
-			PERFORM set_config('gpuops.chunk_size', (64 * (1 + floor(random() * 1000)))::text, true);
+			PERFORM set_config('gpuops.debug_chunk_size', (64 * (1 + floor(random() * 1000)))::text, true);
 		ELSE
-			PERFORM set_config('gpuops.chunk_size', '64MB', true);
+			PERFORM set_config('gpuops.debug_chunk_size', '0', true);
 		END IF;
 		BEGIN
 			q := q1;
@@ -501,7 +501,7 @@ SET gpuops.overlap = on;
 CREATE TEMP TABLE fz3 AS SELECT * FROM pg_temp.fuzz(60, 0.31);
 SELECT res, count(*) FROM fz3 GROUP BY res ORDER BY res;
 SELECT q, res FROM fz3 WHERE res <> 'same';
-SET gpuops.chunk_size = 512;
+SET gpuops.debug_chunk_size = 512;
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w8) AS hi FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT k2, count(*) AS n, avg(w) AS a FROM agg_t WHERE w >= 0 GROUP BY k2');
 SELECT pg_temp.check('SELECT ks, kb, count(*) AS n, sum(w2) FILTER (WHERE kb) AS s FROM agg_t GROUP BY ks, kb');
@@ -530,7 +530,7 @@ ANALYZE agg_huge;
 SELECT pg_temp.plan('SELECT k, sum(v) FROM agg_huge GROUP BY k');
 SELECT pg_temp.try('SELECT k, sum(v) FROM agg_huge GROUP BY k');
 DROP TABLE agg_huge;
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SET statement_timeout = '10ms';
 SELECT pg_temp.try('SELECT k2, count(*) FROM agg_t a GROUP BY k2');
 RESET statement_timeout;
@@ -538,7 +538,7 @@ SELECT pg_temp.check('SELECT k, count(*) AS n FROM agg_t GROUP BY k');
 -- off: the backend aggregates each batch between reads
 SET gpuops.overlap = off;
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w8) AS hi FROM agg_t GROUP BY k');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 RESET gpuops.overlap;
 
 -- a table of several page batches (at most 2048 pages, fewer with small
@@ -579,11 +579,11 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
 -- a cancel while the workers read leaves the session usable
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SET statement_timeout = '5ms';
 SELECT pg_temp.try('SELECT k, count(*) FROM agg_pages GROUP BY k');
 RESET statement_timeout;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 -- no workers where the query may not run in parallel, or with a CPU clause
 SET max_parallel_workers_per_gather = 0;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
@@ -641,7 +641,7 @@ CREATE TABLE agg_runs AS SELECT i, i / 1000 AS g, (i % 7)::int2 AS h,
 	CASE WHEN i % 17 = 0 THEN NULL ELSE (i % 100)::float8 / 4 END AS v
 	FROM generate_series(1, 60000) i;
 ANALYZE agg_runs;
-SET gpuops.chunk_size = 8192;
+SET gpuops.debug_chunk_size = 8192;
 SET gpuops.cpu_setup_cost = 0;
 SELECT pg_temp.running('SELECT h, count(*), sum(v) FROM agg_runs GROUP BY h');
 SELECT pg_temp.check('SELECT h, count(*) AS n, sum(v) AS s, min(v) AS lo, max(i) AS hi, avg(i) AS a FROM agg_runs GROUP BY h');
@@ -665,7 +665,7 @@ RESET gpuops.running_groups;
 SET gpuops.agg_strategy = hash;
 SELECT pg_temp.running('SELECT h, count(*), sum(v) FROM agg_runs GROUP BY h');
 RESET gpuops.agg_strategy;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 RESET gpuops.cpu_setup_cost;
 DROP TABLE agg_runs;
 
