@@ -188,10 +188,10 @@ SELECT q, pg_temp.check(q) FROM (VALUES
   ('SELECT kts, count(*) AS n FROM agg_t WHERE w < -400 GROUP BY kts'),
   ('SELECT k, count(*) AS n, sum(v) AS s FROM agg_t WHERE w > -400 GROUP BY k')
 ) t(q);
-SET gpuops.chunk_size = 512;
+SET gpuops.debug_chunk_size = 512;
 SELECT pg_temp.check('SELECT kts, count(*) AS n, sum(v) AS s, max(w) AS mw FROM agg_t WHERE w > -400 GROUP BY kts');
 SELECT pg_temp.check('SELECT k2, count(*) AS n, min(k2) AS m FROM agg_t WHERE v IS NOT NULL GROUP BY k2');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- a rescan: the node on the inner side of a nested loop, once per outer row
 SET enable_hashjoin = off;
@@ -203,7 +203,7 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
 
--- every strategy, and batches of a few rows (gpuops.chunk_size) so that
+-- every strategy, and batches of a few rows (gpuops.debug_chunk_size) so that
 -- groups meet across batch seams
 SET gpuops.agg_strategy = dense;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
@@ -214,13 +214,13 @@ SET gpuops.agg_strategy = sort;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT k, kf8, count(*) AS count_all, sum(w8) AS sum_w8 FROM agg_t GROUP BY k, kf8');
 RESET gpuops.agg_strategy;
-SET gpuops.chunk_size = 4096;
+SET gpuops.debug_chunk_size = 4096;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, avg(w8) AS avg_w8, min(kf8) AS min_kf8, max(ktz) AS max_ktz FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT kb, ks, count(*) AS count_all, sum(w) AS sum_w FROM agg_t WHERE v > 0 GROUP BY kb, ks');
 SELECT pg_temp.check('SELECT count(*) AS count_all, sum(v) AS sum_v FROM agg_t WHERE kf8 = ''NaN''');
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, max(kd) AS max_kd FROM agg_t WHERE i <= 3000 GROUP BY k');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- an empty table; a table whose tuples predate added columns; deleted rows
 CREATE TABLE agg_empty (k int, v float8);
@@ -303,11 +303,11 @@ SELECT pg_temp.try('SELECT k, sum(f) FROM agg_big GROUP BY k');
 SELECT pg_temp.try('SELECT avg(v) FROM agg_big');
 RESET gpuops.enabled;
 -- cancel between batches
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SET statement_timeout = '10ms';
 SELECT pg_temp.try('SELECT k2, count(*) FROM agg_t a GROUP BY k2');
 RESET statement_timeout;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 SELECT pg_temp.check('SELECT kb, count(*) AS count_all FROM agg_t GROUP BY kb');
 
 -- ---- privileges and row-level security ----

@@ -27,7 +27,7 @@ CREATE TABLE agg_runs AS SELECT i, i / 1000 AS g, (i % 7)::int2 AS h,
 	CASE WHEN i % 17 = 0 THEN NULL ELSE (i % 100)::float8 / 4 END AS v
 	FROM generate_series(1, 60000) i;
 ANALYZE agg_runs;
-SET gpuops.chunk_size = 8192;
+SET gpuops.debug_chunk_size = 8192;
 SET gpuops.cpu_setup_cost = 0;
 SELECT pg_temp.running('SELECT h, count(*), sum(v) FROM agg_runs GROUP BY h');
 SELECT pg_temp.check('SELECT h, count(*) AS n, sum(v) AS s, min(v) AS lo, max(i) AS hi, avg(i) AS a FROM agg_runs GROUP BY h');
@@ -51,7 +51,7 @@ RESET gpuops.running_groups;
 SET gpuops.agg_strategy = hash;
 SELECT pg_temp.running('SELECT h, count(*), sum(v) FROM agg_runs GROUP BY h');
 RESET gpuops.agg_strategy;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 RESET gpuops.cpu_setup_cost;
 DROP TABLE agg_runs;
 

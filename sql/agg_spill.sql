@@ -158,26 +158,26 @@ SELECT pg_temp.check('SELECT k, kt, count(*) AS n, sum(v) AS s FROM spill_t GROU
 SELECT pg_temp.check('SELECT k8, k, count(*) FILTER (WHERE v > 0) AS np, sum(f) FILTER (WHERE f < 3) AS sf FROM spill_t WHERE i > 5000 GROUP BY k8, k');
 SELECT pg_temp.check('SELECT k, count(*) AS n FROM spill_t GROUP BY k HAVING count(*) > 1');
 -- many small chunks: many runs, merged in passes before the last merge
-SET gpuops.chunk_size = 4096;
+SET gpuops.debug_chunk_size = 4096;
 SELECT pg_temp.spill('SELECT k8, count(*) FROM spill_t GROUP BY k8');
 SELECT pg_temp.check('SELECT k8, count(*) AS n, sum(w) AS s, min(v) AS lo FROM spill_t GROUP BY k8');
 SELECT pg_temp.check('SELECT kt, k, count(*) AS n, max(f4) AS hi FROM spill_t GROUP BY kt, k');
 -- the groups still come out in key order: no Sort above the node
 SELECT pg_temp.check_order('SELECT k8, count(*) AS n, sum(v) AS s FROM spill_t GROUP BY k8 ORDER BY k8');
 SELECT pg_temp.check_order('SELECT k, k8, count(*) AS n FROM spill_t GROUP BY k, k8 ORDER BY k, k8');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- worker processes spill their groups too, and send them piece by piece
 SET gpuops.parallel_workers = 2;
 SET max_parallel_workers_per_gather = 2;
 SET gpuops.cpu_row_cost = 0;
-SET gpuops.chunk_size = 16384;
+SET gpuops.debug_chunk_size = 16384;
 SELECT j->0->'Plan'->>'Workers Launched' AS workers,
        (j->0->'Plan'->>'Spilled Runs')::int > 0 AS spilled_runs
 FROM pg_temp.explain_json('SELECT k, count(*) FROM spill_t GROUP BY k') j;
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(f) AS lo, max(f) AS hi FROM spill_t GROUP BY k');
 SELECT pg_temp.check('SELECT k8, k, count(*) AS n, sum(w) AS s, avg(v) AS a FROM spill_t GROUP BY k8, k');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 RESET gpuops.cpu_row_cost;
 RESET gpuops.parallel_workers;
 SET max_parallel_workers_per_gather = 0;

@@ -12,7 +12,7 @@ SET gpuops.overlap = on;
 CREATE TEMP TABLE fz3 AS SELECT * FROM pg_temp.fuzz(60, 0.31);
 SELECT res, count(*) FROM fz3 GROUP BY res ORDER BY res;
 SELECT q, res FROM fz3 WHERE res <> 'same';
-SET gpuops.chunk_size = 512;
+SET gpuops.debug_chunk_size = 512;
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w8) AS hi FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT k2, count(*) AS n, avg(w) AS a FROM agg_t WHERE w >= 0 GROUP BY k2');
 SELECT pg_temp.check('SELECT ks, kb, count(*) AS n, sum(w2) FILTER (WHERE kb) AS s FROM agg_t GROUP BY ks, kb');
@@ -41,7 +41,7 @@ ANALYZE agg_huge;
 SELECT pg_temp.plan('SELECT k, sum(v) FROM agg_huge GROUP BY k');
 SELECT pg_temp.try('SELECT k, sum(v) FROM agg_huge GROUP BY k');
 DROP TABLE agg_huge;
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SET statement_timeout = '10ms';
 SELECT pg_temp.try('SELECT k2, count(*) FROM agg_t a GROUP BY k2');
 RESET statement_timeout;
@@ -49,7 +49,7 @@ SELECT pg_temp.check('SELECT k, count(*) AS n FROM agg_t GROUP BY k');
 -- off: the backend aggregates each batch between reads
 SET gpuops.overlap = off;
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w8) AS hi FROM agg_t GROUP BY k');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 RESET gpuops.overlap;
 
 -- a table of several page batches (at most 2048 pages, fewer with small

@@ -23,11 +23,11 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
 -- a cancel while the workers read leaves the session usable
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SET statement_timeout = '5ms';
 SELECT pg_temp.try('SELECT k, count(*) FROM agg_pages GROUP BY k');
 RESET statement_timeout;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 -- no workers where the query may not run in parallel, or with a CPU clause
 SET max_parallel_workers_per_gather = 0;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');

@@ -300,7 +300,7 @@ SELECT 'hash' AS strategy, * FROM pg_temp.check_all();
 SET gpuops.agg_strategy = 'sort';
 SELECT 'sort' AS strategy, * FROM pg_temp.check_all();
 RESET gpuops.agg_strategy;
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SELECT 'auto, 64 B chunks' AS strategy, * FROM pg_temp.check_all();
 SET gpuops.agg_strategy = 'dense';
 SELECT 'dense, 64 B chunks' AS strategy, * FROM pg_temp.check_all();
@@ -309,7 +309,7 @@ SELECT 'hash, 64 B chunks' AS strategy, * FROM pg_temp.check_all();
 SET gpuops.agg_strategy = 'sort';
 SELECT 'sort, 64 B chunks' AS strategy, * FROM pg_temp.check_all();
 RESET gpuops.agg_strategy;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- every strategy gives the same rows, to the bit (float8 results as text)
 CREATE TEMP TABLE ga_by_strategy(strategy text, name text, r text);

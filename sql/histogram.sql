@@ -241,7 +241,7 @@ SELECT name, count(*) AS buckets, count(*) FILTER (WHERE count > 0) AS nonempty,
 
 -- the same across chunk seams: 64-byte chunks (8 float8 or int8, 16 int4,
 -- int2 or float4 values a chunk)
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SELECT name, bins, lo, hi,
        pg_temp.diff_hist(f8, bins, lo, hi) AS f8, pg_temp.diff_hist(f4, bins, lo, hi) AS f4,
        pg_temp.diff_hist(i2, bins, lo, hi) AS i2, pg_temp.diff_hist(i4, bins, lo, hi) AS i4,
@@ -250,4 +250,4 @@ SELECT name, bins, lo, hi,
 SELECT name, bins, lo, hi,
        pg_temp.diff_wb(f8, bins, lo, hi) AS f8, pg_temp.diff_wb(i4, bins, lo, hi) AS i4
   FROM h, h_spec WHERE lo IS NOT NULL AND bins IN (7, 3) ORDER BY name, lo, hi, bins;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;

@@ -122,10 +122,13 @@ extern void gpuops_hist_output(ReturnSetInfo *rsinfo,
 
 /* ---- func_rle.c (shared with query_rle.c) ---- */
 
-/* Emit one rle row (value, start + 1, length), or one unique row (value). */
+/*
+ * Emit one rle row (value, start + 1, length), or one unique row (value);
+ * is_row: unique of a row type, whose value fills the result's columns.
+ */
 extern void gpuops_rle_emit(ReturnSetInfo *rsinfo, bool want_runs,
-							Datum value, bool isnull, int64 start,
-							int64 length);
+							bool is_row, Datum value, bool isnull,
+							int64 start, int64 length);
 /* Binary equality of non-device elements, two NULLs equal. */
 extern bool gpuops_rle_datum_eq(Datum a, bool a_null, Datum b, bool b_null,
 								bool typbyval, int16 typlen);

@@ -21,6 +21,7 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -66,21 +67,36 @@ gpuops_array_nitems(ArrayType *arr)
 	return (int64) ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
 }
 
-/* Element type of argument argno, checked against the array's own. */
+/*
+ * Element type of argument argno, checked against the array's own.  An
+ * argument of the pseudo-type anyarray itself (a pg_statistic column) has
+ * no element type of its own: the array's is taken, as PostgreSQL's array
+ * functions do.
+ */
 Oid
 gpuops_array_elemtype(FunctionCallInfo fcinfo, int argno, ArrayType *arr)
 {
 	Oid			argtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
 	Oid			elemtype;
 
+	if (argtype == ANYARRAYOID)
+		return ARR_ELEMTYPE(arr);
 	if (!OidIsValid(argtype))
-		elog(ERROR, "could not determine the type of argument %d", argno + 1);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("could not determine the type of argument %d", argno + 1)));
 	elemtype = get_base_element_type(argtype);
 	if (!OidIsValid(elemtype))
-		elog(ERROR, "argument %d is not an array", argno + 1);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("argument %d of type %s is not an array", argno + 1,
+						format_type_be(argtype))));
 	if (ARR_ELEMTYPE(arr) != elemtype)
-		elog(ERROR, "array element type %u does not match the resolved type %u",
-			 ARR_ELEMTYPE(arr), elemtype);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("argument %d has elements of type %s, not of the declared %s",
+						argno + 1, format_type_be(ARR_ELEMTYPE(arr)),
+						format_type_be(elemtype))));
 	return elemtype;
 }
 

@@ -236,7 +236,11 @@ gpuops_hash_join(PG_FUNCTION_ARGS)
 	if (rsinfo->setDesc->natts != 2)
 		elog(ERROR, "gpuops.hash_join: return type must have 2 columns");
 	if (gpuops_array_elemtype(fcinfo, 1, probe_arr) != elemtype)
-		elog(ERROR, "gpuops.hash_join: key arrays of different types");
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("gpuops.hash_join: build keys of type %s, probe keys of type %s",
+						format_type_be(elemtype),
+						format_type_be(ARR_ELEMTYPE(probe_arr)))));
 
 	if (elemtype == TEXTOID || elemtype == VARCHAROID)
 	{

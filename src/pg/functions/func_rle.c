@@ -14,6 +14,8 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
+#include "access/tupconvert.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -21,21 +23,79 @@
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/typcache.h"
 
 PG_FUNCTION_INFO_V1(gpuops_rle);
 PG_FUNCTION_INFO_V1(gpuops_unique);
 
 /*
+ * Emit one row of a set of a row type: the row's columns, by position, or
+ * all NULL for a NULL row (as PostgreSQL expands a NULL row returned by a
+ * function in FROM).  A record's own descriptor must match the result's
+ * (the column definition list), else 42804.
+ */
+static void
+gpuops_rle_emit_row(ReturnSetInfo *rsinfo, Datum value, bool isnull)
+{
+	TupleDesc	out = rsinfo->setDesc;
+	HeapTupleHeader td;
+	TupleDesc	in;
+	TupleConversionMap *map;
+	HeapTupleData tup;
+
+	if (isnull)
+	{
+		Datum	   *values = palloc0(Max(out->natts, 1) * sizeof(Datum));
+		bool	   *nulls = palloc(Max(out->natts, 1) * sizeof(bool));
+
+		memset(nulls, true, Max(out->natts, 1) * sizeof(bool));
+		tuplestore_putvalues(rsinfo->setResult, out, values, nulls);
+		pfree(values);
+		pfree(nulls);
+		return;
+	}
+	td = DatumGetHeapTupleHeader(value);
+	in = lookup_rowtype_tupdesc(HeapTupleHeaderGetTypeId(td),
+								HeapTupleHeaderGetTypMod(td));
+	tup.t_len = HeapTupleHeaderGetDatumLength(td);
+	ItemPointerSetInvalid(&tup.t_self);
+	tup.t_tableOid = InvalidOid;
+	tup.t_data = td;
+	map = convert_tuples_by_position(in, out,
+									 gettext_noop("gpuops.unique: the row type does not match the result's"));
+	if (map == NULL)
+		tuplestore_puttuple(rsinfo->setResult, &tup);
+	else
+	{
+		HeapTuple	conv = execute_attr_map_tuple(&tup, map);
+
+		tuplestore_puttuple(rsinfo->setResult, conv);
+		heap_freetuple(conv);
+		free_conversion_map(map);
+	}
+	ReleaseTupleDesc(in);
+	if ((Pointer) td != DatumGetPointer(value))
+		pfree(td);
+}
+
+/*
  * Emit one result row: (value) for unique, (value, start_pos, run_length)
- * for rle; start is 0-based.  Shared with the query versions.
+ * for rle; start is 0-based.  is_row: unique of a row type (composite, a
+ * domain over one, record), whose set is one of rows, not of one column.
+ * Shared with the query versions.
  */
 void
-gpuops_rle_emit(ReturnSetInfo *rsinfo, bool want_runs, Datum value,
-				bool isnull, int64 start, int64 length)
+gpuops_rle_emit(ReturnSetInfo *rsinfo, bool want_runs, bool is_row,
+				Datum value, bool isnull, int64 start, int64 length)
 {
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 
+	if (!want_runs && is_row)
+	{
+		gpuops_rle_emit_row(rsinfo, value, isnull);
+		return;
+	}
 	values[0] = value;
 	nulls[0] = isnull;
 	values[1] = Int64GetDatum(start + 1);	/* 1-based, as WITH ORDINALITY */
@@ -183,7 +243,7 @@ gpuops_runs_device(ReturnSetInfo *rsinfo, ArrayType *arr, bool want_runs)
 		Datum		value = isnull ? (Datum) 0 :
 			gpuops_value_to_datum(col.elemtype, col.type, values_data, r);
 
-		gpuops_rle_emit(rsinfo, want_runs, value, isnull,
+		gpuops_rle_emit(rsinfo, want_runs, false, value, isnull,
 						want_runs ? starts_data[r] : 0,
 						want_runs ? lengths_data[r] : 0);
 	}
@@ -213,6 +273,7 @@ gpuops_runs_generic(ReturnSetInfo *rsinfo, ArrayType *arr, Oid elemtype,
 	gpo_status	st;
 	Datum		prev = (Datum) 0;
 	bool		prev_null = false;
+	bool		is_row = type_is_rowtype(elemtype);
 	int64		i;
 	int64		r;
 
@@ -263,7 +324,7 @@ gpuops_runs_generic(ReturnSetInfo *rsinfo, ArrayType *arr, Oid elemtype,
 
 		if (i != heads[r])
 			continue;
-		gpuops_rle_emit(rsinfo, want_runs, value, isnull, heads[r],
+		gpuops_rle_emit(rsinfo, want_runs, is_row, value, isnull, heads[r],
 						(r + 1 < count ? heads[r + 1] : num_rows) - heads[r]);
 		r++;
 	}

@@ -29,6 +29,7 @@ typedef struct GpuopsQueryRuns
 {
 	ReturnSetInfo *rsinfo;
 	bool		want_runs;
+	bool		is_row;			/* unique of a row type: a set of rows */
 	MemoryContext keep_cxt;		/* for the held-back value */
 	bool		pending;		/* a run is held back */
 	bool		pending_null;
@@ -57,8 +58,8 @@ gpuops_qruns_emit_pending(GpuopsQueryRuns *q, const GpuopsStreamColumn *col)
 		value = col->is_device ?
 			gpuops_value_to_datum(col->typid, col->type, &q->pending_phys, 0) :
 			q->pending_datum;
-	gpuops_rle_emit(q->rsinfo, q->want_runs, value, q->pending_null,
-					q->pending_start, q->pending_length);
+	gpuops_rle_emit(q->rsinfo, q->want_runs, q->is_row, value,
+					q->pending_null, q->pending_start, q->pending_length);
 	q->pending = false;
 }
 
@@ -264,6 +265,7 @@ gpuops_runs_query(FunctionCallInfo fcinfo, bool want_runs)
 	memset(&q, 0, sizeof(q));
 	q.rsinfo = rsinfo;
 	q.want_runs = want_runs;
+	q.is_row = type_is_rowtype(value_type);
 	q.keep_cxt = CurrentMemoryContext;
 	gpuops_stream_begin(&s, gpuops_qruns_chunk, &q);
 	gpuops_stream_run(&s);
