@@ -36,6 +36,39 @@ gpuops_aggstate_init(GpuopsAggState *st, int nkeys, const gpo_type *key_types,
 		st->limit_bytes = (Size) gpuops_max_group_memory * 1024;
 }
 
+/* Frees the state's group arrays and leaves their pointers NULL. */
+static void
+gpuops_aggstate_free_arrays(GpuopsAggState *st)
+{
+	int			k;
+	int			v;
+
+	for (k = 0; k < st->nkeys; k++)
+	{
+		if (st->key_codes[k])
+			pfree(st->key_codes[k]);
+		if (st->key_valid[k])
+			pfree(st->key_valid[k]);
+		st->key_codes[k] = NULL;
+		st->key_valid[k] = NULL;
+	}
+	if (st->rows)
+		pfree(st->rows);
+	st->rows = NULL;
+	for (v = 0; v < st->nvals; v++)
+	{
+		if (st->vals[v].count)
+		{
+			pfree(st->vals[v].count);
+			pfree(st->vals[v].isum);
+			pfree(st->vals[v].fsum);
+			pfree(st->vals[v].min);
+			pfree(st->vals[v].max);
+		}
+		memset(&st->vals[v], 0, sizeof(gpo_agg_out));
+	}
+}
+
 /* Compare running group a with chunk group b: <0, 0, >0 in the engine's key order. */
 static int
 gpuops_aggstate_cmp(const GpuopsAggState *st, int64 a,
@@ -254,30 +287,15 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 	}
 
 	/* the old arrays go; the new ones become the running state */
+	gpuops_aggstate_free_arrays(st);
 	for (k = 0; k < st->nkeys; k++)
 	{
-		if (st->key_codes[k])
-			pfree(st->key_codes[k]);
-		if (st->key_valid[k])
-			pfree(st->key_valid[k]);
 		st->key_codes[k] = codes[k];
 		st->key_valid[k] = valid[k];
 	}
-	if (st->rows)
-		pfree(st->rows);
 	st->rows = nrows;
 	for (v = 0; v < st->nvals; v++)
-	{
-		if (st->vals[v].count)
-		{
-			pfree(st->vals[v].count);
-			pfree(st->vals[v].isum);
-			pfree(st->vals[v].fsum);
-			pfree(st->vals[v].min);
-			pfree(st->vals[v].max);
-		}
 		st->vals[v] = nvals[v];
-	}
 	pfree(nvals);
 	st->ngroups = out;
 	st->capacity = out;
@@ -310,33 +328,7 @@ gpuops_aggstate_reserve(GpuopsAggState *st, int64 capacity)
 void
 gpuops_aggstate_clear(GpuopsAggState *st)
 {
-	int			k;
-	int			v;
-
-	for (k = 0; k < st->nkeys; k++)
-	{
-		if (st->key_codes[k])
-			pfree(st->key_codes[k]);
-		if (st->key_valid[k])
-			pfree(st->key_valid[k]);
-		st->key_codes[k] = NULL;
-		st->key_valid[k] = NULL;
-	}
-	if (st->rows)
-		pfree(st->rows);
-	st->rows = NULL;
-	for (v = 0; v < st->nvals; v++)
-	{
-		if (st->vals[v].count)
-		{
-			pfree(st->vals[v].count);
-			pfree(st->vals[v].isum);
-			pfree(st->vals[v].fsum);
-			pfree(st->vals[v].min);
-			pfree(st->vals[v].max);
-		}
-		memset(&st->vals[v], 0, sizeof(gpo_agg_out));
-	}
+	gpuops_aggstate_free_arrays(st);
 	st->ngroups = 0;
 	st->capacity = 0;
 }
