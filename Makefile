@@ -47,8 +47,11 @@ CORE_OBJS = $(CORE_SRCS:.c=.o) $(KERNEL_OBJS)
 OBJS = $(PG_SRCS:.c=.o) $(CORE_OBJS)
 
 PG_CPPFLAGS = -I$(srcdir)/src/core
-PG_CFLAGS = -fopenmp
-SHLIB_LINK = -fopenmp $(CUDA_LIBS)
+# Objects are compiled with OpenMP, but gpuops.so is linked without libgomp:
+# src/pg/omp_runtime.c loads it at _PG_init, after saying how its idle
+# threads wait (libgomp reads that once, when it is loaded).
+$(OBJS): override CFLAGS += -fopenmp
+SHLIB_LINK = $(CUDA_LIBS) -ldl
 
 EXTRA_CLEAN = test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives \
 	kernels/*.o src/core/*.o build-info.txt
@@ -87,7 +90,14 @@ else
 	@echo "gpuops build: CPU only (no nvcc found, or CUDA=0); the GPU face reports 'built without CUDA'"
 endif
 
-all: build-info
+all: build-info omp-check
+
+# every OpenMP call of gpuops.so must land in omp_runtime.c's trampolines
+.PHONY: omp-check
+omp-check: $(shlib)
+	@if nm -D --undefined-only $(shlib) | grep -E ' (GOMP_|omp_)'; then \
+		echo "gpuops.so calls the OpenMP symbols above: add them to src/pg/omp_runtime.c" >&2; \
+		exit 1; fi
 
 UNIT_SRCS = $(wildcard test/unit/*.c)
 

@@ -63,10 +63,17 @@ double		gpuops_cpu_setup_cost = 1000.0;
 double		gpuops_cpu_row_cost = 0.002;
 int			gpuops_max_group_memory = 1024 * 1024;	/* kB */
 
-/* Define the gpuops.* GUCs and reserve their prefix. */
+/* Load the OpenMP runtime, define the gpuops.* GUCs and reserve their prefix. */
 void
 _PG_init(void)
 {
+	const char *why = gpuops_omp_load();
+
+	if (why != NULL)
+		ereport(WARNING,
+				(errcode(ERRCODE_UNDEFINED_FILE),
+				 errmsg("gpuops could not load the OpenMP runtime: its CPU face runs on one thread"),
+				 errdetail("%s", why)));
 	DefineCustomEnumVariable("gpuops.device",
 							 "Which face runs gpuops primitives: auto, gpu or cpu.",
 							 "auto takes the GPU when one is usable and the input has at "

@@ -17,6 +17,7 @@
 #include "utils/array.h"
 
 #include "gpo.h"
+#include "gpuops_omp.h"
 #include "gpo_agg.h"
 #include "gpo_hist.h"
 
