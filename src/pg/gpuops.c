@@ -241,11 +241,16 @@ _PG_init(void)
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	gpuops_budget_init();
+
 	MarkGUCPrefixReserved("gpuops");
 	gpuops_agg_register();
 }
 
-/* Fill an engine context from the current GUC settings. */
+/*
+ * Fill an engine context from the current GUC settings (the engine keeps
+ * its teams within this backend's share of the core budget by itself).
+ */
 void
 gpuops_ctx_init(gpo_ctx *ctx)
 {
