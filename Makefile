@@ -13,6 +13,8 @@
 
 EXTENSION = gpuops
 MODULE_big = gpuops
+# gpuops_omp.so: linked against libgomp, which gpuops.so loads through it
+MODULES = src/omp/gpuops_omp
 DATA = $(wildcard sql/$(EXTENSION)--*.sql)
 PGFILEDESC = "gpuops - GPU and multi-core aggregation for PostgreSQL"
 
@@ -53,7 +55,7 @@ PG_CPPFLAGS = -I$(srcdir)/src/core
 $(OBJS): override CFLAGS += -fopenmp
 SHLIB_LINK = $(CUDA_LIBS) -ldl
 
-EXTRA_CLEAN = test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives \
+EXTRA_CLEAN = src/omp/*.o src/omp/*.so test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives \
 	kernels/*.o src/core/*.o build-info.txt
 
 # ---- targets that work before PostgreSQL's headers are installed ----
@@ -76,6 +78,8 @@ else
 all install installcheck:
 	@echo "pg_config not found: install postgresql-server-dev-15 (or run 'make test' as root, which does)" >&2; exit 2
 endif
+
+src/omp/gpuops_omp$(DLSUFFIX): override LDFLAGS_SL += -fopenmp
 
 kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(wildcard src/core/*.h)
 	$(NVCC) $(NVCCFLAGS) -Xcompiler -fopenmp -I$(srcdir)/src/core -c $< -o $@

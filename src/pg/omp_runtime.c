@@ -17,6 +17,9 @@
  * jump into the libgomp that gpuops_omp_load() opens with dlopen, after
  * setting GOMP_SPINCOUNT to a short spin, unless the server's environment
  * already says how to wait (OMP_WAIT_POLICY or GOMP_SPINCOUNT): that wins.
+ * libgomp comes in as the dependency of gpuops_omp.so, installed beside
+ * gpuops.so (src/omp), so that ldd and packagers see it; failing that,
+ * libgomp.so.1 is opened by name.
  * The variable is removed again once libgomp has read it, so nothing else
  * in the process sees it.  Each symbol is bound at the version that gcc's
  * own link against libgomp would bind.
@@ -28,6 +31,7 @@
  * thread.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +93,25 @@ static struct
 	omp_int_fn in_parallel;
 	omp_double_fn get_wtime;
 } gomp;
+
+/* Loads gpuops_omp.so from gpuops.so's directory, and with it libgomp; false if it cannot be. */
+static bool
+gpuops_omp_companion(void)
+{
+	Dl_info		self;
+	char		path[PATH_MAX];
+	const char *slash;
+
+	if (dladdr((void *) gpuops_omp_load, &self) == 0 || self.dli_fname == NULL)
+		return false;
+	slash = strrchr(self.dli_fname, '/');
+	if (slash == NULL)
+		return false;
+	if (snprintf(path, sizeof(path), "%.*s/gpuops_omp.so",
+				 (int) (slash - self.dli_fname), self.dli_fname) >= (int) sizeof(path))
+		return false;
+	return dlopen(path, RTLD_NOW | RTLD_LOCAL) != NULL;
+}
 
 /* What gpuops_omp_wait() reports. */
 static char omp_wait[160] = "not loaded";
@@ -184,7 +207,10 @@ gpuops_omp_load(void)
 		snprintf(omp_wait, sizeof(omp_wait),
 				 "GOMP_SPINCOUNT=%s (gpuops default)", GPUOPS_GOMP_SPINCOUNT);
 	}
-	lib = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (gpuops_omp_companion())
+		lib = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD);
+	else
+		lib = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (ours)
 		unsetenv("GOMP_SPINCOUNT");
 	if (lib == NULL || !gpuops_omp_bind(lib))
