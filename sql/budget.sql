@@ -86,6 +86,25 @@ ROLLBACK TO a;
 SELECT threads_in_use, threads_held FROM gpuops.budget();
 COMMIT;
 
+-- and an error caught in PL/pgSQL (a subtransaction), before the next query
+DO $$
+DECLARE
+	n int;
+	h int;
+BEGIN
+	BEGIN
+		SELECT count(*) INTO n
+		  FROM (SELECT k, count(*) FROM budget_t WHERE 1 / (w - 25000) > 0 GROUP BY k) s;
+	EXCEPTION WHEN division_by_zero THEN
+		SELECT threads_held, threads_in_use INTO h, n FROM gpuops.budget();
+		RAISE NOTICE 'in the handler: held %, in use %', h, n;
+	END;
+	SELECT count(*) INTO n FROM (SELECT k, count(*) FROM budget_t GROUP BY k) s;
+	SELECT threads_held INTO h FROM gpuops.budget();
+	RAISE NOTICE 'after the next query: % groups, held %', n, h;
+END
+$$;
+
 -- the SQL functions take threads too (held while the row is formed), and
 -- give them back when they end
 SET gpuops.threads = 1;
