@@ -15,6 +15,8 @@
 
 EXTENSION = gpuops
 MODULE_big = gpuops
+# gpuops_omp.so: linked against libgomp, which gpuops.so loads through it
+MODULES = src/omp/gpuops_omp
 DATA = $(wildcard sql/$(EXTENSION)--*.sql)
 PGFILEDESC = "gpuops - GPU and multi-core aggregation for PostgreSQL"
 
@@ -50,10 +52,13 @@ OBJS = $(PG_SRCS:.c=.o) $(CORE_OBJS)
 
 # src/pg sees the core's public headers only (src/core/include)
 PG_CPPFLAGS = -I$(srcdir)/src/pg -I$(srcdir)/src/core/include
-PG_CFLAGS = -fopenmp
-SHLIB_LINK = -fopenmp $(CUDA_LIBS)
+# Objects are compiled with OpenMP, but gpuops.so is linked without libgomp:
+# src/pg/budget/omp_runtime.c loads it at _PG_init, after saying how its idle
+# threads wait (libgomp reads that once, when it is loaded).
+$(OBJS): override CFLAGS += -fopenmp
+SHLIB_LINK = $(CUDA_LIBS) -ldl
 
-EXTRA_CLEAN = test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives \
+EXTRA_CLEAN = src/omp/*.o src/omp/*.so test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives \
 	kernels/*.o src/core/*.o src/pg/*/*.o src/pg/*/*/*.o build-info.txt
 
 # ---- targets that work before PostgreSQL's headers are installed ----
@@ -84,6 +89,8 @@ endif
 CORE_HEADERS = $(wildcard src/core/*.h src/core/include/*.h)
 CORE_INC = -I$(srcdir)/src/core -I$(srcdir)/src/core/include
 
+src/omp/gpuops_omp$(DLSUFFIX): override LDFLAGS_SL += -fopenmp
+
 kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(CORE_HEADERS)
 	$(NVCC) $(NVCCFLAGS) -Xcompiler -fopenmp $(CORE_INC) -c $< -o $@
 
@@ -100,7 +107,14 @@ else
 	@echo "gpuops build: CPU only (no nvcc found, or CUDA=0); the GPU face reports 'built without CUDA'"
 endif
 
-all: build-info
+all: build-info omp-check
+
+# every OpenMP call of gpuops.so must land in omp_runtime.c's trampolines
+.PHONY: omp-check
+omp-check: $(shlib)
+	@if nm -D --undefined-only $(shlib) | grep -E ' (GOMP_|omp_)'; then \
+		echo "gpuops.so calls the OpenMP symbols above: add them to src/pg/budget/omp_runtime.c" >&2; \
+		exit 1; fi
 
 UNIT_SRCS = $(wildcard test/unit/*.c)
 

@@ -73,6 +73,12 @@ SET gpuops.threads = 0;
 RESET gpuops.gpu_min_rows;
 RESET gpuops.threads;
 
+-- gpuops.max_threads belongs to the server (postgresql.conf and a reload):
+-- 0 (the default) and -1 mean one thread per core
+SHOW gpuops.max_threads;
+SET gpuops.max_threads = 4;
+SELECT max_threads >= 1 AS cap_positive FROM gpuops.budget();
+
 -- gpuops.overlap (agg_node tests what it does)
 SET gpuops.overlap = on;
 SET gpuops.overlap = 'OFF';

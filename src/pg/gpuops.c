@@ -108,10 +108,17 @@ gpuops_assign_debug_chunk_size(int newval, void *extra)
 	gpuops_update_chunk_size();
 }
 
-/* Define the gpuops.* GUCs and reserve their prefix. */
+/* Load the OpenMP runtime, define the gpuops.* GUCs and reserve their prefix. */
 void
 _PG_init(void)
 {
+	const char *why = gpuops_omp_load();
+
+	if (why != NULL)
+		ereport(WARNING,
+				(errcode(ERRCODE_UNDEFINED_FILE),
+				 errmsg("gpuops could not load the OpenMP runtime: its CPU face runs on one thread"),
+				 errdetail("%s", why)));
 	DefineCustomEnumVariable("gpuops.device",
 							 "Which face runs gpuops primitives: auto, gpu or cpu.",
 							 "auto takes the GPU when one is usable and the input has at "
@@ -298,11 +305,16 @@ _PG_init(void)
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	gpuops_budget_init();
+
 	MarkGUCPrefixReserved("gpuops");
 	gpuops_agg_register();
 }
 
-/* Fill an engine context from the current GUC settings. */
+/*
+ * Fill an engine context from the current GUC settings (the engine keeps
+ * its teams within this backend's share of the core budget by itself).
+ */
 void
 gpuops_ctx_init(gpo_ctx *ctx)
 {

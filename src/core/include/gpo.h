@@ -130,8 +130,19 @@ extern const char *gpo_status_text(gpo_status st);
 
 /* A context with the defaults: AUTO, gpu_min_rows 100000, all threads. */
 extern void gpo_ctx_init(gpo_ctx *ctx);
-/* Threads the CPU face uses under ctx (resolves 0 to the core count). */
+/*
+ * Threads the CPU face uses under ctx (resolves 0 to the core count), at
+ * most gpo_thread_limit when that is set.
+ */
 extern int	gpo_threads(const gpo_ctx *ctx);
+/*
+ * Largest team any CPU face starts, also for calls without a context of
+ * their own; 0: no limit.  The host sets it from its core budget, in the
+ * thread that calls the engine, while no engine call runs.
+ */
+extern int	gpo_thread_limit;
+/* Cores the process may run on (OpenMP's count). */
+extern int	gpo_cores(void);
 /*
  * Creates OpenMP's thread pool (at least nthreads) with every signal
  * blocked, for callers that run OpenMP regions of their own.

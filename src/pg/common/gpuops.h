@@ -17,6 +17,7 @@
 #include "utils/array.h"
 
 #include "gpo.h"
+#include "budget/gpuops_omp.h"
 #include "gpo_agg.h"
 #include "gpo_hist.h"
 
@@ -52,6 +53,37 @@ extern const char *gpuops_device_name(void);
  */
 extern bool gpuops_thread_start(pthread_t *thread, void *(*fn) (void *),
 								void *arg);
+
+/* ---- budget.c: the core budget shared by every session ---- */
+
+/* gpuops.max_threads */
+extern int	gpuops_max_threads;
+typedef struct GpuopsBudgetLease GpuopsBudgetLease;
+/* Defines gpuops.max_threads and, when preloaded, asks for the shared counter. */
+extern void gpuops_budget_init(void);
+/* Whether there is a shared budget (gpuops was preloaded). */
+extern bool gpuops_budget_active(void);
+/* The cap: gpuops.max_threads, or the cores when it is 0 or -1. */
+extern int	gpuops_budget_max(void);
+/* Threads of this backend's share, 0 when it holds none. */
+extern int	gpuops_budget_held(void);
+/*
+ * Takes this query's share: up to want threads (at least one), held until
+ * gpuops_budget_release or until CurrentMemoryContext is reset or deleted
+ * (*lease: NULL the first time, or a lease given back before, used again);
+ * returns the threads granted, 0 when nothing was taken (no budget, or this
+ * backend already holds a share, which then bounds it).
+ */
+extern int	gpuops_budget_acquire(int want, GpuopsBudgetLease **lease);
+/* Keeps threads of the share (at least one) and gives the rest back. */
+extern void gpuops_budget_trim(GpuopsBudgetLease *lease, int threads);
+/* Gives the whole share back (nothing if lease is NULL or already given). */
+extern void gpuops_budget_release(GpuopsBudgetLease *lease);
+/*
+ * Fills ctx from the settings and takes the calling SQL function's share of
+ * the budget (given back when the function's memory context goes).
+ */
+extern void gpuops_ctx_init_budget(gpo_ctx *ctx);
 
 /* ---- errors.c ---- */
 

@@ -58,7 +58,7 @@ gpuops_compact(PG_FUNCTION_ARGS)
 	kept_rows = palloc_extended(Max(num_rows, 1) * sizeof(int64), MCXT_ALLOC_HUGE);
 	gpuops_make_vector(&index_map, GPO_INT64, kept_rows, NULL, num_rows, false);
 
-	gpuops_ctx_init(&ctx);
+	gpuops_ctx_init_budget(&ctx);
 	st = gpo_compact(&ctx, &mask.vec, 0, &index_map, &count, NULL, &scratch_bytes);
 	gpuops_check_status(st, &ctx, "compact", InvalidOid);
 	scratch = gpuops_alloc_scratch(scratch_bytes);

@@ -166,7 +166,7 @@ gpuops_groupagg_call(gpo_ctx *ctx, const GpuopsColumn *keys,
 	void	   *scratch;
 	gpo_status	st;
 
-	gpuops_ctx_init(ctx);
+	gpuops_ctx_init_budget(ctx);
 	st = gpo_groupagg(ctx, &keys->vec, &vals->vec, 0, &strategy, out,
 					  ngroups, NULL, &scratch_bytes);
 	gpuops_check_status(st, ctx, "group_agg", result_type);

@@ -275,7 +275,7 @@ gpuops_hash_join(PG_FUNCTION_ARGS)
 				 errhint("Keys may be smallint, integer, bigint, real, double precision, date, timestamp, timestamptz, boolean, text or varchar.")));
 
 	/* size: count the pairs */
-	gpuops_ctx_init(&ctx);
+	gpuops_ctx_init_budget(&ctx);
 	st = gpo_hash_join(&ctx, &build.vec, &probe.vec, NULL, NULL, &count,
 					   NULL, &scratch_bytes);
 	gpuops_check_status(st, &ctx, "hash_join", InvalidOid);

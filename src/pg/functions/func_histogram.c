@@ -222,7 +222,7 @@ gpuops_histogram(PG_FUNCTION_ARGS)
 	counts = palloc0(((Size) bins + 2) * sizeof(int64));
 	gpuops_array_to_column(arr, &col);
 
-	gpuops_ctx_init(&ctx);
+	gpuops_ctx_init_budget(&ctx);
 	st = gpo_histogram(&ctx, &col.vec, NULL, &spec, counts, &domain, NULL,
 					   &scratch_bytes);
 	gpuops_check_status(st, &ctx, "histogram", INT8OID);

@@ -203,7 +203,7 @@ gpuops_runs_device(ReturnSetInfo *rsinfo, ArrayType *arr, bool want_runs)
 		gpuops_make_vector(&lengths, GPO_INT64, lengths_data, NULL, num_rows, false);
 	}
 
-	gpuops_ctx_init(&ctx);
+	gpuops_ctx_init_budget(&ctx);
 	if (want_runs)
 		st = gpo_rle(&ctx, &col.vec, &values, &starts, &lengths, &count,
 					 NULL, &scratch_bytes);
@@ -303,7 +303,7 @@ gpuops_runs_generic(ReturnSetInfo *rsinfo, ArrayType *arr, Oid elemtype,
 	gpuops_make_vector(&mask, GPO_UINT8, flags, NULL, num_rows, false);
 	gpuops_make_vector(&index_map, GPO_INT64, heads, NULL, num_rows, false);
 
-	gpuops_ctx_init(&ctx);
+	gpuops_ctx_init_budget(&ctx);
 	st = gpo_compact(&ctx, &mask, 0, &index_map, &count, NULL, &scratch_bytes);
 	gpuops_check_status(st, &ctx, want_runs ? "rle" : "unique", InvalidOid);
 	scratch = gpuops_alloc_scratch(scratch_bytes);

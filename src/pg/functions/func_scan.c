@@ -138,7 +138,7 @@ gpuops_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype)
 	}
 	gpuops_make_vector(&out, col.type, out_data, NULL, num_rows, false);
 
-	gpuops_ctx_init(&ctx);
+	gpuops_ctx_init_budget(&ctx);
 	st = gpo_scan(&ctx, &col.vec, NULL, inclusive, &out, NULL, &scratch_bytes);
 	gpuops_check_status(st, &ctx, "prefix_sum", elemtype);
 	scratch = gpuops_alloc_scratch(scratch_bytes);

@@ -314,7 +314,7 @@ gpuops_qhist_count(GpuopsQueryHist *h, const gpo_vector *vec)
 	gpo_status	st;
 	int32		b;
 
-	gpuops_ctx_init(&ctx);
+	gpuops_ctx_init_budget(&ctx);
 	st = gpo_histogram(&ctx, vec, NULL, &h->spec,
 					   h->chunk_counts, &domain, NULL, &scratch_bytes);
 	gpuops_check_status(st, &ctx, "histogram", INT8OID);

@@ -111,7 +111,7 @@ gpuops_qruns_device_slice(GpuopsStream *s, GpuopsQueryRuns *q, int64 off,
 							col->chunk.validity + off / 8 : NULL, len);
 	values->chunks[0].n = starts->chunks[0].n = lengths->chunks[0].n = len;
 
-	gpuops_ctx_init(&ctx);
+	gpuops_ctx_init_budget(&ctx);
 	st = gpo_rle(&ctx, &in, values, starts, lengths, &count,
 				 NULL, &scratch_bytes);
 	gpuops_check_status(st, &ctx, op, InvalidOid);

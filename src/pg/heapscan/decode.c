@@ -354,7 +354,7 @@ gpuops_decode_record(const GpuopsDecodePlan *plan, const GpuopsPageRef *pages,
 	if (npages <= 0)
 		return 0;
 	nt = Min(plan->nthreads, Max(npages / 64, 1));
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 64) if (nt > 1)
 	for (i = 0; i < npages; i++)
 		page_first[i] = gpuops_decode_count_normal(lps + pages[i].lp_start,
 												   pages[i].nlp);
@@ -365,7 +365,7 @@ gpuops_decode_record(const GpuopsDecodePlan *plan, const GpuopsPageRef *pages,
 		page_first[i] = total;
 		total += k;
 	}
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 64) if (nt > 1)
 	for (i = 0; i < npages; i++)
 		gpuops_decode_record_page(&pages[i], lps, tups + page_first[i]);
 	return total;

@@ -374,14 +374,45 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		s->slot_read = true;
 }
 
-/* Reads and aggregates every table. */
+/*
+ * Takes the read's share of the core budget (budget.c): the threads it would
+ * use alone, at most what is free, at least one; then the worker processes
+ * it may start (none under 3 threads, at most one a thread beside the
+ * backend's, as agg_plan.c plans them) and the decoders' threads.
+ */
+static void
+gpuops_agg_take_threads(GpuopsAggScanState *s)
+{
+	EState	   *estate = s->css.ss.ps.state;
+	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+	gpo_ctx		ctx;
+	int			want;
+	int			got;
+	int			t;
+
+	gpuops_ctx_init(&ctx);
+	want = gpo_threads(&ctx);
+	got = gpuops_budget_acquire(want, &s->lease);
+	MemoryContextSwitchTo(old);
+	s->threads_got = got > 0 ? got : want;
+	s->workers_allowed = s->threads_got < 3 ? 0 :
+		Min(s->spec.parallel_workers, s->threads_got - 1);
+	for (t = 0; t < s->spec.ntables; t++)
+		if (s->tables[t].reader)
+			gpuops_scan_limit_threads(s->tables[t].reader,
+									  Max(1, s->threads_got -
+										  (gpuops_agg_overlaps(INT64_MAX) ? 1 : 0)));
+}
+
+/* Reads and aggregates every table within the read's share of the cores. */
 static void
 gpuops_agg_run(GpuopsAggScanState *s)
 {
 	int			t;
 
+	gpuops_agg_take_threads(s);
 	/* with worker processes the first time (a rescan reads alone) */
-	if (s->spec.parallel_workers > 0 && !s->rescanned && s->spec.ntables == 1 &&
+	if (s->workers_allowed > 0 && !s->rescanned && s->spec.ntables == 1 &&
 		gpuops_agg_parallel_run(s, &s->tables[0]))
 		t = 1;
 	else
@@ -390,6 +421,7 @@ gpuops_agg_run(GpuopsAggScanState *s)
 		gpuops_agg_run_table(s, &s->tables[t]);
 	/* groups on disk: merged back as they come out */
 	gpuops_aggstate_finish(&s->groups);
+	gpuops_budget_release(s->lease);
 	s->aggregated = true;
 	s->next_group = 0;
 	s->piece = NULL;

@@ -75,6 +75,14 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->analyze)
 			ExplainPropertyInteger("Workers Launched", NULL, s->workers_launched, es);
 	}
+	if (es->analyze && s->threads_got > 0)
+	{
+		ExplainPropertyInteger("Threads", NULL, s->threads_got, es);
+		if (!gpuops_budget_active())
+			ExplainPropertyText("Core Budget",
+								"none (gpuops is not in shared_preload_libraries)",
+								es);
+	}
 	if (s->spec.nkeys > 0 && rti > 0)
 	{
 		List	   *keys = NIL;

@@ -293,8 +293,7 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	BlockNumber recent_nblocks;
 	shm_mq_handle **mqh;
 	Size		scan_bytes;
-	gpo_ctx		ctx;
-	int			nworkers = s->spec.parallel_workers;
+	int			nworkers = s->workers_allowed;
 	int			i;
 	int64		own_rows;
 	instr_time	t0;
@@ -332,8 +331,7 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	shared = shm_toc_allocate(pcxt->toc, sizeof(GpuopsParallelShared));
 	shared->relid = RelationGetRelid(te->rel);
 	shared->nworkers = nworkers;
-	gpuops_ctx_init(&ctx);
-	shared->threads = gpuops_agg_parallel_threads(gpo_threads(&ctx), nworkers);
+	shared->threads = gpuops_agg_parallel_threads(s->threads_got, nworkers);
 	shm_toc_insert(pcxt->toc, GPUOPS_PKEY_SHARED, shared);
 	plan_copy = shm_toc_allocate(pcxt->toc, strlen(plan_str) + 1);
 	strcpy(plan_copy, plan_str);
@@ -368,12 +366,18 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	s->workers_launched = pcxt->nworkers_launched;
 	for (i = 0; i < pcxt->nworkers_launched; i++)
 		shm_mq_set_handle(mqh[i], pcxt->worker[i].bgwhandle);
-	/* the backend decodes and aggregates with its share of the threads */
+	/*
+	 * The backend decodes and aggregates with its share of the threads; what
+	 * neither it nor a launched worker uses goes back to the budget.
+	 */
 	if (pcxt->nworkers_launched > 0)
 	{
-		s->threads_cap = gpuops_agg_parallel_threads(gpo_threads(&ctx),
+		s->threads_cap = gpuops_agg_parallel_threads(s->threads_got,
 													 pcxt->nworkers_launched);
 		gpuops_scan_limit_threads(te->reader, s->threads_cap);
+		s->threads_got = s->threads_cap +
+			pcxt->nworkers_launched * shared->threads;
+		gpuops_budget_trim(s->lease, s->threads_got);
 	}
 
 	/* the backend's own share, then each worker's groups */

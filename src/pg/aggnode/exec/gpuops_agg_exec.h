@@ -95,6 +95,12 @@ typedef struct GpuopsAggScanState
 	int			threads_cap;	/* the engine's OpenMP threads while workers
 								 * read too; 0: gpuops.threads */
 	int			workers_launched;	/* worker processes that read */
+	int			workers_allowed;	/* of spec.parallel_workers, what the
+									 * core budget leaves */
+	int			threads_got;	/* engine threads of the last read, its
+								 * workers' included (the budget's share) */
+	struct GpuopsBudgetLease *lease;	/* that share while the read runs
+										 * (kept for a rescan's) */
 	int64		next_group;
 	GpuopsAggState *piece;		/* spilled: the groups coming out */
 	int64		piece_next;		/* its next group */
