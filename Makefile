@@ -7,12 +7,16 @@
 #   make installcheck    pg_regress and the isolation specs against a running server
 #   make test            set up, build, install, unit tests and pg_regress in a
 #                        throwaway cluster (what CI runs; needs root for apt)
+#   make citus-test      gpuops under Citus: a coordinator and 2 workers in throwaway
+#                        clusters (builds Citus from ../shared/citus; after make install)
 #   make demo            set up, build, install and run a short demonstration
 #   make gpubench        build the GPU benchmarks bench/gpu_* (CUDA builds only)
 #   make cpubench        build the CPU benchmarks bench/cpu_primitives, cpu_multiagg
 
 EXTENSION = gpuops
 MODULE_big = gpuops
+# gpuops_omp.so: linked against libgomp, which gpuops.so loads through it
+MODULES = src/omp/gpuops_omp
 DATA = $(wildcard sql/$(EXTENSION)--*.sql)
 PGFILEDESC = "gpuops - GPU and multi-core aggregation for PostgreSQL"
 
@@ -35,7 +39,7 @@ NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC $(CUDA_ARCH)
 
 STUB_SRCS = $(wildcard src/core/*stub.c)
 CORE_SRCS = $(filter-out $(STUB_SRCS),$(wildcard src/core/*.c))
-PG_SRCS = $(wildcard src/pg/*.c)
+PG_SRCS = $(wildcard src/pg/*.c src/pg/*/*.c src/pg/*/*/*.c)
 ifeq ($(CUDA),1)
 KERNEL_OBJS = $(patsubst %.cu,%.o,$(wildcard kernels/*.cu))
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
@@ -46,12 +50,16 @@ endif
 CORE_OBJS = $(CORE_SRCS:.c=.o) $(KERNEL_OBJS)
 OBJS = $(PG_SRCS:.c=.o) $(CORE_OBJS)
 
-PG_CPPFLAGS = -I$(srcdir)/src/core
-PG_CFLAGS = -fopenmp
-SHLIB_LINK = -fopenmp $(CUDA_LIBS)
+# src/pg sees the core's public headers only (src/core/include)
+PG_CPPFLAGS = -I$(srcdir)/src/pg -I$(srcdir)/src/core/include
+# Objects are compiled with OpenMP, but gpuops.so is linked without libgomp:
+# src/pg/budget/omp_runtime.c loads it at _PG_init, after saying how its idle
+# threads wait (libgomp reads that once, when it is loaded).
+$(OBJS): override CFLAGS += -fopenmp
+SHLIB_LINK = $(CUDA_LIBS) -ldl
 
-EXTRA_CLEAN = test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives bench/cpu_multiagg \
-	kernels/*.o src/core/*.o build-info.txt
+EXTRA_CLEAN = src/omp/*.o src/omp/*.so test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives bench/cpu_multiagg \
+	kernels/*.o src/core/*.o src/pg/*/*.o src/pg/*/*/*.o build-info.txt
 
 # ---- targets that work before PostgreSQL's headers are installed ----
 .DEFAULT_GOAL := all
@@ -62,6 +70,10 @@ test:
 
 demo:
 	bash scripts/demo.sh
+
+.PHONY: citus-test
+citus-test:
+	bash test/citus/run.sh
 
 # no LLVM bitcode: the .cu objects have none, and the engine gains nothing from JIT
 override with_llvm = no
@@ -74,10 +86,18 @@ all install installcheck:
 	@echo "pg_config not found: install postgresql-server-dev-15 (or run 'make test' as root, which does)" >&2; exit 2
 endif
 
-kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(wildcard src/core/*.h)
-	$(NVCC) $(NVCCFLAGS) -Xcompiler -fopenmp -I$(srcdir)/src/core -c $< -o $@
+CORE_HEADERS = $(wildcard src/core/*.h src/core/include/*.h)
+CORE_INC = -I$(srcdir)/src/core -I$(srcdir)/src/core/include
 
-$(OBJS): $(wildcard src/core/*.h) $(wildcard src/pg/*.h)
+src/omp/gpuops_omp$(DLSUFFIX): override LDFLAGS_SL += -fopenmp
+
+kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(CORE_HEADERS)
+	$(NVCC) $(NVCCFLAGS) -Xcompiler -fopenmp $(CORE_INC) -c $< -o $@
+
+$(OBJS): $(CORE_HEADERS) $(wildcard src/pg/*/*.h src/pg/*/*/*.h)
+
+# the engine's own files see its internal headers too
+$(CORE_SRCS:.c=.o) $(STUB_SRCS:.c=.o): override CPPFLAGS += -I$(srcdir)/src/core
 
 # says which build this is
 build-info:
@@ -87,21 +107,28 @@ else
 	@echo "gpuops build: CPU only (no nvcc found, or CUDA=0); the GPU face reports 'built without CUDA'"
 endif
 
-all: build-info
+all: build-info omp-check
+
+# every OpenMP call of gpuops.so must land in omp_runtime.c's trampolines
+.PHONY: omp-check
+omp-check: $(shlib)
+	@if nm -D --undefined-only $(shlib) | grep -E ' (GOMP_|omp_)'; then \
+		echo "gpuops.so calls the OpenMP symbols above: add them to src/pg/budget/omp_runtime.c" >&2; \
+		exit 1; fi
 
 UNIT_SRCS = $(wildcard test/unit/*.c)
 
 test/unit/test_core: $(UNIT_SRCS) $(wildcard test/unit/*.h) $(CORE_OBJS)
-	$(CC) -std=gnu11 -O2 -g -fopenmp -Wall -I$(srcdir)/src/core -Itest/unit $(UNIT_SRCS) $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
+	$(CC) -std=gnu11 -O2 -g -fopenmp -Wall $(CORE_INC) -Itest/unit $(UNIT_SRCS) $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 unittest: test/unit/test_core
 	./test/unit/test_core
 
 bench/cpu_primitives: bench/cpu_primitives.c $(CORE_OBJS)
-	$(CC) -std=gnu11 -O2 -fopenmp -I$(srcdir)/src/core bench/cpu_primitives.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
+	$(CC) -std=gnu11 -O2 -fopenmp $(CORE_INC) bench/cpu_primitives.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 bench/cpu_multiagg: bench/cpu_multiagg.c $(CORE_OBJS)
-	$(CC) -std=gnu11 -O2 -fopenmp -I$(srcdir)/src/core bench/cpu_multiagg.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
+	$(CC) -std=gnu11 -O2 -fopenmp $(CORE_INC) bench/cpu_multiagg.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 cpubench: bench/cpu_primitives bench/cpu_multiagg
 
@@ -109,7 +136,7 @@ GPU_BENCHES = $(patsubst %.cu,%,$(wildcard bench/gpu_*.cu))
 
 ifeq ($(CUDA),1)
 bench/gpu_%: bench/gpu_%.cu $(CORE_OBJS)
-	$(NVCC) $(NVCCFLAGS) -I$(srcdir)/src/core -Ikernels -Xcompiler -fopenmp $< $(CORE_OBJS) -lgomp -o $@
+	$(NVCC) $(NVCCFLAGS) $(CORE_INC) -Ikernels -Xcompiler -fopenmp $< $(CORE_OBJS) -lgomp -o $@
 
 gpubench: $(GPU_BENCHES)
 else

@@ -273,21 +273,16 @@ gpo_filter_gpu(gpo_ctx *ctx, int ncols, const gpo_vector *columns,
 
 	for (int c = 0; c < ncols; c++)
 	{
-		size_t		elem = gpo_type_size(columns[c].type);
 		void	   *d_data = NULL;
 		uint8_t    *d_valid = NULL;
 
-		if (need[c] & 1)
-		{
-			GPO_TRY(gpo_cuda_alloc(ctx, &d_data, (size_t) n * elem, "filter column"));
-			h_cols[c].data = d_data;
-			GPO_TRY(gpo_cuda_upload(ctx, &columns[c], elem, d_data, n));
-		}
-		if (need[c] & 2)
-		{
-			GPO_TRY(gpo_cuda_upload_valid(ctx, &columns[c], n, &d_valid));
-			h_cols[c].valid = d_valid;
-		}
+		if (need[c] == 0)
+			continue;
+		GPO_TRY(gpo_cuda_column_up(ctx, &columns[c], n, "filter column",
+								   (need[c] & 1) ? &d_data : NULL,
+								   (need[c] & 2) ? &d_valid : NULL));
+		h_cols[c].data = d_data;
+		h_cols[c].valid = d_valid;
 	}
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_cols,
 						   sizeof(gpo_filter_dcol) * (size_t) (ncols > 0 ? ncols : 1),

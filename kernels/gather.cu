@@ -113,22 +113,15 @@ gpo_gather_gpu(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *index,
 	began = true;				/* the signals are blocked even if it failed */
 	if (st != GPO_OK)
 		goto cleanup;
-	GPO_TRY(gpo_cuda_alloc(ctx, &d_in, elem * (size_t) n_in, "gather input"));
-	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_index, sizeof(int64_t) * (size_t) n,
-						   "gather index"));
+	GPO_TRY(gpo_cuda_column_up(ctx, in, n_in, "gather input", &d_in, &d_in_valid));
+	GPO_TRY(gpo_cuda_column_up(ctx, index, n, "gather index", (void **) &d_index,
+							   &d_index_valid));
 	GPO_TRY(gpo_cuda_alloc(ctx, &d_out, elem * (size_t) n, "gather output"));
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bad, sizeof(unsigned int),
 						   "gather status"));
 	if (gpo_cuda_has_validity(out))
 		GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_out_valid, (size_t) n,
 							   "gather output validity"));
-	if (n_in > 0)
-	{
-		GPO_TRY(gpo_cuda_upload(ctx, in, elem, d_in, n_in));
-		GPO_TRY(gpo_cuda_upload_valid(ctx, in, n_in, &d_in_valid));
-	}
-	GPO_TRY(gpo_cuda_upload(ctx, index, sizeof(int64_t), d_index, n));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, index, n, &d_index_valid));
 	GPO_CUDA_TRY(cudaMemset(d_bad, 0, sizeof(unsigned int)));
 	GPO_CUDA_TRY(gpo_cuda_gather(elem, d_in, d_in_valid, n_in, d_index,
 								 d_index_valid, n, d_out, d_out_valid, d_bad, 0));

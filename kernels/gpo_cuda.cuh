@@ -7,8 +7,9 @@
  * Every host face follows one shape: declare everything at the top, begin
  * with gpo_cuda_begin (signals blocked, device checked), wrap each CUDA call
  * in GPO_CUDA_TRY (which jumps to "cleanup" with st set), take device memory
- * with gpo_cuda_alloc and give all of it back with gpo_cuda_free at cleanup,
- * and end with gpo_cuda_end.  Device pointers are d_*.  All work runs on the
+ * with gpo_cuda_alloc (input columns with their validity by
+ * gpo_cuda_column_up) and give all of it back with gpo_cuda_free at
+ * cleanup, and end with gpo_cuda_end.  Device pointers are d_*.  All work runs on the
  * legacy default stream, which orders the pool's frees after every earlier
  * kernel and copy (memory.cu).
  */
@@ -120,6 +121,13 @@ extern void gpo_cuda_free(void *d_ptr);
 /* Trims the pool's idle cached memory down to its bound. */
 extern void gpo_cuda_pool_trim(void);
 
+/* Which way a transfer goes. */
+typedef enum gpo_dir
+{
+	GPO_TO_DEVICE,
+	GPO_TO_HOST
+} gpo_dir;
+
 /* Host bytes [off, off + len) of a transfer's contiguous device range. */
 typedef struct gpo_span
 {
@@ -129,24 +137,42 @@ typedef struct gpo_span
 } gpo_span;
 
 /*
- * Copies the concatenation of nspans spans (in offset order, total bytes)
- * to d_dst through the pinned staging buffers.  It may return while its
- * last DMAs still run; the spans are free to change at once.
+ * Moves total bytes between the concatenation of nspans spans (in offset
+ * order) and the device range at d_dev, in direction dir, through the
+ * pinned staging buffers (memory.cu).  To the device it may return while
+ * its last DMAs still run, and the spans are free to change at once; to
+ * the host it returns with the spans written.
  */
-extern gpo_status gpo_cuda_stage_upload(gpo_ctx *ctx, void *d_dst,
-										const gpo_span *spans, int64_t nspans,
-										size_t total);
-/* Copies total bytes from d_src into the spans through staging; returns with them written. */
-extern gpo_status gpo_cuda_stage_download(gpo_ctx *ctx, const void *d_src,
-										  const gpo_span *spans,
-										  int64_t nspans, size_t total);
+extern gpo_status gpo_cuda_stage(gpo_ctx *ctx, gpo_dir dir, void *d_dev,
+								 const gpo_span *spans, int64_t nspans,
+								 size_t total);
 
 /*
- * Copies the first rows rows of v (elem bytes each) into d_dst, every chunk
- * at its row offset, as one staged transfer.
+ * Moves the first rows rows of v (elem bytes each) between its chunks and
+ * the contiguous device buffer d_dev (every chunk at its row offset), as one
+ * staged transfer.  Fewer rows in v: GPO_ERR_INVALID to the device (a
+ * malformed input), GPO_ERR_CAPACITY to the host (a short output); to the
+ * host, capacity past rows is left untouched.
  */
-extern gpo_status gpo_cuda_upload(gpo_ctx *ctx, const gpo_vector *v,
-								  size_t elem, void *d_dst, int64_t rows);
+extern gpo_status gpo_cuda_transfer(gpo_ctx *ctx, gpo_dir dir,
+									const gpo_vector *v, size_t elem,
+									void *d_dev, int64_t rows);
+
+/* Copies the first rows rows of v (elem bytes each) into d_dst. */
+static inline gpo_status
+gpo_cuda_upload(gpo_ctx *ctx, const gpo_vector *v, size_t elem, void *d_dst,
+				int64_t rows)
+{
+	return gpo_cuda_transfer(ctx, GPO_TO_DEVICE, v, elem, d_dst, rows);
+}
+
+/* Copies rows rows of elem bytes from d_src into the chunks of out, in order. */
+static inline gpo_status
+gpo_cuda_download(gpo_ctx *ctx, gpo_vector *out, size_t elem,
+				  const void *d_src, int64_t rows)
+{
+	return gpo_cuda_transfer(ctx, GPO_TO_HOST, out, elem, (void *) d_src, rows);
+}
 
 /*
  * Expands the validity of the first rows rows of v into a new device byte
@@ -158,14 +184,6 @@ extern gpo_status gpo_cuda_upload_valid(gpo_ctx *ctx, const gpo_vector *v,
 										int64_t rows, uint8_t **d_valid);
 
 /*
- * Copies rows rows of elem bytes from d_src into the chunks of out, in
- * order; capacity past rows is left untouched.
- */
-extern gpo_status gpo_cuda_download(gpo_ctx *ctx, gpo_vector *out,
-									size_t elem, const void *d_src,
-									int64_t rows);
-
-/*
  * Writes the validity of rows rows (device bytes d_valid, or all valid when
  * d_valid is NULL) into the bitmaps of out's chunks that have one; bits past
  * rows are left untouched.
@@ -173,5 +191,25 @@ extern gpo_status gpo_cuda_download(gpo_ctx *ctx, gpo_vector *out,
 extern gpo_status gpo_cuda_download_valid(gpo_ctx *ctx, gpo_vector *out,
 										  const uint8_t *d_valid,
 										  int64_t rows);
+
+/*
+ * One input column onto the device, into a buffer the caller took (an
+ * arena's, say): the first rows rows of v into d_data (gpo_type_size bytes
+ * a row; NULL: the data are not wanted) and, when d_valid is not NULL,
+ * their validity as gpo_cuda_upload_valid leaves it.
+ */
+extern gpo_status gpo_cuda_column_to(gpo_ctx *ctx, const gpo_vector *v,
+									 int64_t rows, void *d_data,
+									 uint8_t **d_valid);
+
+/*
+ * The face prologue of one input column: gpo_cuda_column_to into a new
+ * pool buffer *d_data (what names it in errors; d_data NULL: the data are
+ * not wanted).  On failure nothing stays allocated and *d_data and
+ * *d_valid are NULL; otherwise the caller frees both with gpo_cuda_free.
+ */
+extern gpo_status gpo_cuda_column_up(gpo_ctx *ctx, const gpo_vector *v,
+									 int64_t rows, const char *what,
+									 void **d_data, uint8_t **d_valid);
 
 #endif							/* GPO_CUDA_CUH */

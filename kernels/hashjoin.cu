@@ -15,7 +15,8 @@
  * host checks capacity, and a second kernel writes each row's pairs at its
  * position.  Pairs come out ordered by probe row, then build row.
  * CUB is instantiated twice: one exclusive sum (int64, used three times) and
- * one radix sort of 64-bit key / 64-bit value pairs.
+ * one radix sort of 64-bit key / 64-bit value pairs.  CUB has no hash table,
+ * so the build and probe kernels are ours.
  */
 #include <stdio.h>
 
@@ -350,7 +351,6 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 	bool		began = false;
 	int64_t		m;
 	int64_t		n;
-	size_t		elem;
 	long long	total = 0;
 	size_t		build_bytes = 0;
 	size_t		scan_bytes = 0;
@@ -372,7 +372,6 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 	*count = 0;
 	m = gpo_vector_rows(build_keys);
 	n = gpo_vector_rows(probe_keys);
-	elem = gpo_type_size(build_keys->type);
 	if (m == 0 || n == 0)
 		return GPO_OK;
 
@@ -383,9 +382,7 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 
 	/* build */
 	t.cap = gpo_join_capacity(m);
-	GPO_TRY(gpo_cuda_alloc(ctx, &d_bkeys, elem * (size_t) m, "join build keys"));
-	GPO_TRY(gpo_cuda_upload(ctx, build_keys, elem, d_bkeys, m));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, build_keys, m, &d_bvalid));
+	GPO_TRY(gpo_cuda_column_up(ctx, build_keys, m, "join build keys", &d_bkeys, &d_bvalid));
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &t.d_slots,
 						   sizeof(unsigned long long) * (size_t) t.cap, "join table"));
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &t.d_off,
@@ -405,9 +402,7 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 	d_bkeys = NULL;
 
 	/* probe: size */
-	GPO_TRY(gpo_cuda_alloc(ctx, &d_pkeys, elem * (size_t) n, "join probe keys"));
-	GPO_TRY(gpo_cuda_upload(ctx, probe_keys, elem, d_pkeys, n));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, probe_keys, n, &d_pvalid));
+	GPO_TRY(gpo_cuda_column_up(ctx, probe_keys, n, "join probe keys", &d_pkeys, &d_pvalid));
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_pos, sizeof(long long) * (size_t) (n + 1),
 						   "join positions"));
 	GPO_CUDA_TRY(gpo_cuda_join_count(probe_keys->type, d_pkeys, d_pvalid, n, &t,

@@ -403,109 +403,105 @@ gpo_stage_copy(const gpo_ctx *ctx, char *buf, const gpo_span *spans,
 	gpo_stage_move(buf, spans, nspans, pos, len, to_buf);
 }
 
-/* Copies the spans' concatenation (total bytes) to d_dst through staging. */
-gpo_status
-gpo_cuda_stage_upload(gpo_ctx *ctx, void *d_dst, const gpo_span *spans,
-					  int64_t nspans, size_t total)
+/* Bytes of the staged piece that starts at pos of total. */
+static size_t
+gpo_stage_piece(size_t pos, size_t total)
+{
+	return total - pos < gpo_stage_size ? total - pos : gpo_stage_size;
+}
+
+/*
+ * Starts the DMA of bytes [pos, pos + len) of the device range between
+ * d_dev and staging buffer b, in direction dir, once b's last DMA is done,
+ * and records b's event after it.
+ */
+static cudaError_t
+gpo_stage_dma(gpo_dir dir, void *d_dev, int b, size_t pos, size_t len)
+{
+	cudaError_t err;
+
+	if ((err = gpo_stage_wait(b)) != cudaSuccess)
+		return err;
+	gpo_stage_busy[b] = true;
+	if (dir == GPO_TO_DEVICE)
+		err = cudaMemcpyAsync((char *) d_dev + pos, gpo_stage_buf[b], len,
+							  cudaMemcpyHostToDevice, 0);
+	else
+		err = cudaMemcpyAsync(gpo_stage_buf[b], (char *) d_dev + pos, len,
+							  cudaMemcpyDeviceToHost, 0);
+	if (err == cudaSuccess)
+		err = cudaEventRecord(gpo_stage_ev[b], 0);
+	return err;
+}
+
+/* One plain cudaMemcpy per span between the spans and d_dev, in direction dir. */
+static gpo_status
+gpo_stage_direct(gpo_ctx *ctx, gpo_dir dir, void *d_dev, const gpo_span *spans,
+				 int64_t nspans)
 {
 	gpo_status	st = GPO_OK;
-	bool		staged = false;
-	size_t		pos = 0;
-	int			b = 0;
 
-	if (total == 0)
-		return GPO_OK;
-	/* page-locked spans: one DMA each, no host copy */
-	if (gpo_spans_locked(spans, nspans))
+	for (int64_t i = 0; i < nspans; i++)
 	{
-		for (int64_t i = 0; i < nspans; i++)
-			GPO_CUDA_TRY(cudaMemcpy((char *) d_dst + spans[i].off, spans[i].host,
-									spans[i].len, cudaMemcpyHostToDevice));
-		return GPO_OK;
-	}
-	GPO_CUDA_TRY(gpo_stage_reserve(total, &staged));
-	if (!staged)
-	{
-		for (int64_t i = 0; i < nspans; i++)
-			GPO_CUDA_TRY(cudaMemcpy((char *) d_dst + spans[i].off, spans[i].host,
-									spans[i].len, cudaMemcpyHostToDevice));
-		return GPO_OK;
-	}
-	while (pos < total)
-	{
-		size_t		len = total - pos < gpo_stage_size ? total - pos : gpo_stage_size;
+		char	   *d_at = (char *) d_dev + spans[i].off;
 
-		/* buffer b's previous DMA (two pieces back) must be done */
-		GPO_CUDA_TRY(gpo_stage_wait(b));
-		gpo_stage_copy(ctx, gpo_stage_buf[b], spans, nspans, pos, len, true);
-		gpo_stage_busy[b] = true;
-		GPO_CUDA_TRY(cudaMemcpyAsync((char *) d_dst + pos, gpo_stage_buf[b], len,
-									 cudaMemcpyHostToDevice, 0));
-		GPO_CUDA_TRY(cudaEventRecord(gpo_stage_ev[b], 0));
-		pos += len;
-		b ^= 1;
+		if (dir == GPO_TO_DEVICE)
+			GPO_CUDA_TRY(cudaMemcpy(d_at, spans[i].host, spans[i].len,
+									cudaMemcpyHostToDevice));
+		else
+			GPO_CUDA_TRY(cudaMemcpy(spans[i].host, d_at, spans[i].len,
+									cudaMemcpyDeviceToHost));
 	}
-	/* the last DMAs may still run: their buffers stay busy, the spans are free */
-	return GPO_OK;
-
 cleanup:
-	if (staged)
-		gpo_stage_settle();
 	return st;
 }
 
-/* Copies total bytes from d_src into the spans through staging. */
+/*
+ * Moves total bytes between the spans' concatenation and d_dev through the
+ * staging buffers (see gpo_cuda.cuh).  Piece k uses buffer k % 2.  To the
+ * device the host fills a buffer, then its DMA starts, and the host fills
+ * the other buffer meanwhile; to the host the DMA of the next piece starts
+ * before the host empties the current one.
+ */
 gpo_status
-gpo_cuda_stage_download(gpo_ctx *ctx, const void *d_src, const gpo_span *spans,
-						int64_t nspans, size_t total)
+gpo_cuda_stage(gpo_ctx *ctx, gpo_dir dir, void *d_dev, const gpo_span *spans,
+			   int64_t nspans, size_t total)
 {
 	gpo_status	st = GPO_OK;
 	bool		staged = false;
-	size_t		pos = 0;
-	size_t		next = 0;
+	bool		to_dev = dir == GPO_TO_DEVICE;
+	size_t		len;
 	int			b = 0;
 
 	if (total == 0)
 		return GPO_OK;
+	/* page-locked sources (pinned column chunks): one DMA each, no host copy */
+	if (to_dev && gpo_spans_locked(spans, nspans))
+		return gpo_stage_direct(ctx, dir, d_dev, spans, nspans);
 	GPO_CUDA_TRY(gpo_stage_reserve(total, &staged));
 	if (!staged)
+		return gpo_stage_direct(ctx, dir, d_dev, spans, nspans);
+	for (size_t pos = 0; pos < total; pos += len, b ^= 1)
 	{
-		for (int64_t i = 0; i < nspans; i++)
-			GPO_CUDA_TRY(cudaMemcpy(spans[i].host, (const char *) d_src + spans[i].off,
-									spans[i].len, cudaMemcpyDeviceToHost));
-		return GPO_OK;
-	}
-	/* piece at pos lands in buffer b; the piece at next goes to b ^ 1 */
-	while (pos < total)
-	{
-		size_t		len = total - pos < gpo_stage_size ? total - pos : gpo_stage_size;
-
-		if (next == pos)
+		len = gpo_stage_piece(pos, total);
+		if (to_dev)
 		{
-			/* the first piece: nothing in flight yet */
+			/* buffer b's previous DMA (two pieces back) must be done */
 			GPO_CUDA_TRY(gpo_stage_wait(b));
-			gpo_stage_busy[b] = true;
-			GPO_CUDA_TRY(cudaMemcpyAsync(gpo_stage_buf[b], (const char *) d_src + pos,
-										 len, cudaMemcpyDeviceToHost, 0));
-			GPO_CUDA_TRY(cudaEventRecord(gpo_stage_ev[b], 0));
-			next = pos + len;
+			gpo_stage_copy(ctx, gpo_stage_buf[b], spans, nspans, pos, len, true);
+			GPO_CUDA_TRY(gpo_stage_dma(dir, d_dev, b, pos, len));
+			continue;
 		}
-		if (next < total)
-		{
-			size_t		nlen = total - next < gpo_stage_size ? total - next : gpo_stage_size;
-
-			GPO_CUDA_TRY(gpo_stage_wait(b ^ 1));
-			gpo_stage_busy[b ^ 1] = true;
-			GPO_CUDA_TRY(cudaMemcpyAsync(gpo_stage_buf[b ^ 1], (const char *) d_src + next,
-										 nlen, cudaMemcpyDeviceToHost, 0));
-			GPO_CUDA_TRY(cudaEventRecord(gpo_stage_ev[b ^ 1], 0));
-			next += nlen;
-		}
+		/* this piece's DMA started a step ago (the first one's starts now) */
+		if (pos == 0)
+			GPO_CUDA_TRY(gpo_stage_dma(dir, d_dev, b, pos, len));
+		if (pos + len < total)
+			GPO_CUDA_TRY(gpo_stage_dma(dir, d_dev, b ^ 1, pos + len,
+									   gpo_stage_piece(pos + len, total)));
 		GPO_CUDA_TRY(gpo_stage_wait(b));
 		gpo_stage_copy(ctx, gpo_stage_buf[b], spans, nspans, pos, len, false);
-		pos += len;
-		b ^= 1;
 	}
+	/* uploads: the last DMAs may still run; their buffers stay busy, the spans are free */
 	return GPO_OK;
 
 cleanup:

@@ -32,6 +32,11 @@
  *   sum may leave the range while every prefix stays inside.)
  * uint32 wraps modulo 2^32 by contract; float64 is summed in tree order
  * (within rounding of the CPU face's sequential order).
+ *
+ * The segmented scan stays this operator inside CUB's DeviceScan rather
+ * than DeviceScan::InclusiveScanByKey: that segments by runs of equal keys,
+ * and head flags would first have to be scanned into n segment keys (one
+ * more pass and n keys of memory), where the (sum, head) pair needs none.
  */
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
@@ -341,6 +346,29 @@ gpo_scan_typed(const T *d_in, const uint8_t *d_valid, const uint8_t *d_heads,
 	return cudaPeekAtLastError();
 }
 
+/*
+ * The scan of one value type: 32-bit types always take the packed
+ * segmented form (plain scans have one head, row 0); 64-bit types take the
+ * plain form without heads, which CUB's look-back carries as one word.
+ */
+template <typename T>
+static cudaError_t
+gpo_scan_of(const void *d_in, const uint8_t *d_valid, const uint8_t *d_heads,
+			int64_t n, bool inclusive, void *d_out, uint32_t *d_overflow,
+			void *d_temp, size_t *temp_bytes, cudaStream_t stream)
+{
+	if constexpr (sizeof(T) == 8)
+	{
+		if (d_heads == NULL)
+			return gpo_scan_typed<T, false>((const T *) d_in, d_valid, NULL, n,
+											inclusive, (T *) d_out, d_overflow,
+											d_temp, temp_bytes, stream);
+	}
+	return gpo_scan_typed<T, true>((const T *) d_in, d_valid, d_heads, n,
+								   inclusive, (T *) d_out, d_overflow,
+								   d_temp, temp_bytes, stream);
+}
+
 /* Prefix scan of n values of type on the device (see gpo_kernels.cuh). */
 cudaError_t
 gpo_cuda_scan(gpo_type type, const void *d_in, const uint8_t *d_valid,
@@ -351,35 +379,17 @@ gpo_cuda_scan(gpo_type type, const void *d_in, const uint8_t *d_valid,
 	switch (type)
 	{
 		case GPO_INT32:
-			return gpo_scan_typed<int32_t, true>((const int32_t *) d_in, d_valid,
-												 d_heads, n, inclusive,
-												 (int32_t *) d_out, d_overflow,
-												 d_temp, temp_bytes, stream);
+			return gpo_scan_of<int32_t>(d_in, d_valid, d_heads, n, inclusive, d_out,
+										d_overflow, d_temp, temp_bytes, stream);
 		case GPO_UINT32:
-			return gpo_scan_typed<uint32_t, true>((const uint32_t *) d_in, d_valid,
-												  d_heads, n, inclusive,
-												  (uint32_t *) d_out, d_overflow,
-												  d_temp, temp_bytes, stream);
+			return gpo_scan_of<uint32_t>(d_in, d_valid, d_heads, n, inclusive, d_out,
+										 d_overflow, d_temp, temp_bytes, stream);
 		case GPO_INT64:
-			if (d_heads != NULL)
-				return gpo_scan_typed<int64_t, true>((const int64_t *) d_in, d_valid,
-													 d_heads, n, inclusive,
-													 (int64_t *) d_out, d_overflow,
-													 d_temp, temp_bytes, stream);
-			return gpo_scan_typed<int64_t, false>((const int64_t *) d_in, d_valid,
-												  NULL, n, inclusive,
-												  (int64_t *) d_out, d_overflow,
-												  d_temp, temp_bytes, stream);
+			return gpo_scan_of<int64_t>(d_in, d_valid, d_heads, n, inclusive, d_out,
+										d_overflow, d_temp, temp_bytes, stream);
 		case GPO_FLOAT64:
-			if (d_heads != NULL)
-				return gpo_scan_typed<double, true>((const double *) d_in, d_valid,
-													d_heads, n, inclusive,
-													(double *) d_out, d_overflow,
-													d_temp, temp_bytes, stream);
-			return gpo_scan_typed<double, false>((const double *) d_in, d_valid,
-												 NULL, n, inclusive,
-												 (double *) d_out, d_overflow,
-												 d_temp, temp_bytes, stream);
+			return gpo_scan_of<double>(d_in, d_valid, d_heads, n, inclusive, d_out,
+									   d_overflow, d_temp, temp_bytes, stream);
 		default:
 			return cudaErrorInvalidValue;
 	}
@@ -437,14 +447,9 @@ gpo_scan_gpu(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *heads,
 	if (st != GPO_OK)
 		goto cleanup;
 
-	GPO_TRY(gpo_cuda_alloc(ctx, &d_in, (size_t) n * elem, "scan input"));
-	GPO_TRY(gpo_cuda_upload(ctx, in, elem, d_in, n));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, in, n, &d_valid));
-	if (heads != NULL)
-	{
-		GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_heads, (size_t) n, "scan heads"));
-		GPO_TRY(gpo_cuda_upload(ctx, heads, 1, d_heads, n));
-	}
+	GPO_TRY(gpo_cuda_column_up(ctx, in, n, "scan input", &d_in, &d_valid));
+	if (heads != NULL)		/* the heads' validity is not read */
+		GPO_TRY(gpo_cuda_column_up(ctx, heads, n, "scan heads", (void **) &d_heads, NULL));
 	GPO_TRY(gpo_cuda_alloc(ctx, &d_out, (size_t) n * elem, "scan output"));
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_overflow, sizeof(uint32_t), "scan flag"));
 

@@ -1,15 +1,22 @@
 /*
  * sort.cu
  *	  Stable radix sort of key/row pairs on the GPU: key codes (NULL keys
- *	  set aside stably by one exclusive scan), the varying bit range, and
- *	  CUB's DeviceRadixSort::SortPairs over only those bits.
+ *	  set aside stably by CUB's DevicePartition::Flagged), the varying bit
+ *	  range (CUB's DeviceReduce), and CUB's DeviceRadixSort::SortPairs over
+ *	  only those bits.
  *
- * CUB instantiations are kept to three: SortPairs of (uint32, uint32) and
- * (uint64, uint32) pairs and ExclusiveSum of uint32; the other aggregation
- * files reach them through the launchers here.
+ * CUB instantiations are kept few: SortPairs of (uint32, uint32) and
+ * (uint64, uint32) pairs, ExclusiveSum of uint32, the partition of uint32
+ * row ids by validity bytes and the reduction of 32- and 64-bit codes to
+ * their span; the other aggregation files reach them through the
+ * launchers here.
  */
+#include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "agg_cuda.cuh"
 #include "gpo_cuda.cuh"
@@ -29,81 +36,105 @@ gpo_k_codes_all(gpo_type kt, const void *d_keys, int64_t n, K *d_codes,
 	}
 }
 
-/* Validity bytes as uint32 flags, for the partition scan. */
-__global__ void
-gpo_k_valid_flags(const uint8_t *d_valid, int64_t n, uint32_t *d_flags)
-{
-	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
-
-	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-		d_flags[i] = d_valid[i] != 0;
-}
-
-/* Stable partition: non-NULL rows to d_pos[i], NULL rows after nvalid. */
-template <typename K>
-__global__ void
-gpo_k_codes_part(gpo_type kt, const void *d_keys, const uint8_t *d_valid,
-				 const uint32_t *d_pos, int64_t n, int64_t nvalid, K *d_codes,
-				 uint32_t *d_ids)
-{
-	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
-
-	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-	{
-		int64_t		at;
-
-		if (d_valid[i])
-		{
-			at = d_pos[i];
-			d_codes[at] = (K) gpo_code_of_raw(kt, gpo_dload(kt, d_keys, i), 1);
-		}
-		else
-		{
-			at = nvalid + i - (int64_t) d_pos[i];
-			d_codes[at] = 0;
-		}
-		d_ids[at] = (uint32_t) i;
-	}
-}
-
 /*
- * Over n codes: the OR of code[i] ^ code[0] into d_span[0], the smallest
- * code into d_span[1] and the largest into d_span[2].
+ * Codes and ids from the partitioned row ids d_part: the non-NULL rows' ids
+ * in row order at [0, nvalid), then the NULL rows' ids in reverse row order
+ * (as CUB's DevicePartition leaves them), which are turned around here so
+ * that the NULL rows too follow in row order (their codes are 0).
  */
 template <typename K>
 __global__ void
-gpo_k_code_span(const K *d_codes, int64_t n, unsigned long long *d_span)
+gpo_k_codes_part(gpo_type kt, const void *d_keys, const uint32_t *d_part,
+				 int64_t n, int64_t nvalid, K *d_codes, uint32_t *d_ids)
 {
 	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
-	unsigned long long c0 = d_codes[0];
-	unsigned long long acc = 0;
-	unsigned long long mn = ~0ULL;
-	unsigned long long mx = 0;
 
-	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+	for (int64_t p = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; p < n; p += stride)
 	{
-		unsigned long long c = d_codes[i];
+		uint32_t	id = d_part[p];
 
-		acc |= c ^ c0;
-		mn = c < mn ? c : mn;
-		mx = c > mx ? c : mx;
-	}
-	for (int o = 16; o > 0; o >>= 1)
-	{
-		unsigned long long omn = __shfl_xor_sync(0xffffffffu, mn, o);
-		unsigned long long omx = __shfl_xor_sync(0xffffffffu, mx, o);
+		if (p < nvalid)
+		{
+			d_codes[p] = (K) gpo_code_of_raw(kt, gpo_dload(kt, d_keys, id), 1);
+			d_ids[p] = id;
+		}
+		else
+		{
+			int64_t		at = nvalid + (n - 1 - p);
 
-		acc |= __shfl_xor_sync(0xffffffffu, acc, o);
-		mn = omn < mn ? omn : mn;
-		mx = omx > mx ? omx : mx;
+			d_codes[at] = 0;
+			d_ids[at] = id;
+		}
 	}
-	if ((threadIdx.x & 31) == 0 && mx >= mn)
+}
+
+/* What a sort needs to know of its codes: which bits vary, and their range. */
+struct gpo_code_span
+{
+	unsigned long long acc;		/* OR of code[i] ^ code[0] */
+	unsigned long long mn;		/* smallest code */
+	unsigned long long mx;		/* largest code */
+};
+
+/* Combines two spans (the reduction's operator). */
+struct gpo_code_span_op
+{
+	/* The span of a's codes and b's together. */
+	__host__ __device__ __forceinline__ gpo_code_span
+	operator()(const gpo_code_span &a, const gpo_code_span &b) const
 	{
-		if (acc != 0)
-			atomicOr(&d_span[0], acc);
-		atomicMin(&d_span[1], mn);
-		atomicMax(&d_span[2], mx);
+		gpo_code_span r;
+
+		r.acc = a.acc | b.acc;
+		r.mn = a.mn < b.mn ? a.mn : b.mn;
+		r.mx = a.mx > b.mx ? a.mx : b.mx;
+		return r;
 	}
+};
+
+/* The span of code i alone. */
+template <typename K>
+struct gpo_code_span_of
+{
+	const K    *codes;
+
+	/* Code i's span. */
+	__host__ __device__ __forceinline__ gpo_code_span operator()(int64_t i) const
+	{
+		gpo_code_span r;
+
+		r.mn = r.mx = codes[i];
+		r.acc = r.mn ^ (unsigned long long) codes[0];
+		return r;
+	}
+};
+
+/* The span of n >= 1 codes into *span, by CUB's DeviceReduce (temp from mem). */
+template <typename K>
+static cudaError_t
+code_span_t(const K *d_codes, int64_t n, gpo_code_span *span, gpo_dmem *mem)
+{
+	gpo_code_span_of<K> of = {d_codes};
+	auto		in = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), of);
+	gpo_code_span init = {0, ~0ULL, 0};
+	gpo_code_span *d_span = NULL;
+	void	   *d_temp = NULL;
+	size_t		temp_bytes = 0;
+	cudaError_t err;
+
+	err = cub::DeviceReduce::Reduce(NULL, temp_bytes, in, d_span, (int) n,
+									gpo_code_span_op(), init);
+	/* the result sits before the temporary memory, in one allocation */
+	if (err == cudaSuccess)
+		err = gpo_dmem_alloc(mem, (void **) &d_span, 256 + temp_bytes);
+	if (err != cudaSuccess)
+		return err;
+	d_temp = (char *) d_span + 256;
+	err = cub::DeviceReduce::Reduce(d_temp, temp_bytes, in, d_span, (int) n,
+									gpo_code_span_op(), init);
+	if (err == cudaSuccess)
+		err = cudaMemcpy(span, d_span, sizeof(*span), cudaMemcpyDeviceToHost);
+	return err;
 }
 
 /* Adds delta to each of n codes (modulo the code width). */
@@ -258,38 +289,61 @@ cudaError_t
 gpo_cuda_sort_varying(bool wide, void **d_codes, uint32_t **d_ids, int64_t n,
 					  int64_t n_total, gpo_dmem *mem)
 {
-	unsigned long long *d_span = NULL;
-	unsigned long long span[3] = {0, ~0ULL, 0};
+	gpo_code_span span;
 	int			bb,
 				eb;
 	cudaError_t err;
 
 	if (n <= 1)
 		return cudaSuccess;
-	err = gpo_dmem_alloc(mem, (void **) &d_span, sizeof(span));
-	if (err == cudaSuccess)
-		err = cudaMemcpy(d_span, span, sizeof(span), cudaMemcpyHostToDevice);
+	if (wide)
+		err = code_span_t((const unsigned long long *) *d_codes, n, &span, mem);
+	else
+		err = code_span_t((const unsigned int *) *d_codes, n, &span, mem);
 	if (err != cudaSuccess)
 		return err;
-	if (wide)
-		gpo_k_code_span<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
-			((const unsigned long long *) *d_codes, n, d_span);
-	else
-		gpo_k_code_span<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
-			((const unsigned int *) *d_codes, n, d_span);
-	if ((err = cudaPeekAtLastError()) != cudaSuccess)
-		return err;
-	if ((err = cudaMemcpy(span, d_span, sizeof(span), cudaMemcpyDeviceToHost)) != cudaSuccess)
-		return err;
-	if (span[0] == 0)
+	if (span.acc == 0)
 		return cudaSuccess;
-	if (!gpo_sort_bit_range(span[0], span[1], span[2], &bb, &eb))
+	if (!gpo_sort_bit_range(span.acc, span.mn, span.mx, &bb, &eb))
 		return gpo_cuda_sort_codes(wide, d_codes, d_ids, n, n_total, bb, eb, mem);
-	if ((err = code_shift(wide, *d_codes, n, 0ULL - span[1])) != cudaSuccess)
+	if ((err = code_shift(wide, *d_codes, n, 0ULL - span.mn)) != cudaSuccess)
 		return err;
 	err = gpo_cuda_sort_codes(wide, d_codes, d_ids, n, n_total, bb, eb, mem);
 	if (err == cudaSuccess)
-		err = code_shift(wide, *d_codes, n, span[1]);
+		err = code_shift(wide, *d_codes, n, span.mn);
+	return err;
+}
+
+/*
+ * Stable partition of the row ids 0 .. n-1 (0 < n < 2^31) by their validity
+ * bytes with CUB: into d_part the valid rows' ids in order, then the NULL
+ * rows' ids in reverse order; their number into *nvalid.
+ */
+static cudaError_t
+partition_valid(const uint8_t *d_valid, int64_t n, uint32_t **d_part,
+				int64_t *nvalid, gpo_dmem *mem)
+{
+	thrust::counting_iterator<uint32_t> rows(0);
+	size_t		part_bytes = (4 * (size_t) n + 7) & ~(size_t) 7;
+	int64_t    *d_count;
+	void	   *d_temp = NULL;
+	size_t		temp_bytes = 0;
+	cudaError_t err;
+
+	/* the count sits behind the ids, in the same allocation */
+	err = gpo_dmem_alloc(mem, (void **) d_part, part_bytes + sizeof(int64_t));
+	if (err != cudaSuccess)
+		return err;
+	d_count = (int64_t *) ((char *) *d_part + part_bytes);
+	err = cub::DevicePartition::Flagged(NULL, temp_bytes, rows, d_valid, *d_part,
+										d_count, (int) n);
+	if (err == cudaSuccess)
+		err = gpo_dmem_alloc(mem, &d_temp, temp_bytes);
+	if (err == cudaSuccess)
+		err = cub::DevicePartition::Flagged(d_temp, temp_bytes, rows, d_valid, *d_part,
+											d_count, (int) n);
+	if (err == cudaSuccess)
+		err = cudaMemcpy(nvalid, d_count, sizeof(int64_t), cudaMemcpyDeviceToHost);
 	return err;
 }
 
@@ -300,8 +354,7 @@ gpo_cuda_key_codes(gpo_type kt, const void *d_keys, const uint8_t *d_valid,
 				   int64_t *nvalid, gpo_dmem *mem)
 {
 	bool		wide = kt == GPO_INT64 || kt == GPO_FLOAT64;
-	uint32_t   *d_pos = NULL;
-	uint32_t	last[2] = {0, 0};
+	uint32_t   *d_part = NULL;
 	cudaError_t err;
 
 	*nvalid = n;
@@ -320,25 +373,14 @@ gpo_cuda_key_codes(gpo_type kt, const void *d_keys, const uint8_t *d_valid,
 				(kt, d_keys, n, (unsigned int *) *d_codes, *d_ids);
 		return cudaPeekAtLastError();
 	}
-	if ((err = gpo_dmem_alloc(mem, (void **) &d_pos, 4 * (size_t) n)) != cudaSuccess)
+	if ((err = partition_valid(d_valid, n, &d_part, nvalid, mem)) != cudaSuccess)
 		return err;
-	gpo_k_valid_flags<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>(d_valid, n, d_pos);
-	if ((err = cudaPeekAtLastError()) != cudaSuccess)
-		return err;
-	/* the last flag, then the scan in place (it reads before it writes) */
-	if ((err = cudaMemcpy(&last[0], d_pos + n - 1, 4, cudaMemcpyDeviceToHost)) != cudaSuccess)
-		return err;
-	if ((err = gpo_cuda_exsum_u32(d_pos, d_pos, n, mem)) != cudaSuccess)
-		return err;
-	if ((err = cudaMemcpy(&last[1], d_pos + n - 1, 4, cudaMemcpyDeviceToHost)) != cudaSuccess)
-		return err;
-	*nvalid = (int64_t) last[0] + last[1];
 	if (wide)
 		gpo_k_codes_part<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
-			(kt, d_keys, d_valid, d_pos, n, *nvalid, (unsigned long long *) *d_codes, *d_ids);
+			(kt, d_keys, d_part, n, *nvalid, (unsigned long long *) *d_codes, *d_ids);
 	else
 		gpo_k_codes_part<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
-			(kt, d_keys, d_valid, d_pos, n, *nvalid, (unsigned int *) *d_codes, *d_ids);
+			(kt, d_keys, d_part, n, *nvalid, (unsigned int *) *d_codes, *d_ids);
 	return cudaPeekAtLastError();
 }
 
@@ -399,8 +441,7 @@ gpo_sort_pairs_gpu(gpo_ctx *ctx, const gpo_vector *keys, gpo_vector *keys_out,
 		goto cleanup;
 	}
 	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_keys, w * (size_t) n));
-	GPO_TRY(gpo_cuda_upload(ctx, keys, w, d_keys, n));
-	GPO_TRY(gpo_cuda_upload_valid(ctx, keys, n, &d_valid));
+	GPO_TRY(gpo_cuda_column_to(ctx, keys, n, d_keys, &d_valid));
 	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, &d_kout, w * (size_t) n));
 	GPO_CUDA_TRY(gpo_dmem_alloc(&mem, (void **) &d_ids, 4 * (size_t) n));
 	GPO_TRY(gpo_cuda_sort_pairs(ctx, keys->type, d_keys, d_valid, n, d_kout, d_ids,

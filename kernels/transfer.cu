@@ -204,10 +204,15 @@ gpo_bits_get(uint8_t *dst, const uint8_t *g, int64_t at, int64_t nbits)
 	}
 }
 
-/* Copies the first rows rows of v (elem bytes each) into d_dst, as one staged transfer. */
+/*
+ * Moves the first rows rows of v (elem bytes each) between its chunks and
+ * d_dev, every chunk at its row offset, as one staged transfer.  A vector
+ * with fewer rows is malformed as an input (GPO_ERR_INVALID) and too small
+ * as an output (GPO_ERR_CAPACITY).
+ */
 gpo_status
-gpo_cuda_upload(gpo_ctx *ctx, const gpo_vector *v, size_t elem, void *d_dst,
-				int64_t rows)
+gpo_cuda_transfer(gpo_ctx *ctx, gpo_dir dir, const gpo_vector *v, size_t elem,
+				  void *d_dev, int64_t rows)
 {
 	gpo_status	st = GPO_OK;
 	gpo_span   *spans = NULL;
@@ -215,18 +220,103 @@ gpo_cuda_upload(gpo_ctx *ctx, const gpo_vector *v, size_t elem, void *d_dst,
 	int64_t		have = 0;
 
 	GPO_TRY(gpo_vector_spans(ctx, v, elem, rows, &spans, &nspans, &have));
-	GPO_TRY(gpo_cuda_stage_upload(ctx, d_dst, spans, nspans, (size_t) have * elem));
+	GPO_TRY(gpo_cuda_stage(ctx, dir, d_dev, spans, nspans, (size_t) have * elem));
 	if (have < rows)
 	{
 		if (ctx != NULL)
 			snprintf(ctx->detail, sizeof(ctx->detail),
-					 "vector has %lld rows, %lld needed",
+					 dir == GPO_TO_DEVICE ? "vector has %lld rows, %lld needed" :
+					 "output holds %lld rows, %lld needed",
 					 (long long) have, (long long) rows);
-		st = GPO_ERR_INVALID;
+		st = dir == GPO_TO_DEVICE ? GPO_ERR_INVALID : GPO_ERR_CAPACITY;
 	}
 cleanup:
 	free(spans);
 	return st;
+}
+
+/*
+ * Shifts the column bitmap g (bit r is row r) over the first rows rows of
+ * v: to the device, every chunk's bitmap (all ones where a chunk has none)
+ * is ORed into g, whose bits must be 0; to the host, g's bits (all ones
+ * when g is NULL) go into the chunks that have a bitmap, whose bits past
+ * their rows are kept.
+ */
+static void
+gpo_chunk_bits(gpo_dir dir, const gpo_vector *v, int64_t rows, uint8_t *g)
+{
+	int64_t		off = 0;
+
+	for (int32_t c = 0; c < v->nchunks && off < rows; c++)
+	{
+		const gpo_chunk *ch = &v->chunks[c];
+		int64_t		take = ch->n < rows - off ? ch->n : rows - off;
+
+		if (take <= 0)
+			continue;
+		if (dir == GPO_TO_DEVICE)
+			gpo_bits_put(g, off, ch->validity, take);
+		else if (ch->validity != NULL && g != NULL)
+			gpo_bits_get(ch->validity, g, off, take);
+		else if (ch->validity != NULL)
+		{
+			memset(ch->validity, 0xff, (size_t) (take / 8));
+			if (take % 8 > 0)
+				gpo_merge_bits(&ch->validity[take / 8], 0xff, (int) (take % 8));
+		}
+		off += take;
+	}
+}
+
+/*
+ * Moves the column bitmap bits of rows rows between the host and d_bytes,
+ * one device byte per row: to the device it is staged up and expanded into
+ * d_bytes, to the host d_bytes is packed on the device and staged down.
+ */
+static gpo_status
+gpo_cuda_bits_move(gpo_ctx *ctx, gpo_dir dir, uint8_t *bits, int64_t rows,
+				   uint8_t *d_bytes)
+{
+	gpo_status	st = GPO_OK;
+	size_t		nbytes = (size_t) (rows + 7) / 8;
+	uint8_t    *d_bits = NULL;
+	gpo_span	span;
+
+	span.host = (char *) bits;
+	span.off = 0;
+	span.len = nbytes;
+	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bits, nbytes, "validity bitmap"));
+	if (dir == GPO_TO_HOST)
+	{
+		gpo_k_bytes_to_bits<<<gpo_cuda_blocks((int64_t) nbytes), GPO_CUDA_THREADS>>>
+			(d_bytes, rows, d_bits);
+		GPO_CUDA_TRY(GPO_LAUNCHED());
+	}
+	GPO_TRY(gpo_cuda_stage(ctx, dir, d_bits, &span, 1, nbytes));
+	if (dir == GPO_TO_DEVICE)
+	{
+		gpo_k_bits_to_bytes<<<gpo_cuda_blocks(rows), GPO_CUDA_THREADS>>>
+			(d_bits, rows, d_bytes);
+		GPO_CUDA_TRY(GPO_LAUNCHED());
+	}
+cleanup:
+	/* a staged upload has copied bits out already; the free is stream-ordered */
+	gpo_cuda_free(d_bits);
+	return st;
+}
+
+/* A zeroed host bitmap of rows rows into *bits; sets detail if there is no memory. */
+static gpo_status
+gpo_bitmap_new(gpo_ctx *ctx, int64_t rows, uint8_t **bits)
+{
+	*bits = (uint8_t *) calloc((size_t) (rows + 7) / 8, 1);
+	if (*bits != NULL)
+		return GPO_OK;
+	if (ctx != NULL)
+		snprintf(ctx->detail, sizeof(ctx->detail),
+				 "out of host memory for a validity bitmap of %lld rows",
+				 (long long) rows);
+	return GPO_ERR_NOMEM;
 }
 
 /*
@@ -239,80 +329,21 @@ gpo_cuda_upload_valid(gpo_ctx *ctx, const gpo_vector *v, int64_t rows,
 {
 	gpo_status	st = GPO_OK;
 	uint8_t    *d_bytes = NULL;
-	uint8_t    *d_bits = NULL;
 	uint8_t    *bits = NULL;
-	size_t		nbytes = 0;
-	int64_t		off = 0;
-	gpo_span	span;
 
 	*d_valid = NULL;
 	if (rows <= 0 || !gpo_cuda_has_validity(v))
 		return GPO_OK;
-
 	/* one bitmap of the column on the host; rows past the vector stay 0 */
-	nbytes = (size_t) (rows + 7) / 8;
-	bits = (uint8_t *) calloc(nbytes, 1);
-	if (bits == NULL)
-	{
-		if (ctx != NULL)
-			snprintf(ctx->detail, sizeof(ctx->detail),
-					 "out of host memory for a validity bitmap of %lld rows",
-					 (long long) rows);
-		return GPO_ERR_NOMEM;
-	}
-	for (int32_t c = 0; c < v->nchunks && off < rows; c++)
-	{
-		const gpo_chunk *ch = &v->chunks[c];
-		int64_t		take = ch->n < rows - off ? ch->n : rows - off;
-
-		if (take <= 0)
-			continue;
-		gpo_bits_put(bits, off, ch->validity, take);
-		off += take;
-	}
-
+	GPO_TRY(gpo_bitmap_new(ctx, rows, &bits));
+	gpo_chunk_bits(GPO_TO_DEVICE, v, rows, bits);
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bytes, (size_t) rows, "validity bytes"));
-	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bits, nbytes, "validity bitmap"));
-	span.host = (char *) bits;
-	span.off = 0;
-	span.len = nbytes;
-	GPO_TRY(gpo_cuda_stage_upload(ctx, d_bits, &span, 1, nbytes));
-	gpo_k_bits_to_bytes<<<gpo_cuda_blocks(rows), GPO_CUDA_THREADS>>>
-		(d_bits, rows, d_bytes);
-	GPO_CUDA_TRY(GPO_LAUNCHED());
+	GPO_TRY(gpo_cuda_bits_move(ctx, GPO_TO_DEVICE, bits, rows, d_bytes));
 	*d_valid = d_bytes;
 	d_bytes = NULL;
-
 cleanup:
-	/* the staged upload has copied bits out already; the frees are stream-ordered */
-	gpo_cuda_free(d_bits);
 	gpo_cuda_free(d_bytes);
 	free(bits);
-	return st;
-}
-
-/* Copies rows rows of elem bytes from d_src into out's chunks, in order. */
-gpo_status
-gpo_cuda_download(gpo_ctx *ctx, gpo_vector *out, size_t elem,
-				  const void *d_src, int64_t rows)
-{
-	gpo_status	st = GPO_OK;
-	gpo_span   *spans = NULL;
-	int64_t		nspans = 0;
-	int64_t		have = 0;
-
-	GPO_TRY(gpo_vector_spans(ctx, out, elem, rows, &spans, &nspans, &have));
-	GPO_TRY(gpo_cuda_stage_download(ctx, d_src, spans, nspans, (size_t) have * elem));
-	if (have < rows)
-	{
-		if (ctx != NULL)
-			snprintf(ctx->detail, sizeof(ctx->detail),
-					 "output holds %lld rows, %lld needed",
-					 (long long) have, (long long) rows);
-		st = GPO_ERR_CAPACITY;
-	}
-cleanup:
-	free(spans);
 	return st;
 }
 
@@ -325,62 +356,59 @@ gpo_cuda_download_valid(gpo_ctx *ctx, gpo_vector *out, const uint8_t *d_valid,
 						int64_t rows)
 {
 	gpo_status	st = GPO_OK;
-	uint8_t    *d_bits = NULL;
 	uint8_t    *bits = NULL;
-	size_t		nbytes = 0;
-	int64_t		off = 0;
 
 	if (rows <= 0 || !gpo_cuda_has_validity(out))
 		return GPO_OK;
-
+	/* one bitmap of the column, packed on the device and staged down */
 	if (d_valid != NULL)
 	{
-		gpo_span	span;
-
-		/* one bitmap of the column, packed on the device, staged down */
-		nbytes = (size_t) (rows + 7) / 8;
-		bits = (uint8_t *) malloc(nbytes);
-		if (bits == NULL)
-		{
-			if (ctx != NULL)
-				snprintf(ctx->detail, sizeof(ctx->detail),
-						 "out of host memory for a validity bitmap of %lld rows",
-						 (long long) rows);
-			return GPO_ERR_NOMEM;
-		}
-		GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_bits, nbytes, "validity bitmap"));
-		gpo_k_bytes_to_bits<<<gpo_cuda_blocks((int64_t) nbytes), GPO_CUDA_THREADS>>>
-			(d_valid, rows, d_bits);
-		GPO_CUDA_TRY(GPO_LAUNCHED());
-		span.host = (char *) bits;
-		span.off = 0;
-		span.len = nbytes;
-		GPO_TRY(gpo_cuda_stage_download(ctx, d_bits, &span, 1, nbytes));
+		GPO_TRY(gpo_bitmap_new(ctx, rows, &bits));
+		GPO_TRY(gpo_cuda_bits_move(ctx, GPO_TO_HOST, bits, rows, (uint8_t *) d_valid));
 	}
-
-	for (int32_t c = 0; c < out->nchunks && off < rows; c++)
-	{
-		gpo_chunk  *ch = &out->chunks[c];
-		int64_t		take = ch->n < rows - off ? ch->n : rows - off;
-
-		if (take <= 0)
-			continue;
-		if (ch->validity != NULL)
-		{
-			if (bits != NULL)
-				gpo_bits_get(ch->validity, bits, off, take);
-			else
-			{
-				memset(ch->validity, 0xff, (size_t) (take / 8));
-				if (take % 8 > 0)
-					gpo_merge_bits(&ch->validity[take / 8], 0xff, (int) (take % 8));
-			}
-		}
-		off += take;
-	}
-
+	gpo_chunk_bits(GPO_TO_HOST, out, rows, bits);
 cleanup:
-	gpo_cuda_free(d_bits);
 	free(bits);
+	return st;
+}
+
+/* One input column onto the device: data and validity (see gpo_cuda.cuh). */
+gpo_status
+gpo_cuda_column_to(gpo_ctx *ctx, const gpo_vector *v, int64_t rows,
+				   void *d_data, uint8_t **d_valid)
+{
+	gpo_status	st = GPO_OK;
+
+	if (d_data != NULL)
+		GPO_TRY(gpo_cuda_upload(ctx, v, gpo_type_size(v->type), d_data, rows));
+	if (d_valid != NULL)
+		GPO_TRY(gpo_cuda_upload_valid(ctx, v, rows, d_valid));
+cleanup:
+	return st;
+}
+
+/* The face prologue of one input column (see gpo_cuda.cuh). */
+gpo_status
+gpo_cuda_column_up(gpo_ctx *ctx, const gpo_vector *v, int64_t rows,
+				   const char *what, void **d_data, uint8_t **d_valid)
+{
+	gpo_status	st = GPO_OK;
+	void	   *d_new = NULL;
+
+	if (d_valid != NULL)
+		*d_valid = NULL;
+	if (d_data != NULL)
+	{
+		*d_data = NULL;
+		GPO_TRY(gpo_cuda_alloc(ctx, &d_new,
+							   gpo_type_size(v->type) * (size_t) (rows > 0 ? rows : 0),
+							   what));
+	}
+	GPO_TRY(gpo_cuda_column_to(ctx, v, rows, d_new, d_valid));
+	if (d_data != NULL)
+		*d_data = d_new;
+	return GPO_OK;
+cleanup:
+	gpo_cuda_free(d_new);
 	return st;
 }

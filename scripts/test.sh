@@ -1,6 +1,8 @@
 #!/bin/bash
 # The test command: set up, build, install, run the engine's unit tests, then
-# pg_regress in a throwaway cluster.  Exits non-zero on any failure.
+# pg_regress in a throwaway cluster, then 2,000 SQLsmith queries (and 1,000
+# random calls of the functions) in another, then the Citus test
+# (test/citus/run.sh).  Exits non-zero on any failure.
 #
 #   GPUOPS_DEVICE=gpu bash scripts/test.sh   runs pg_regress under gpuops.device = 'gpu'
 set -euo pipefail
@@ -23,4 +25,10 @@ if [ $rc -ne 0 ]; then
 	echo "pg_regress failed" >&2
 	exit $rc
 fi
+# random queries (SQLsmith) and random calls of the functions: no crash
+echo "== sqlsmith (gpuops.device = '$dev') =="
+GPUOPS_DEVICE=$dev SQLSMITH_TIME=${SQLSMITH_TIME:-300} PG_CONFIG="$PG_CONFIG" \
+	bash scripts/sqlsmith.sh "${SQLSMITH_QUERIES:-2000}" || { echo "sqlsmith.sh failed" >&2; exit 1; }
+# gpuops on Citus workers (builds Citus from ../shared/citus; skips without it)
+bash test/citus/run.sh
 echo "all tests passed"

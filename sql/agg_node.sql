@@ -3,104 +3,8 @@
 -- (and fails loudly if the planner did not use it) and without it, and
 -- counts the rows of EXCEPT ALL both ways.  Every float value is a small
 -- dyadic fraction or a special value, so no summation order changes a sum.
-\set SHOW_CONTEXT never
-LOAD 'gpuops';
--- small tables take the node; native plans without workers, for stable EXPLAINs
-SET gpuops.cpu_setup_cost = 0;
-SET gpuops.gpu_setup_cost = 0;
-SET max_parallel_workers_per_gather = 0;
-
--- the plan of q, without the Device line (auto, cpu or gpu by setting)
-CREATE FUNCTION pg_temp.plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		IF line NOT LIKE '%Device: %' THEN
-			RETURN NEXT line;
-		END IF;
-	END LOOP;
-END
-$$;
-
--- how the node read its table(s) when q ran
-CREATE FUNCTION pg_temp.table_read(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-		IF line LIKE '%Table Read:%' THEN
-			RETURN NEXT btrim(line);
-		END IF;
-	END LOOP;
-END
-$$;
-
--- q with gpuops on (the node must be in the plan) against gpuops off
-CREATE FUNCTION pg_temp.check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	used boolean := false;
-	n bigint;
-	d1 bigint;
-	d2 bigint;
-BEGIN
-	PERFORM set_config('gpuops.enabled', 'on', true);
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		used := used OR line LIKE '%GpuOpsAgg%';
-	END LOOP;
-	IF NOT used THEN
-		RETURN 'NODE NOT USED';
-	END IF;
-	EXECUTE 'CREATE TEMP TABLE chk_on AS ' || q;
-	PERFORM set_config('gpuops.enabled', 'off', true);
-	EXECUTE 'CREATE TEMP TABLE chk_off AS ' || q;
-	PERFORM set_config('gpuops.enabled', 'on', true);
-	SELECT count(*) INTO n FROM chk_on;
-	SELECT count(*) INTO d1 FROM (TABLE chk_on EXCEPT ALL TABLE chk_off) x;
-	SELECT count(*) INTO d2 FROM (TABLE chk_off EXCEPT ALL TABLE chk_on) x;
-	DROP TABLE chk_on;
-	DROP TABLE chk_off;
-	RETURN CASE WHEN d1 = 0 AND d2 = 0 THEN 'same, ' || n || ' rows'
-		ELSE format('DIFFERENT: %s rows, %s only with gpuops, %s only without', n, d1, d2) END;
-END
-$$;
-
--- q's rows in the order they come out, with gpuops on (node required) and off
-CREATE FUNCTION pg_temp.check_order(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	used boolean := false;
-	sorted boolean := false;
-	r_on text;
-	r_off text;
-BEGIN
-	PERFORM set_config('gpuops.enabled', 'on', true);
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		used := used OR line LIKE '%GpuOpsAgg%';
-		sorted := sorted OR line LIKE '%Sort%';
-	END LOOP;
-	IF NOT used THEN
-		RETURN 'NODE NOT USED';
-	END IF;
-	EXECUTE 'SELECT string_agg(s::text, '';'') FROM (' || q || ') s' INTO r_on;
-	PERFORM set_config('gpuops.enabled', 'off', true);
-	EXECUTE 'SELECT string_agg(s::text, '';'') FROM (' || q || ') s' INTO r_off;
-	PERFORM set_config('gpuops.enabled', 'on', true);
-	RETURN CASE WHEN r_on IS NOT DISTINCT FROM r_off THEN 'same order' ELSE 'DIFFERENT ORDER' END ||
-		CASE WHEN sorted THEN ', sorted above the node' ELSE ', no sort' END;
-END
-$$;
-
--- runs a statement and reports its SQLSTATE and message (or 'ok')
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/agg_check.psql
 
 SELECT setseed(0.42);
 CREATE TABLE agg_t (i int4, k int4, k2 int8, ks int2, kb bool, kd date,
@@ -193,9 +97,22 @@ SELECT pg_temp.check('SELECT s, c, k, count(*) AS n, sum(v) AS sv, max(v) AS mv 
 SELECT pg_temp.check('SELECT c, count(*) AS n FROM agg_txt WHERE s LIKE ''key1%'' GROUP BY c');
 SELECT pg_temp.check('SELECT txt, count(*) AS n, max(i) AS mi FROM agg_t GROUP BY txt');
 SELECT length(s), count(*) FROM agg_txt WHERE length(s) > 100 GROUP BY s ORDER BY 1;
--- char(n) compares ignoring trailing blanks, and a nondeterministic
--- collation groups unequal bytes: both keep the native plan
+-- char(n) keys: every value is padded to n characters, so byte equality
+-- is bpchar's; a bpchar without a length compares ignoring trailing
+-- blanks, and a nondeterministic collation groups unequal bytes: both keep
+-- the native plan
 SELECT pg_temp.plan('SELECT b, count(*) FROM agg_txt GROUP BY b');
+CREATE TABLE agg_bp (c3 char(3), c1 character, cb bpchar, k int);
+INSERT INTO agg_bp SELECT CASE WHEN i % 11 = 0 THEN NULL WHEN i % 7 = 0 THEN ''
+                               ELSE chr(97 + i % 5) || CASE WHEN i % 3 = 0 THEN ' ' ELSE 'z' END END,
+                          chr(65 + i % 4), repeat(' ', i % 3), i % 4
+                   FROM generate_series(1, 3000) i;
+ANALYZE agg_bp;
+SELECT pg_temp.check('SELECT c3, count(*) AS n, sum(k) AS s FROM agg_bp GROUP BY c3');
+SELECT pg_temp.check('SELECT c1, c3, k, count(*) AS n FROM agg_bp WHERE k > 0 GROUP BY c1, c3, k');
+SELECT c3, length(c3), octet_length(c3), count(*) FROM agg_bp GROUP BY c3 ORDER BY c3;
+SELECT pg_temp.plan('SELECT cb, count(*) FROM agg_bp GROUP BY cb');
+DROP TABLE agg_bp;
 CREATE COLLATION agg_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 SELECT pg_temp.plan('SELECT s COLLATE agg_ci, count(*) FROM agg_txt GROUP BY 1');
 ALTER TABLE agg_txt ADD COLUMN sci text COLLATE agg_ci;
@@ -271,10 +188,10 @@ SELECT q, pg_temp.check(q) FROM (VALUES
   ('SELECT kts, count(*) AS n FROM agg_t WHERE w < -400 GROUP BY kts'),
   ('SELECT k, count(*) AS n, sum(v) AS s FROM agg_t WHERE w > -400 GROUP BY k')
 ) t(q);
-SET gpuops.chunk_size = 512;
+SET gpuops.debug_chunk_size = 512;
 SELECT pg_temp.check('SELECT kts, count(*) AS n, sum(v) AS s, max(w) AS mw FROM agg_t WHERE w > -400 GROUP BY kts');
 SELECT pg_temp.check('SELECT k2, count(*) AS n, min(k2) AS m FROM agg_t WHERE v IS NOT NULL GROUP BY k2');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- a rescan: the node on the inner side of a nested loop, once per outer row
 SET enable_hashjoin = off;
@@ -286,7 +203,7 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
 
--- every strategy, and batches of a few rows (gpuops.chunk_size) so that
+-- every strategy, and batches of a few rows (gpuops.debug_chunk_size) so that
 -- groups meet across batch seams
 SET gpuops.agg_strategy = dense;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
@@ -297,13 +214,13 @@ SET gpuops.agg_strategy = sort;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT k, kf8, count(*) AS count_all, sum(w8) AS sum_w8 FROM agg_t GROUP BY k, kf8');
 RESET gpuops.agg_strategy;
-SET gpuops.chunk_size = 4096;
+SET gpuops.debug_chunk_size = 4096;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, avg(w8) AS avg_w8, min(kf8) AS min_kf8, max(ktz) AS max_ktz FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT kb, ks, count(*) AS count_all, sum(w) AS sum_w FROM agg_t WHERE v > 0 GROUP BY kb, ks');
 SELECT pg_temp.check('SELECT count(*) AS count_all, sum(v) AS sum_v FROM agg_t WHERE kf8 = ''NaN''');
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, max(kd) AS max_kd FROM agg_t WHERE i <= 3000 GROUP BY k');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- an empty table; a table whose tuples predate added columns; deleted rows
 CREATE TABLE agg_empty (k int, v float8);
@@ -386,11 +303,11 @@ SELECT pg_temp.try('SELECT k, sum(f) FROM agg_big GROUP BY k');
 SELECT pg_temp.try('SELECT avg(v) FROM agg_big');
 RESET gpuops.enabled;
 -- cancel between batches
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SET statement_timeout = '10ms';
 SELECT pg_temp.try('SELECT k2, count(*) FROM agg_t a GROUP BY k2');
 RESET statement_timeout;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 SELECT pg_temp.check('SELECT kb, count(*) AS count_all FROM agg_t GROUP BY kb');
 
 -- ---- privileges and row-level security ----
@@ -417,269 +334,3 @@ DROP EXTENSION gpuops;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
 CREATE EXTENSION gpuops;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
-
--- ---- random queries ----
-
--- random GROUP BY queries over agg_t, each checked as pg_temp.check does: 0
--- to 3 keys, 1 to 4 aggregates (some with FILTER), WHERE clauses for the
--- device and for the CPU, random batch sizes; the seed fixes the queries
-CREATE FUNCTION pg_temp.fuzz(n int, seed float8) RETURNS TABLE(q text, res text) LANGUAGE plpgsql AS $$
-DECLARE
-	keys text[] := ARRAY['k','k2','ks','kb','kd','kts','ktz','kf4','kf8','txt','w2'];
-	vals text[] := ARRAY['v','v4','w','w2','w8','k','k2','ks','kf4','kf8'];
-	mm text[] := ARRAY['kd','kts','ktz'];
-	fns text[] := ARRAY['count','sum','avg','min','max'];
-	conds text[] := ARRAY['w > 0','v < 10','k IN (1,2,3,NULL)','k NOT IN (5,6)','kf8 = ''NaN''','kf8 > 1','kb','NOT kb','kb IS NULL','v IS NOT NULL','k2 < 1000','ks BETWEEN -5 AND 20','kd >= ''2020-06-01''','w8 > 4611686018427387904','kf4 <= 2.5','txt LIKE ''a%''','i % 3 = 0','w2 <> 7','k IS NULL OR w < -100'];
-	i int; j int; nk int; na int; sel text; grp text; q1 text; wh text;
-	a text; f text; filt text;
-BEGIN
-	PERFORM setseed(seed);
-	FOR i IN 1..n LOOP
-		nk := floor(random() * 4)::int;
-		sel := ''; grp := '';
-		FOR j IN 1..nk LOOP
-			a := keys[1 + floor(random() * array_length(keys, 1))::int];
-			sel := sel || a || ' AS g' || j || ', ';
-			grp := grp || CASE WHEN grp = '' THEN '' ELSE ', ' END || a;
-		END LOOP;
-		na := 1 + floor(random() * 4)::int;
-		FOR j IN 1..na LOOP
-			f := fns[1 + floor(random() * 5)::int];
-			IF f IN ('min','max') AND random() < 0.3 THEN
-				a := mm[1 + floor(random() * 3)::int];
-			ELSE
-				a := vals[1 + floor(random() * array_length(vals, 1))::int];
-			END IF;
-			IF f = 'count' AND random() < 0.4 THEN a := '*'; END IF;
-			filt := CASE WHEN random() < 0.2 THEN ' FILTER (WHERE ' || conds[1 + floor(random() * 15)::int] || ')' ELSE '' END;
-			sel := sel || f || '(' || a || ')' || filt || ' AS a' || j || ', ';
-		END LOOP;
-		sel := left(sel, length(sel) - 2);
-		wh := '';
-		IF random() < 0.6 THEN
-			wh := ' WHERE ' || conds[1 + floor(random() * array_length(conds, 1))::int];
-			IF random() < 0.4 THEN
-				wh := wh || CASE WHEN random() < 0.5 THEN ' AND ' ELSE ' OR ' END || conds[1 + floor(random() * array_length(conds, 1))::int];
-			END IF;
-		END IF;
-		q1 := 'SELECT ' || sel || ' FROM agg_t' || wh || CASE WHEN grp <> '' THEN ' GROUP BY ' || grp ELSE '' END;
-		IF random() < 0.3 THEN
-			PERFORM set_config('gpuops.chunk_size', (64 * (1 + floor(random() * 1000)))::text, true);
-		ELSE
-			PERFORM set_config('gpuops.chunk_size', '64MB', true);
-		END IF;
-		BEGIN
-			q := q1;
-			res := pg_temp.check(q1);
-			IF res LIKE 'same,%' THEN
-				res := 'same';
-			END IF;
-			RETURN NEXT;
-		EXCEPTION WHEN OTHERS THEN
-			q := q1; res := 'ERR ' || SQLSTATE || ' ' || SQLERRM; RETURN NEXT;
-		END;
-	END LOOP;
-END
-$$;
-
-CREATE TEMP TABLE fz AS SELECT * FROM pg_temp.fuzz(150, 0.25);
--- every query used the node and gave PostgreSQL's answer
-SELECT res, count(*) FROM fz GROUP BY res ORDER BY res;
--- the ones that did not, if any
-SELECT q, res FROM fz WHERE res <> 'same';
-
--- the same after VACUUM: every page all-visible, read from copied line
--- pointers without a visibility check per tuple
-VACUUM agg_t;
-CREATE TEMP TABLE fz2 AS SELECT * FROM pg_temp.fuzz(60, 0.77);
-SELECT res, count(*) FROM fz2 GROUP BY res ORDER BY res;
-SELECT q, res FROM fz2 WHERE res <> 'same';
-
--- a helper thread aggregates each batch while the next is read (what the
--- GPU face does under gpuops.overlap = auto; on: either face)
-SET gpuops.overlap = on;
-CREATE TEMP TABLE fz3 AS SELECT * FROM pg_temp.fuzz(60, 0.31);
-SELECT res, count(*) FROM fz3 GROUP BY res ORDER BY res;
-SELECT q, res FROM fz3 WHERE res <> 'same';
-SET gpuops.chunk_size = 512;
-SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w8) AS hi FROM agg_t GROUP BY k');
-SELECT pg_temp.check('SELECT k2, count(*) AS n, avg(w) AS a FROM agg_t WHERE w >= 0 GROUP BY k2');
-SELECT pg_temp.check('SELECT ks, kb, count(*) AS n, sum(w2) FILTER (WHERE kb) AS s FROM agg_t GROUP BY ks, kb');
--- partitions (each table's last batch merged before the next is read), a
--- text key and SERIALIZABLE (read through slots)
-SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, avg(w) AS a, min(d) AS lo, max(d) AS hi FROM agg_p GROUP BY k');
-SELECT pg_temp.check('SELECT d, k, count(*) AS n FROM agg_p WHERE k IN (2, 7) GROUP BY d, k');
-SELECT pg_temp.check('SELECT s, c, k, count(*) AS n, sum(v) AS sv FROM agg_txt WHERE k > 1 GROUP BY s, c, k');
-BEGIN ISOLATION LEVEL SERIALIZABLE;
-SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_old GROUP BY k');
-COMMIT;
--- rescans (the reader keeps its two sets of arrays)
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SELECT pg_temp.check('SELECT g, s.n, s.sv FROM generate_series(1, 3) g LEFT JOIN (SELECT k, count(*) n, sum(v) sv FROM agg_t GROUP BY k) s ON s.k = g');
-RESET enable_hashjoin;
-RESET enable_mergejoin;
-RESET enable_material;
--- an error while a batch is in flight: raised by the read of a later batch
--- (a clause PostgreSQL evaluates), by the merge (a float sum overflowing),
--- or a cancel; each leaves the session usable
-SELECT pg_temp.try('SELECT k, count(*) FROM agg_t WHERE 1 / (i - 9000) > -1 GROUP BY k');
-CREATE TABLE agg_huge AS SELECT i % 10 AS k, 1e306::float8 AS v FROM generate_series(1, 20000) i;
-ANALYZE agg_huge;
-SELECT pg_temp.plan('SELECT k, sum(v) FROM agg_huge GROUP BY k');
-SELECT pg_temp.try('SELECT k, sum(v) FROM agg_huge GROUP BY k');
-DROP TABLE agg_huge;
-SET gpuops.chunk_size = 64;
-SET statement_timeout = '10ms';
-SELECT pg_temp.try('SELECT k2, count(*) FROM agg_t a GROUP BY k2');
-RESET statement_timeout;
-SELECT pg_temp.check('SELECT k, count(*) AS n FROM agg_t GROUP BY k');
--- off: the backend aggregates each batch between reads
-SET gpuops.overlap = off;
-SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v4) AS lo, max(w8) AS hi FROM agg_t GROUP BY k');
-RESET gpuops.chunk_size;
-RESET gpuops.overlap;
-
--- a table of several page batches (at most 2048 pages, fewer with small
--- shared_buffers): the backend pins the next one while the threads decode,
--- also on pages that are not all-visible (deleted and updated rows)
-CREATE TABLE agg_pages AS SELECT i, (i::int8 * 7919 % 500)::int4 AS k,
-	CASE WHEN i % 97 = 0 THEN NULL ELSE (i % 1000)::float8 / 8 END AS v
-	FROM generate_series(1, 600000) i;
-VACUUM (FREEZE, ANALYZE) agg_pages;
-DELETE FROM agg_pages WHERE i % 10 = 3 AND i > 400000;
-UPDATE agg_pages SET v = -v WHERE i % 1000 = 7;
-SELECT pg_temp.check('SELECT k, count(*) AS n, count(v) AS nv, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM agg_pages GROUP BY k');
-SET gpuops.pin_ahead = off;
-SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_pages GROUP BY k');
-RESET gpuops.pin_ahead;
-SET gpuops.overlap = on;
-SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, max(v) AS hi FROM agg_pages WHERE i > 1000 GROUP BY k');
-RESET gpuops.overlap;
-SELECT pg_temp.check('SELECT count(*) AS n, sum(v) AS s, avg(k) AS a FROM agg_pages');
-
--- worker processes read beside the backend (gpuops.parallel_workers): the
--- plan says how many, and every answer is PostgreSQL's
-SET gpuops.parallel_workers = 2;
-SET max_parallel_workers_per_gather = 2;
-SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
-SELECT pg_temp.check('SELECT k, count(*) AS n, count(v) AS nv, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM agg_pages GROUP BY k');
-SELECT pg_temp.check('SELECT k, count(*) AS n, avg(v) AS a FROM agg_pages WHERE v > 10 OR v IS NULL GROUP BY k');
-SELECT pg_temp.check('SELECT v, k, count(*) AS n FROM agg_pages WHERE k < 20 GROUP BY v, k');
-SELECT pg_temp.check('SELECT k, count(*) FILTER (WHERE v < 50) AS n, sum(i) AS s FROM agg_pages WHERE i > 123 GROUP BY k');
-SELECT pg_temp.check('SELECT count(*) AS n, sum(v) AS s, min(i) AS lo, max(i) AS hi FROM agg_pages');
-SELECT pg_temp.check('SELECT count(*) AS n, sum(v) AS s FROM agg_pages WHERE i < 0');
--- a rescan reads in the backend alone
-SET enable_hashjoin = off;
-SET enable_mergejoin = off;
-SET enable_material = off;
-SELECT pg_temp.check('SELECT g, s.n, s.sv FROM generate_series(1, 3) g LEFT JOIN (SELECT k, count(*) n, sum(v) sv FROM agg_pages GROUP BY k) s ON s.k = g');
-RESET enable_hashjoin;
-RESET enable_mergejoin;
-RESET enable_material;
--- a cancel while the workers read leaves the session usable
-SET gpuops.chunk_size = 64;
-SET statement_timeout = '5ms';
-SELECT pg_temp.try('SELECT k, count(*) FROM agg_pages GROUP BY k');
-RESET statement_timeout;
-RESET gpuops.chunk_size;
--- no workers where the query may not run in parallel, or with a CPU clause
-SET max_parallel_workers_per_gather = 0;
-SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
-SET max_parallel_workers_per_gather = 2;
-SET gpuops.cpu_setup_cost = 0;
-SET gpuops.cpu_row_cost = 0;
-SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages WHERE i::text < ''5'' GROUP BY k');
-RESET gpuops.cpu_setup_cost;
-RESET gpuops.cpu_row_cost;
--- -1, the default: as many as PostgreSQL would give a parallel scan of the
--- table (here its parallel_workers option), at most one a thread of
--- gpuops.threads, none with fewer than 3 threads
-RESET gpuops.parallel_workers;
-SHOW gpuops.parallel_workers;
-ALTER TABLE agg_pages SET (parallel_workers = 3);
-SET max_parallel_workers_per_gather = 8;
-SET gpuops.threads = 2;
-SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
-SET gpuops.threads = 3;
-SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
-SET gpuops.threads = 16;
-SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
-SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM agg_pages GROUP BY k');
-SET max_parallel_workers_per_gather = 1;
-SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
--- none where each process would see most of the groups (the backend merges
--- every process's groups): fewer than rows / (64 x groups) processes
-SET max_parallel_workers_per_gather = 8;
-SELECT pg_temp.plan('SELECT i, count(*) FROM agg_pages GROUP BY i');
-SELECT pg_temp.plan('SELECT k, v, count(*) FROM agg_pages GROUP BY k, v');
-RESET gpuops.threads;
-SET max_parallel_workers_per_gather = 0;
-DROP TABLE agg_pages;
-
--- running groups (gpuops.running_groups): batches whose keys suit dense go
--- into the engine's running aggregation, which keeps its groups from batch
--- to batch; a batch whose keys leave its range, or are packed another way,
--- is merged on its own and the next batch starts anew.  Small batches here.
-CREATE FUNCTION pg_temp.running(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	seen boolean := false;
-	used boolean := false;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-		seen := seen OR line LIKE '%Running Groups:%';
-		used := used OR line LIKE '%GpuOpsAgg%';
-	END LOOP;
-	RETURN NEXT CASE WHEN NOT used THEN 'NODE NOT USED'
-		WHEN seen THEN 'running groups' ELSE 'merged batches' END;
-END
-$$;
-CREATE TABLE agg_runs AS SELECT i, i / 1000 AS g, (i % 7)::int2 AS h,
-	CASE WHEN i % 13 = 0 THEN NULL ELSE i % 11 END AS k,
-	CASE WHEN i % 17 = 0 THEN NULL ELSE (i % 100)::float8 / 4 END AS v
-	FROM generate_series(1, 60000) i;
-ANALYZE agg_runs;
-SET gpuops.chunk_size = 8192;
-SET gpuops.cpu_setup_cost = 0;
-SELECT pg_temp.running('SELECT h, count(*), sum(v) FROM agg_runs GROUP BY h');
-SELECT pg_temp.check('SELECT h, count(*) AS n, sum(v) AS s, min(v) AS lo, max(i) AS hi, avg(i) AS a FROM agg_runs GROUP BY h');
-SELECT pg_temp.check('SELECT k, count(*) AS n, count(v) AS nv, sum(v) AS s FROM agg_runs GROUP BY k');
--- keys that climb batch after batch: each batch leaves the runs' range
-SELECT pg_temp.check('SELECT g, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v) AS hi FROM agg_runs GROUP BY g');
-SELECT pg_temp.check('SELECT g, count(*) AS n, sum(i) AS s FROM agg_runs WHERE i > 30000 OR i < 5 GROUP BY g');
--- several keys: packed alike in every batch (h, k), or not (g, h)
-SELECT pg_temp.check('SELECT h, k, count(*) AS n, sum(i) AS s FROM agg_runs GROUP BY h, k');
-SELECT pg_temp.check('SELECT g, h, count(*) AS n, sum(v) AS s FROM agg_runs GROUP BY g, h');
-SELECT pg_temp.check('SELECT k, h, count(*) FILTER (WHERE v > 10) AS n, max(v) AS hi FROM agg_runs WHERE h <> 3 GROUP BY k, h');
--- an error while the runs hold groups leaves the session usable
-SELECT pg_temp.try('SELECT h, count(*) FROM agg_runs WHERE 1 / (i - 50000) > -1 GROUP BY h');
-SELECT pg_temp.check('SELECT h, count(*) AS n, sum(v) AS s FROM agg_runs GROUP BY h');
--- off: every batch's groups are merged
-SET gpuops.running_groups = off;
-SELECT pg_temp.running('SELECT h, count(*), sum(v) FROM agg_runs GROUP BY h');
-SELECT pg_temp.check('SELECT h, k, count(*) AS n, sum(v) AS s FROM agg_runs GROUP BY h, k');
-RESET gpuops.running_groups;
--- the hash and sort strategies merge every batch
-SET gpuops.agg_strategy = hash;
-SELECT pg_temp.running('SELECT h, count(*), sum(v) FROM agg_runs GROUP BY h');
-RESET gpuops.agg_strategy;
-RESET gpuops.chunk_size;
-RESET gpuops.cpu_setup_cost;
-DROP TABLE agg_runs;
-
--- groups whose estimated size passes gpuops.max_group_memory stay native
-SET gpuops.max_group_memory = '64kB';
-SELECT pg_temp.plan('SELECT k2, count(*) FROM agg_t GROUP BY k2');
-SELECT pg_temp.plan('SELECT k, count(*) FROM agg_t GROUP BY k');
-RESET gpuops.max_group_memory;
-
--- default costs of the CPU faces (the GPU's setup costs more): a small
--- table keeps the native plan, a larger one does not
-SET gpuops.device = cpu;
-RESET gpuops.cpu_setup_cost;
-RESET gpuops.gpu_setup_cost;
-SELECT pg_temp.plan('SELECT k, count(*), sum(v) FROM agg_old GROUP BY k');
-SELECT pg_temp.plan('SELECT k, count(*), sum(v) FROM agg_t GROUP BY k');
-RESET gpuops.device;

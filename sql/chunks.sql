@@ -1,11 +1,11 @@
--- gpuops.chunk_size cuts arrays into chunks of at most that many bytes:
+-- gpuops.debug_chunk_size (gpuops.chunk_size below its minimum) cuts arrays into chunks of at most that many bytes:
 -- results must not depend on where the chunk seams fall (runs continue
 -- across seams, scans carry across them, NULL bitmaps are cut at rows that
 -- are not multiples of 8)
 
 -- small arrays printed under 16-byte chunks (4 int4 or float4, 2 int8 or
 -- float8, 16 bool per chunk)
-SET gpuops.chunk_size = 16;
+SET gpuops.debug_chunk_size = 16;
 SELECT * FROM gpuops.rle(ARRAY[2, 2, 2, 5, 5, 9, 9, 9, 9]);
 SELECT * FROM gpuops.rle(ARRAY[2, 2, 5, 2]);
 SELECT * FROM gpuops.rle(ARRAY[1, 1, 1, 1, 1, NULL, NULL, NULL, NULL, NULL, 1, 1]::int8[]);
@@ -21,7 +21,7 @@ SELECT gpuops.compact(ARRAY[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 1
 SELECT gpuops.prefix_sum(ARRAY[1, 1, 1, 1, 1, 9223372036854775800, 1, 1]::int8[]);
 SELECT gpuops.prefix_sum(ARRAY[1, 1, 1, 1, 1, 9223372036854775801, 1, 1]::int8[]);
 SELECT gpuops.prefix_sum(ARRAY[1, 1, 1, 1, 1, 9223372036854775801, 1, 1]::int8[], false);
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- arrays of a few thousand elements, with NULLs, of every device type and text
 CREATE TEMP TABLE c_gen AS
@@ -107,24 +107,24 @@ CREATE TEMP VIEW c_mismatches AS
 
 -- the same under chunk sizes that put seams at every few rows, at rows that
 -- are and are not multiples of 8, and for each physical width
-SET gpuops.chunk_size = 16;
+SET gpuops.debug_chunk_size = 16;
 TABLE c_mismatches;
-SET gpuops.chunk_size = 24;
+SET gpuops.debug_chunk_size = 24;
 TABLE c_mismatches;
-SET gpuops.chunk_size = 40;
+SET gpuops.debug_chunk_size = 40;
 TABLE c_mismatches;
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 TABLE c_mismatches;
-SET gpuops.chunk_size = 100;
+SET gpuops.debug_chunk_size = 100;
 TABLE c_mismatches;
-SET gpuops.chunk_size = 1000;
+SET gpuops.debug_chunk_size = 1000;
 TABLE c_mismatches;
-SET gpuops.chunk_size = 4096;
+SET gpuops.debug_chunk_size = 4096;
 TABLE c_mismatches;
 -- one thread, many chunks
 SET gpuops.threads = 1;
-SET gpuops.chunk_size = 24;
+SET gpuops.debug_chunk_size = 24;
 TABLE c_mismatches;
 RESET gpuops.threads;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 TABLE c_mismatches;

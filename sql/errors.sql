@@ -1,15 +1,8 @@
 -- errors raised by gpuops functions, each with its SQLSTATE
 \set SHOW_CONTEXT never
 
--- runs a statement and reports its SQLSTATE and message (or 'ok')
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/try.psql
 
 -- int8 overflow: 22003, PostgreSQL's own message
 SELECT gpuops.prefix_sum(ARRAY[9223372036854775807, 1]::int8[]);

@@ -90,6 +90,16 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpuops.last_run() IS
 'the operation, the face (gpu, cpu or none) and any fallback detail of this backend''s last engine call';
 
+-- The core budget that every session's engine threads share (gpuops.max_threads):
+-- shared state, so VOLATILE and PARALLEL RESTRICTED.
+CREATE FUNCTION gpuops.budget(OUT shared bool, OUT max_threads int,
+                              OUT threads_in_use int, OUT threads_held int)
+AS 'MODULE_PATHNAME', 'gpuops_budget_sql'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuops.budget() IS
+'the core budget: whether it is shared (gpuops preloaded), its cap, the engine threads all sessions use now (NULL without a shared budget) and this backend''s share';
+
 -- Histogram with even bins: width_bucket(v::float8, lo, hi, bins) counts of
 -- an int2, int4, int8, float4 or float8 array; lo and hi both NULL: the
 -- domain is the minimum and maximum finite element.  The counts are the same

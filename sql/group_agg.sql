@@ -3,15 +3,8 @@
 -- fraction or a special value, so no summation order changes a result
 \set SHOW_CONTEXT never
 
--- runs a statement and reports its SQLSTATE and message (or 'ok')
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/try.psql
 
 -- ---- small examples ----
 
@@ -311,7 +304,7 @@ SELECT 'hash' AS strategy, * FROM pg_temp.check_all();
 SET gpuops.agg_strategy = 'sort';
 SELECT 'sort' AS strategy, * FROM pg_temp.check_all();
 RESET gpuops.agg_strategy;
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SELECT 'auto, 64 B chunks' AS strategy, * FROM pg_temp.check_all();
 SET gpuops.agg_strategy = 'dense';
 SELECT 'dense, 64 B chunks' AS strategy, * FROM pg_temp.check_all();
@@ -320,7 +313,7 @@ SELECT 'hash, 64 B chunks' AS strategy, * FROM pg_temp.check_all();
 SET gpuops.agg_strategy = 'sort';
 SELECT 'sort, 64 B chunks' AS strategy, * FROM pg_temp.check_all();
 RESET gpuops.agg_strategy;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- every strategy gives the same rows, to the bit (float8 results as text)
 CREATE TEMP TABLE ga_by_strategy(strategy text, name text, r text);

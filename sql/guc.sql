@@ -73,6 +73,12 @@ SET gpuops.threads = 0;
 RESET gpuops.gpu_min_rows;
 RESET gpuops.threads;
 
+-- gpuops.max_threads belongs to the server (postgresql.conf and a reload):
+-- 0 (the default) and -1 mean one thread per core
+SHOW gpuops.max_threads;
+SET gpuops.max_threads = 4;
+SELECT max_threads >= 1 AS cap_positive FROM gpuops.budget();
+
 -- gpuops.overlap (agg_node tests what it does)
 SET gpuops.overlap = on;
 SET gpuops.overlap = 'OFF';
@@ -80,17 +86,52 @@ SHOW gpuops.overlap;
 SET gpuops.overlap = 'sometimes';
 RESET gpuops.overlap;
 
--- gpuops.chunk_size takes byte units
-SET gpuops.chunk_size = 16;
+-- gpuops.chunk_size takes byte units, from 1MB (smaller chunks made the
+-- node's cost grow with the number of batches) to 1GB
+SET gpuops.chunk_size = '1MB';
 SHOW gpuops.chunk_size;
-SET gpuops.chunk_size = '1kB';
+SET gpuops.chunk_size = 1048577;
 SHOW gpuops.chunk_size;
 SET gpuops.chunk_size = '1GB';
 SHOW gpuops.chunk_size;
-SET gpuops.chunk_size = 15;
+SET gpuops.chunk_size = '1023kB';
+SET gpuops.chunk_size = 256;
 SET gpuops.chunk_size = '2GB';
 RESET gpuops.chunk_size;
 SHOW gpuops.chunk_size;
+-- gpuops.debug_chunk_size, for tests of the chunk seams: 0 (off), or 16
+-- bytes and up, which override gpuops.chunk_size while set
+SHOW gpuops.debug_chunk_size;
+SET gpuops.debug_chunk_size = 16;
+SHOW gpuops.debug_chunk_size;
+SHOW gpuops.chunk_size;
+SET gpuops.debug_chunk_size = 15;
+SET gpuops.debug_chunk_size = -1;
+SET gpuops.debug_chunk_size = '1kB';
+SHOW gpuops.debug_chunk_size;
+-- the override is in force: GpuOpsAgg reads 10,000 rows in batches of at
+-- most 1kB of a column, so in more than one chunk, and in one without it
+CREATE TABLE guc_t AS SELECT i % 3 AS k, i::int8 AS v FROM generate_series(1, 10000) i;
+ANALYZE guc_t;
+CREATE FUNCTION pg_temp.node_chunks() RETURNS int8 LANGUAGE plpgsql AS $$
+DECLARE
+	j jsonb;
+BEGIN
+	SET LOCAL gpuops.cpu_setup_cost = 0;
+	SET LOCAL gpuops.cpu_row_cost = 0;
+	SET LOCAL gpuops.gpu_setup_cost = 0;
+	SET LOCAL gpuops.gpu_row_cost = 0;
+	SET LOCAL max_parallel_workers_per_gather = 0;
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON)
+	         SELECT k, sum(v) FROM guc_t GROUP BY k' INTO j;
+	RETURN jsonb_path_query_first(j, 'strict $.**."Chunks"')::int8;
+END
+$$;
+SELECT pg_temp.node_chunks() > 1 AS many_chunks;
+RESET gpuops.debug_chunk_size;
+SHOW gpuops.debug_chunk_size;
+SELECT pg_temp.node_chunks() AS chunks;
+DROP TABLE guc_t;
 
 -- the prefix is reserved
 SET gpuops.no_such_setting = 1;

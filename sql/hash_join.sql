@@ -3,15 +3,8 @@
 -- build_pos; NULL keys never match
 \set SHOW_CONTEXT never
 
--- runs a statement and reports its SQLSTATE and message (or 'ok')
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/try.psql
 
 -- the join in plain SQL, in the same order
 CREATE FUNCTION pg_temp.ref_join(b anyarray, p anyarray)
@@ -192,10 +185,10 @@ SELECT b.shape, pg_temp.diff_join(b.i4, b.i4) AS self, pg_temp.diff_join(p.f8, b
 
 -- the same across chunk seams: 64-byte chunks (16 int4, 8 int8 keys a
 -- chunk; the outputs are cut the same way)
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SELECT b.shape,
        pg_temp.diff_join(b.i4, p.i4) AS i4, pg_temp.diff_join(b.i8, p.i8) AS i8,
        pg_temp.diff_join(b.f8, p.f8) AS f8, pg_temp.diff_join(b.tx, p.tx) AS tx,
        CASE WHEN b.shape <> 'sparse' THEN pg_temp.diff_join(b.bo[1:300], p.bo[1:1000]) END AS bo
   FROM j b JOIN j p ON p.shape = b.shape AND b.side = 'b' AND p.side = 'p' ORDER BY b.shape;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;

@@ -3,15 +3,8 @@
 -- value, the maximum counted in the last bin)
 \set SHOW_CONTEXT never
 
--- runs a statement and reports its SQLSTATE and message (or 'ok')
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/try.psql
 
 -- 10 values, 4 bins over [0, 10): bins of width 2.5; 10 lies at hi, so in
 -- bucket 5 (bins + 1), as width_bucket puts it
@@ -248,7 +241,7 @@ SELECT name, count(*) AS buckets, count(*) FILTER (WHERE count > 0) AS nonempty,
 
 -- the same across chunk seams: 64-byte chunks (8 float8 or int8, 16 int4,
 -- int2 or float4 values a chunk)
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SELECT name, bins, lo, hi,
        pg_temp.diff_hist(f8, bins, lo, hi) AS f8, pg_temp.diff_hist(f4, bins, lo, hi) AS f4,
        pg_temp.diff_hist(i2, bins, lo, hi) AS i2, pg_temp.diff_hist(i4, bins, lo, hi) AS i4,
@@ -257,4 +250,4 @@ SELECT name, bins, lo, hi,
 SELECT name, bins, lo, hi,
        pg_temp.diff_wb(f8, bins, lo, hi) AS f8, pg_temp.diff_wb(i4, bins, lo, hi) AS i4
   FROM h, h_spec WHERE lo IS NOT NULL AND bins IN (7, 3) ORDER BY name, lo, hi, bins;
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;

@@ -10,6 +10,11 @@ SELECT value IN ('true', 'false') AS usable_known FROM gpuops.info() WHERE key =
 SELECT value::int >= 1 AS threads_positive FROM gpuops.info() WHERE key = 'openmp_threads';
 SELECT value = current_setting('gpuops.device') AS device_matches
   FROM gpuops.info() WHERE key = 'device_setting';
+-- idle OpenMP threads spin briefly (gpuops' default) or as the server's
+-- environment says
+SELECT value ~ '^(GOMP_SPINCOUNT=1000 \(gpuops default\)|.* \(server environment\))$'
+       AS wait_known
+  FROM gpuops.info() WHERE key = 'openmp_wait';
 
 -- a usable GPU has a name, a memory size and no error; otherwise there is an
 -- error and no name

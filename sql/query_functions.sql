@@ -1,18 +1,11 @@
 -- query versions of histogram, rle, unique and group_agg: each equals the
 -- array version over array_agg of the same query, at sizes of many chunks
--- (small gpuops.chunk_size, so that runs and groups cross chunk seams) and
+-- (small chunks, gpuops.debug_chunk_size, so that runs and groups cross chunk seams) and
 -- of one chunk; row-level security, privileges, and every error
 \set SHOW_CONTEXT never
 
--- runs a statement and reports its SQLSTATE and message (or 'ok')
-CREATE FUNCTION pg_temp.try(q text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE q;
-	RETURN 'ok';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || SQLERRM;
-END
-$$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/try.psql
 
 -- compares two set-returning calls row by row, in order (WITH ORDINALITY)
 CREATE FUNCTION pg_temp.same(fa text, fb text) RETURNS text LANGUAGE plpgsql AS $$
@@ -118,15 +111,15 @@ BEGIN
 END
 $$;
 
-SET gpuops.chunk_size = 16;
+SET gpuops.debug_chunk_size = 16;
 SELECT * FROM pg_temp.compare_all();
-SET gpuops.chunk_size = 256;
+SET gpuops.debug_chunk_size = 256;
 SELECT * FROM pg_temp.compare_all();
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 SELECT * FROM pg_temp.compare_all();
 
 -- small cases, checked by hand; 16-byte chunks hold 4 int4 rows or 2 text rows
-SET gpuops.chunk_size = 16;
+SET gpuops.debug_chunk_size = 16;
 SELECT * FROM gpuops.rle($$VALUES (1), (1), (1), (1), (1), (2), (2), (NULL), (NULL), (NULL), (2)$$, NULL::int4);
 SELECT * FROM gpuops.rle($$SELECT x FROM unnest(ARRAY['a', 'a', 'a', NULL, NULL, 'b', 'b', 'b', 'a']) WITH ORDINALITY u(x, n) ORDER BY n DESC$$, NULL::text);
 SELECT gpuops.unique($$VALUES ('NaN'::float8), ('-NaN'), ('NaN'), ('NaN'), ('-0'), (0), (0), (0), (1)$$, NULL::float8);
@@ -156,7 +149,7 @@ SELECT count(*) FROM gpuops.histogram($$SELECT 1$$, NULL);
 SELECT count(*) FROM gpuops.rle(NULL::text, NULL::int);
 SELECT count(*) FROM gpuops.unique(NULL::text, NULL::int);
 SELECT count(*) FROM gpuops.group_agg(NULL::text, NULL::int);
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- gaps and islands: runs of the same status in time order
 CREATE TABLE qf_events(ts timestamptz, status text);
@@ -259,7 +252,7 @@ SELECT * FROM gpuops.histogram($$VALUES (1), (2)$$, 2);
 -- the automatic domain's temporary file, written by a helper thread while the
 -- query runs: an error in the query, a cancel and temp_file_limit each leave
 -- no file and a usable session
-SET gpuops.chunk_size = '8kB';
+SET gpuops.debug_chunk_size = '8kB';
 SELECT pg_temp.try($$SELECT * FROM gpuops.histogram('SELECT 1.0::float8 / (i - 30000) FROM generate_series(1, 40000) i', 3)$$);
 SET statement_timeout = '300ms';
 SELECT * FROM gpuops.histogram($$SELECT i + length(CASE WHEN i % 1000 = 0 THEN pg_sleep(0.01)::text ELSE '' END) FROM generate_series(1, 1000000) i$$, 3);
@@ -269,7 +262,7 @@ SELECT pg_temp.try($$SELECT * FROM gpuops.histogram('SELECT i::float8 FROM gener
 RESET temp_file_limit;
 SELECT count(*) AS temp_files_left FROM pg_ls_tmpdir();
 SELECT * FROM gpuops.histogram($$SELECT i::float8 FROM generate_series(1, 100000) i$$, 4);
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- the functions are volatile and parallel unsafe
 SELECT p.oid::regprocedure AS function, provolatile, proparallel

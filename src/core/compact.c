@@ -2,11 +2,12 @@
  * compact.c
  *	  Stable compaction (keep/drop mask -> index map and count): the CPU face.
  *
- * Two passes over nb blocks of consecutive rows: count the kept rows of each
- * block, take the exclusive prefix of the counts (each block's first output
- * row), check the capacity, then each block writes its kept row numbers from
- * there.  The mask and the index map may be partitioned independently; the
- * index map's validity bitmaps, if any, are left alone (as on the GPU face).
+ * Two passes over nb blocks of consecutive rows (up to GPO_PIECES_PER_THREAD
+ * a thread, taken as they come): count the kept rows of each block, take the
+ * exclusive prefix of the counts (each block's first output row), check the
+ * capacity, then each block writes its kept row numbers from there.  The
+ * mask and the index map may be partitioned independently; the index map's
+ * validity bitmaps, if any, are left alone (as on the GPU face).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ compact_layout(const gpo_ctx *ctx, const gpo_vector *mask,
 			   const gpo_vector *index_map, char *base, compact_args *a)
 {
 	gpo_arena	arena = {base, 0};
-	int			nb = gpo_blocks(ctx, gpo_vector_rows(mask));
+	int			nb = gpo_pieces(ctx, gpo_vector_rows(mask));
 
 	a->nb = nb;
 	a->mask_starts = gpo_arena_take(&arena,
@@ -244,7 +245,7 @@ gpo_compact_cpu(gpo_ctx *ctx, const gpo_vector *mask, uint32_t flags,
 		gpo_chunk_starts(index_map, a.map_starts);
 
 	gpo_omp_prepare(gpo_threads(ctx));
-#pragma omp parallel for schedule(static, 1) num_threads(a.nb)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(gpo_team(ctx, a.nb))
 	for (int b = 0; b < a.nb; b++)
 		compact_count(&a, b);
 	for (int b = 0; b < a.nb; b++)
@@ -263,7 +264,7 @@ gpo_compact_cpu(gpo_ctx *ctx, const gpo_vector *mask, uint32_t flags,
 	}
 	if (index_map != NULL && total > 0)
 	{
-#pragma omp parallel for schedule(static, 1) num_threads(a.nb)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(gpo_team(ctx, a.nb))
 		for (int b = 0; b < a.nb; b++)
 			compact_write(&a, b);
 	}

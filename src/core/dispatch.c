@@ -25,16 +25,25 @@ gpo_ctx_init(gpo_ctx *ctx)
 	ctx->detail[0] = '\0';
 }
 
-/* Threads the CPU face uses under ctx (resolves 0 to the core count). */
+/* Largest team of any CPU face (see gpo.h); 0: no limit. */
+int			gpo_thread_limit = 0;
+
+/* Cores the process may run on (OpenMP's count). */
+int
+gpo_cores(void)
+{
+	int			n = omp_get_num_procs();
+
+	return n > 0 ? n : 1;
+}
+
+/* Threads the CPU face uses under ctx (0 is the core count), within gpo_thread_limit. */
 int
 gpo_threads(const gpo_ctx *ctx)
 {
-	int			n;
+	int			n = ctx != NULL && ctx->threads > 0 ? ctx->threads : gpo_cores();
 
-	if (ctx != NULL && ctx->threads > 0)
-		return ctx->threads;
-	n = omp_get_num_procs();
-	return n > 0 ? n : 1;
+	return gpo_thread_limit > 0 && gpo_thread_limit < n ? gpo_thread_limit : n;
 }
 
 /* True when this build has CUDA and a device answers (cached after the first call). */

@@ -188,7 +188,7 @@ filter_layout(const gpo_ctx *ctx, int ncols, const gpo_vector *columns,
 			  const gpo_vector *mask, int depth, char *base, filter_args *a)
 {
 	gpo_arena	arena = {base, 0};
-	int			nb = gpo_blocks(ctx, gpo_filter_rows(ncols, columns, mask));
+	int			nb = gpo_pieces(ctx, gpo_filter_rows(ncols, columns, mask));
 
 	a->nb = nb;
 	a->depth = depth;
@@ -562,7 +562,8 @@ gpo_filter_cpu(gpo_ctx *ctx, int ncols, const gpo_vector *columns,
 	gpo_chunk_starts(mask, a.mask_starts);
 
 	gpo_omp_prepare(gpo_threads(ctx));
-#pragma omp parallel for schedule(static, 1) num_threads(a.nb)
+	/* pieces taken as they come, so that a preempted thread holds up one */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(gpo_team(ctx, a.nb))
 	for (int b = 0; b < a.nb; b++)
 		filter_block(&a, b);
 	for (int b = 0; b < a.nb; b++)

@@ -3,11 +3,12 @@
  *	  Gather by index map (out[i] = in[index[i]]): the argument check, the
  *	  dispatcher and the CPU face.
  *
- * The CPU face splits the index rows into nb blocks; each block walks its
- * index rows and the matching out rows with cursors (index and out may be
- * partitioned differently) and finds each source row's chunk of in by a
- * binary search over in's chunk starts (no search when in has one chunk).
- * Values are copied as raw bits of the type's width.
+ * The CPU face splits the index rows into nb blocks (taken by the threads as
+ * they come); each block walks its index rows and the matching out rows with
+ * cursors (index and out may be partitioned differently) and finds each
+ * source row's chunk of in by a binary search over in's chunk starts (no
+ * search when in has one chunk).  Values are copied as raw bits of the type's
+ * width.
  */
 #include <stdlib.h>
 
@@ -37,7 +38,7 @@ gather_layout(const gpo_ctx *ctx, const gpo_vector *in,
 {
 	gpo_arena	arena = {base, 0};
 
-	a->nb = gpo_blocks(ctx, gpo_vector_rows(index));
+	a->nb = gpo_pieces(ctx, gpo_vector_rows(index));
 	a->in_starts = gpo_arena_take(&arena, sizeof(int64_t) * (in->nchunks + 1));
 	a->index_starts = gpo_arena_take(&arena,
 									 sizeof(int64_t) * (index->nchunks + 1));
@@ -206,7 +207,7 @@ gpo_gather_cpu(gpo_ctx *ctx, const gpo_vector *in, const gpo_vector *index,
 	gpo_chunk_starts(out, a.out_starts);
 
 	gpo_omp_prepare(gpo_threads(ctx));
-#pragma omp parallel for schedule(static, 1) num_threads(a.nb)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(gpo_team(ctx, a.nb))
 	for (int b = 0; b < a.nb; b++)
 		gather_block(&a, b);
 	for (int b = 0; b < a.nb; b++)

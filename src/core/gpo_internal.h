@@ -128,8 +128,17 @@ gpo_arena_take(gpo_arena *a, size_t bytes)
 
 /* Blocks a CPU face splits n rows into under ctx (1 .. gpo_threads). */
 extern int	gpo_blocks(const gpo_ctx *ctx, int64_t n);
-/* Creates OpenMP's thread pool (at least nthreads) with every signal blocked. */
-extern void gpo_omp_prepare(int nthreads);
+/*
+ * Pieces a loop over n rows is cut into when its threads take them as they
+ * come (schedule(dynamic, 1)): up to GPO_PIECES_PER_THREAD a thread, each
+ * of at least gpo_rows_per_block rows.  A thread the kernel takes away then
+ * holds up at most its current piece, which the others wait for at the end
+ * of the loop, instead of a whole thread's share.
+ */
+#define GPO_PIECES_PER_THREAD 4
+extern int	gpo_pieces(const gpo_ctx *ctx, int64_t n);
+/* Threads of a team that takes npieces pieces under ctx (1 .. gpo_threads). */
+extern int	gpo_team(const gpo_ctx *ctx, int npieces);
 /* First logical row of block b of nb over n rows. */
 static inline int64_t
 gpo_block_lo(int64_t n, int b, int nb)

@@ -47,6 +47,19 @@ typedef enum kp_kind
 	KP_PAIR						/* dense rank of (left level, right level) */
 } kp_kind;
 
+/*
+ * How a pass over n rows is cut: nb pieces (gpo_pieces) that a team of nt
+ * threads takes as they come.
+ */
+typedef struct kp_split
+{
+	int			nb;
+	int			nt;
+} kp_split;
+
+/* Rows a thread takes at a time in the element-wise loops. */
+#define KP_LOOP_CHUNK 16384
+
 /* One node of a packing: a key column (leaf) or a ranked pair of nodes. */
 typedef struct kp_node
 {
@@ -191,14 +204,15 @@ kp_code_range(gpo_type t, const void *data, int64_t lo, int64_t hi,
 
 /* Each key column's code range over n rows, in nb blocks. */
 static gpo_status
-kp_gather_stats(int nb, int64_t n, int nkeys, const gpo_vector *keys,
+kp_gather_stats(kp_split sp, int64_t n, int nkeys, const gpo_vector *keys,
 				int64_t *const *starts, kp_stats *out)
 {
+	int			nb = sp.nb;
 	kp_stats   *part = malloc(sizeof(kp_stats) * nb * nkeys);
 
 	if (part == NULL)
 		return GPO_ERR_NOMEM;
-#pragma omp parallel for num_threads(nb) schedule(static, 1)
+#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, 1)
 	for (int b = 0; b < nb; b++)
 	{
 		int64_t		lo = gpo_block_lo(n, b, nb),
@@ -246,10 +260,11 @@ kp_gather_stats(int nb, int64_t n, int nkeys, const gpo_vector *keys,
  * flat_out (n entries) or, if that is NULL, into the INT64 vector out.
  */
 static void
-kp_pack(int nb, int64_t n, const kp_src *src, int nsrc, uint64_t *flat_out,
+kp_pack(kp_split sp, int64_t n, const kp_src *src, int nsrc, uint64_t *flat_out,
 		const gpo_vector *out, const int64_t *out_starts)
 {
-#pragma omp parallel for num_threads(nb) schedule(static, 1)
+	int			nb = sp.nb;
+#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, 1)
 	for (int b = 0; b < nb; b++)
 	{
 		int64_t		lo = gpo_block_lo(n, b, nb),
@@ -319,10 +334,11 @@ kp_pack(int nb, int64_t n, const kp_src *src, int nsrc, uint64_t *flat_out,
  * malloc'd) and their number into *ndist.
  */
 static gpo_status
-kp_dense(int nb, int64_t n, int64_t nvalid, const int64_t *perm,
+kp_dense(kp_split sp, int64_t n, int64_t nvalid, const int64_t *perm,
 		 const uint64_t *pa, const uint64_t *pb, uint64_t *rank,
 		 uint64_t **ta, uint64_t **tb, int64_t *ndist)
 {
+	int			nb = sp.nb;
 	int64_t    *first = malloc(sizeof(int64_t) * (nb + 1));
 	uint64_t   *a_tab,
 			   *b_tab = NULL;
@@ -330,7 +346,7 @@ kp_dense(int nb, int64_t n, int64_t nvalid, const int64_t *perm,
 
 	if (first == NULL)
 		return GPO_ERR_NOMEM;
-#pragma omp parallel for num_threads(nb) schedule(static, 1)
+#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, 1)
 	for (int b = 0; b < nb; b++)
 	{
 		int64_t		lo = gpo_block_lo(nvalid, b, nb),
@@ -358,7 +374,7 @@ kp_dense(int nb, int64_t n, int64_t nvalid, const int64_t *perm,
 		free(first);
 		return GPO_ERR_NOMEM;
 	}
-#pragma omp parallel for num_threads(nb) schedule(static, 1)
+#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, 1)
 	for (int b = 0; b < nb; b++)
 	{
 		int64_t		lo = gpo_block_lo(nvalid, b, nb),
@@ -423,9 +439,10 @@ kp_sort(gpo_ctx *ctx, const gpo_vector *vec, int64_t n, void *keys_out,
  * a RANK leaf: rank[row] gets each row's level.
  */
 static gpo_status
-kp_rank_leaf(gpo_ctx *ctx, int nb, const gpo_vector *vec, int64_t n,
+kp_rank_leaf(gpo_ctx *ctx, kp_split sp, const gpo_vector *vec, int64_t n,
 			 int64_t nvalid, uint64_t *rank, kp_node *nd, bool *on_gpu)
 {
+	int			nb = sp.nb;
 	gpo_type	t = vec->type;
 	void	   *sorted = malloc(gpo_type_size(t) * n);
 	int64_t    *perm = malloc(sizeof(int64_t) * n);
@@ -437,11 +454,11 @@ kp_rank_leaf(gpo_ctx *ctx, int nb, const gpo_vector *vec, int64_t n,
 		goto done;
 	if ((st = kp_sort(ctx, vec, n, sorted, perm, on_gpu)) != GPO_OK)
 		goto done;
-#pragma omp parallel for num_threads(nb) schedule(static, 1)
+#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, 1)
 	for (int b = 0; b < nb; b++)
 		KP_BY_TYPE(t, kp_code_range, sorted, gpo_block_lo(nvalid, b, nb),
 				   gpo_block_lo(nvalid, b + 1, nb), codes);
-	st = kp_dense(nb, n, nvalid, perm, codes, NULL, rank, &nd->table, NULL,
+	st = kp_dense(sp, n, nvalid, perm, codes, NULL, rank, &nd->table, NULL,
 				  &ndist);
 	if (st != GPO_OK)
 		goto done;
@@ -460,7 +477,7 @@ done:
  * rows: rank[row] gets the dense rank of each row's level pair.
  */
 static gpo_status
-kp_rank_pair(gpo_ctx *ctx, int nb, int64_t n, const uint64_t *ua, int ba,
+kp_rank_pair(gpo_ctx *ctx, kp_split sp, int64_t n, const uint64_t *ua, int ba,
 			 const uint64_t *ub, int bb, uint64_t *rank, kp_node *nd,
 			 bool *on_gpu)
 {
@@ -479,15 +496,15 @@ kp_rank_pair(gpo_ctx *ctx, int nb, int64_t n, const uint64_t *ua, int ba,
 	if (one_sort)
 	{
 		/* one sort of the combined code */
-#pragma omp parallel for num_threads(nb) schedule(static)
+#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, KP_LOOP_CHUNK)
 		for (int64_t i = 0; i < n; i++)
 			tmp[i] = ((ua[i] << bb) | ub[i]) ^ KP_SIGN;
 		if ((st = kp_sort(ctx, &v, n, sorted, perm, on_gpu)) != GPO_OK)
 			goto done;
-#pragma omp parallel for num_threads(nb) schedule(static)
+#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, KP_LOOP_CHUNK)
 		for (int64_t j = 0; j < n; j++)
 			sorted[j] ^= KP_SIGN;
-		st = kp_dense(nb, n, n, perm, sorted, NULL, rank, &nd->table, NULL,
+		st = kp_dense(sp, n, n, perm, sorted, NULL, rank, &nd->table, NULL,
 					  &ndist);
 		nd->split = bb;
 	}
@@ -496,24 +513,24 @@ kp_rank_pair(gpo_ctx *ctx, int nb, int64_t n, const uint64_t *ua, int ba,
 		/* stable sorts by the right level, then by the left level */
 		if ((perm1 = malloc(sizeof(int64_t) * n)) == NULL)
 			goto done;
-#pragma omp parallel for num_threads(nb) schedule(static)
+#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, KP_LOOP_CHUNK)
 		for (int64_t i = 0; i < n; i++)
 			tmp[i] = ub[i] ^ KP_SIGN;
 		if ((st = kp_sort(ctx, &v, n, NULL, perm1, on_gpu)) != GPO_OK)
 			goto done;
-#pragma omp parallel for num_threads(nb) schedule(static)
+#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, KP_LOOP_CHUNK)
 		for (int64_t j = 0; j < n; j++)
 			tmp[j] = ua[perm1[j]] ^ KP_SIGN;
 		if ((st = kp_sort(ctx, &v, n, sorted, perm, on_gpu)) != GPO_OK)
 			goto done;
-#pragma omp parallel for num_threads(nb) schedule(static)
+#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, KP_LOOP_CHUNK)
 		for (int64_t j = 0; j < n; j++)
 		{
 			perm[j] = perm1[perm[j]];
 			sorted[j] ^= KP_SIGN;
 			tmp[j] = ub[perm[j]];
 		}
-		st = kp_dense(nb, n, n, perm, sorted, tmp, rank, &nd->table,
+		st = kp_dense(sp, n, n, perm, sorted, tmp, rank, &nd->table,
 					  &nd->table2, &ndist);
 	}
 	if (st != GPO_OK)
@@ -615,7 +632,7 @@ gpo_keypack_build(gpo_ctx *ctx, int nkeys, const gpo_vector *keys,
 	bool		on_gpu = false;
 	gpo_status	st;
 	int64_t		n;
-	int			nb;
+	kp_split	sp;
 
 	if (info != NULL)
 		*info = NULL;
@@ -627,7 +644,8 @@ gpo_keypack_build(gpo_ctx *ctx, int nkeys, const gpo_vector *keys,
 		return st;
 	n = gpo_vector_rows(&keys[0]);
 	gpo_omp_prepare(gpo_threads(ctx));
-	nb = gpo_blocks(ctx, n);
+	sp.nb = gpo_pieces(ctx, n);
+	sp.nt = gpo_team(ctx, sp.nb);
 	st = GPO_ERR_NOMEM;
 	if ((kp = calloc(1, sizeof(gpo_keypack))) == NULL)
 		goto done;
@@ -639,7 +657,7 @@ gpo_keypack_build(gpo_ctx *ctx, int nkeys, const gpo_vector *keys,
 			goto done;
 		gpo_chunk_starts(v, starts[k]);
 	}
-	if ((st = kp_gather_stats(nb, n, nkeys, keys, starts, stats)) != GPO_OK)
+	if ((st = kp_gather_stats(sp, n, nkeys, keys, starts, stats)) != GPO_OK)
 		goto done;
 
 	/* every key an OFFSET leaf */
@@ -678,7 +696,7 @@ gpo_keypack_build(gpo_ctx *ctx, int nkeys, const gpo_vector *keys,
 			st = GPO_ERR_NOMEM;
 			goto done;
 		}
-		st = kp_rank_leaf(ctx, nb, &keys[best], n, stats[best].nvalid,
+		st = kp_rank_leaf(ctx, sp, &keys[best], n, stats[best].nvalid,
 						  lvl[best], &kp->nodes[best], &on_gpu);
 		if (st != GPO_OK)
 			goto done;
@@ -717,7 +735,7 @@ gpo_keypack_build(gpo_ctx *ctx, int nkeys, const gpo_vector *keys,
 				st = GPO_ERR_NOMEM;
 				goto done;
 			}
-			kp_pack(nb, n, &one, 1, lvl[x], NULL, NULL);
+			kp_pack(sp, n, &one, 1, lvl[x], NULL, NULL);
 		}
 		if ((lvl[id] = malloc(sizeof(uint64_t) * n)) == NULL)
 		{
@@ -727,7 +745,7 @@ gpo_keypack_build(gpo_ctx *ctx, int nkeys, const gpo_vector *keys,
 		kp->nnodes++;
 		kp->nodes[id].left = a;
 		kp->nodes[id].right = b;
-		st = kp_rank_pair(ctx, nb, n, lvl[a], kp->nodes[a].bits, lvl[b],
+		st = kp_rank_pair(ctx, sp, n, lvl[a], kp->nodes[a].bits, lvl[b],
 						  kp->nodes[b].bits, lvl[id], &kp->nodes[id], &on_gpu);
 		if (st != GPO_OK)
 			goto done;
@@ -763,7 +781,7 @@ gpo_keypack_build(gpo_ctx *ctx, int nkeys, const gpo_vector *keys,
 		src[c].shift = shift;
 		shift += nd->bits;
 	}
-	kp_pack(nb, n, src, kp->ncomp, NULL, packed, starts[nkeys]);
+	kp_pack(sp, n, src, kp->ncomp, NULL, packed, starts[nkeys]);
 	st = GPO_OK;
 
 done:
@@ -858,8 +876,8 @@ gpo_keypack_decode(const gpo_keypack *info, int64_t n, const int64_t *packed,
 		return;
 	gpo_ctx_init(&ctx);
 	gpo_omp_prepare(gpo_threads(&ctx));
-	nb = gpo_blocks(&ctx, n);
-#pragma omp parallel for num_threads(nb) schedule(static, 1)
+	nb = gpo_pieces(&ctx, n);
+#pragma omp parallel for num_threads(gpo_team(&ctx, nb)) schedule(dynamic, 1)
 	for (int b = 0; b < nb; b++)
 	{
 		int64_t		lo = gpo_block_lo(n, b, nb),

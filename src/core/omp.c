@@ -35,6 +35,31 @@ gpo_blocks(const gpo_ctx *ctx, int64_t n)
 	return want < threads ? (int) want : threads;
 }
 
+/* Pieces a loop over n rows is cut into for a dynamic schedule (see gpo_internal.h). */
+int
+gpo_pieces(const gpo_ctx *ctx, int64_t n)
+{
+	int64_t		threads = gpo_threads(ctx);
+	int64_t		per = gpo_rows_per_block > 0 ? gpo_rows_per_block : 1;
+	int64_t		want = (n + per - 1) / per;
+	int64_t		most = threads > 1 ? threads * GPO_PIECES_PER_THREAD : 1;
+
+	if (want < 1)
+		want = 1;
+	return want < most ? (int) want : (int) most;
+}
+
+/* Threads of a team that takes npieces pieces under ctx (1 .. gpo_threads). */
+int
+gpo_team(const gpo_ctx *ctx, int npieces)
+{
+	int			threads = gpo_threads(ctx);
+
+	if (npieces < 1)
+		return 1;
+	return npieces < threads ? npieces : threads;
+}
+
 /* Creates OpenMP's thread pool (at least nthreads) with every signal blocked. */
 void
 gpo_omp_prepare(int nthreads)

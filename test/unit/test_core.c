@@ -4,7 +4,9 @@
  *	  "N passed, N failed, N skipped"; exits 1 if any case failed.
  *
  * Environment: GPO_TEST_QUICK=1 skips the cases above 10M rows;
- * GPO_TEST_SEED=n fixes the random seed (printed at the start).
+ * GPO_TEST_SEED=n fixes the random seed (printed at the start);
+ * GPO_TEST_ONLY=name runs only that group (dispatch, scan, compact, rle, agg,
+ * histjoin, keypack or filter).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@ main(void)
 {
 	const char *q = getenv("GPO_TEST_QUICK");
 	const char *s = getenv("GPO_TEST_SEED");
+	const char *only = getenv("GPO_TEST_ONLY");
 	uint64_t	seed = s ? strtoull(s, NULL, 10) : (uint64_t) time(NULL);
 	gpo_device_info info;
 
@@ -30,14 +33,21 @@ main(void)
 		   have_gpu ? info.name : gpu_why);
 	rng_seed(seed);
 
-	test_dispatch();
-	test_scan();
-	test_compact();
-	test_rle();
-	test_agg();
-	test_histjoin();
-	test_keypack();
-	test_filter();
+#define GROUP(name) \
+	do { \
+		if (only == NULL || strcmp(only, #name) == 0) \
+			test_##name(); \
+	} while (0)
+	GROUP(dispatch);
+	GROUP(scan);
+	GROUP(compact);
+	GROUP(rle);
+	GROUP(agg);
+	GROUP(histjoin);
+	GROUP(keypack);
+	GROUP(filter);
+	GROUP(transfer);
+#undef GROUP
 
 	printf("%d passed, %d failed, %d skipped\n",
 		   total_passed, total_failed, total_skipped);

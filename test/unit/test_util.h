@@ -131,6 +131,7 @@ extern void test_agg(void);
 extern void test_histjoin(void);
 extern void test_keypack(void);
 extern void test_filter(void);
+extern void test_transfer(void);
 
 /* PostgreSQL-order comparison of non-NULL raw keys a, b of type t (floats: NaNs equal; zeros equal if fold_zero). */
 extern int	key_cmp_raw(gpo_type t, uint64_t a, uint64_t b, bool fold_zero);

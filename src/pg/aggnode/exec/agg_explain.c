@@ -1,0 +1,167 @@
+/*
+ * agg_explain.c
+ *	  EXPLAIN of the GpuOpsAgg custom scan: the device setting, the group
+ *	  keys, the expected strategy, the clauses on the device and on the CPU,
+ *	  and under ANALYZE how the tables were read and what the engine did.
+ */
+#include "aggnode/exec/agg_policy.h"
+
+#include "nodes/makefuncs.h"
+#include "utils/ruleutils.h"
+
+/* The strategy the planner expects the engine to choose, for plain EXPLAIN. */
+static const char *
+gpuops_agg_planned_strategy(const GpuopsAggSpec *spec)
+{
+	if (spec->nkeys == 0 || spec->planned_strategy < 0)
+		return "one group";
+	return gpo_agg_strategy_name((gpo_agg_strategy) spec->planned_strategy);
+}
+
+/* Deparsed implicit-AND clauses, or NULL for none. */
+static char *
+gpuops_agg_deparse(List *clauses, List *context, bool useprefix)
+{
+	if (clauses == NIL)
+		return NULL;
+	return deparse_expression((Node *) make_ands_explicit(clauses), context,
+							  useprefix, false);
+}
+
+/* ExplainCustomScan: device, strategy, keys, quals and, under ANALYZE, the work done. */
+void
+gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	GpuopsAggTable *first = &s->spec.tables[0];
+	List	   *tab0 = (List *) linitial((List *) lthird(cscan->custom_private));
+	List	   *context;
+	bool		useprefix = es->verbose;
+	static const char *const devices[] = {"auto", "cpu", "gpu"};
+	Index		rti = cscan->scan.scanrelid;
+	char	   *text;
+
+	/*
+	 * Keys and clauses are shown as those of the first table read, with its
+	 * range-table index of the final plan: the scan relation, or the
+	 * partition's entry.
+	 */
+	if (rti == 0)
+	{
+		ListCell   *lc;
+		Index		i = 1;
+
+		foreach(lc, es->rtable)
+		{
+			RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+			if (rte->rtekind == RTE_RELATION && rte->relid == first->relid)
+			{
+				rti = i;
+				break;
+			}
+			i++;
+		}
+	}
+	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
+									   ancestors);
+	ExplainPropertyText("Device", devices[s->spec.planned_device], es);
+	if (s->spec.partitioned)
+		ExplainPropertyInteger("Partitions", NULL, s->spec.ntables, es);
+	if (s->spec.parallel_workers > 0)
+	{
+		ExplainPropertyInteger("Workers Planned", NULL, s->spec.parallel_workers, es);
+		if (es->analyze)
+			ExplainPropertyInteger("Workers Launched", NULL, s->workers_launched, es);
+	}
+	if (es->analyze && s->threads_got > 0)
+	{
+		ExplainPropertyInteger("Threads", NULL, s->threads_got, es);
+		if (!gpuops_budget_active())
+			ExplainPropertyText("Core Budget",
+								"none (gpuops is not in shared_preload_libraries)",
+								es);
+	}
+	if (s->spec.nkeys > 0 && rti > 0)
+	{
+		List	   *keys = NIL;
+		ListCell   *lc;
+
+		foreach(lc, (List *) lthird(tab0))
+			keys = lappend(keys,
+						   deparse_expression(gpuops_agg_set_varno(lfirst(lc),
+																   first->rti,
+																   rti),
+											  context, useprefix, false));
+		ExplainPropertyList("Group Keys", keys, es);
+	}
+	if (es->analyze && s->batches > 0 && s->spec.nkeys > 0)
+	{
+		StringInfoData buf;
+		int			i;
+
+		initStringInfo(&buf);
+		for (i = 1; i < 4; i++)
+			if (s->strategy_batches[i] > 0)
+				appendStringInfo(&buf, "%s%s (%lld chunk%s)",
+								 buf.len ? ", " : "",
+								 gpo_agg_strategy_name((gpo_agg_strategy) i),
+								 (long long) s->strategy_batches[i],
+								 s->strategy_batches[i] == 1 ? "" : "s");
+		ExplainPropertyText("Strategy", buf.data, es);
+	}
+	else
+		ExplainPropertyText("Strategy", gpuops_agg_planned_strategy(&s->spec),
+							es);
+	if (rti > 0)
+	{
+		text = gpuops_agg_deparse((List *) gpuops_agg_set_varno((Node *) first->device_quals,
+																first->rti, rti),
+								  context, useprefix);
+		if (text)
+			ExplainPropertyText("Device Filter", text, es);
+		text = gpuops_agg_deparse((List *) gpuops_agg_set_varno((Node *) first->cpu_quals,
+																first->rti, rti),
+								  context, useprefix);
+		if (text)
+			ExplainPropertyText("CPU Filter", text, es);
+	}
+	if (es->analyze)
+	{
+		if (s->fast_read || s->slot_read)
+			ExplainPropertyText("Table Read",
+								s->fast_read && s->slot_read ? "page batches and slots" :
+								s->fast_read ? "page batches" : "slots", es);
+		ExplainPropertyInteger("Rows In", NULL, s->rows_in, es);
+		ExplainPropertyInteger("Rows Passed", NULL, s->rows_passed, es);
+		ExplainPropertyInteger("Groups", NULL,
+							   s->groups.spill_runs > 0 && s->groups.ngroups == 0 ?
+							   s->groups.groups_out : s->groups.ngroups, es);
+		ExplainPropertyInteger("Chunks", NULL, s->batches, es);
+		if (s->policy != NULL)
+			s->policy->funcs->explain(s->policy, es);
+		if (s->groups.spill_runs > 0)
+		{
+			ExplainPropertyInteger("Spilled Runs", NULL, s->groups.spill_runs, es);
+			ExplainPropertyInteger("Spilled Bytes", "kB",
+								   (s->groups.spill_bytes + 1023) / 1024, es);
+			if (s->groups.spill_passes > 0)
+				ExplainPropertyInteger("Spill Merge Passes", NULL,
+									   s->groups.spill_passes, es);
+		}
+		if (es->verbose || s->gpu_calls > 0)
+			ExplainPropertyInteger("Bytes Sent", "kB", s->bytes_in / 1024, es);
+		ExplainPropertyInteger("GPU Calls", NULL, s->gpu_calls, es);
+		ExplainPropertyInteger("CPU Calls", NULL, s->cpu_calls, es);
+		if (es->timing)
+		{
+			ExplainPropertyFloat("Read Time", "ms", s->read_ms, 3, es);
+			if (s->fast_read)
+				ExplainPropertyFloat("Page Pinning Time", "ms", s->pin_ms, 3, es);
+			ExplainPropertyFloat("Engine Time", "ms", s->engine_ms, 3, es);
+			if (s->spec.nkeys > 0)
+				ExplainPropertyFloat("Merge Time", "ms", s->merge_ms, 3, es);
+		}
+	}
+}

@@ -1,0 +1,497 @@
+/*
+ * agg_parallel.c
+ *	  GpuOpsAgg with worker processes (gpuops.parallel_workers): the backend
+ *	  and its workers share one block-parallel scan of the table; each worker
+ *	  reads the blocks it is handed, aggregates them on the CPU face into its
+ *	  own running groups and sends those to the backend through a shared
+ *	  memory queue, while the backend reads and aggregates its own share (on
+ *	  whichever face it uses), then merges every worker's groups into its own.
+ *
+ * The page work that only a backend's own thread may do (pinning, locking,
+ * copying line pointers) is what bounds one backend on many cores, and each
+ * worker does its own.  The workers are PostgreSQL's parallel workers
+ * (CreateParallelContext): they restore the backend's transaction, snapshot
+ * and settings, and an ERROR in one is raised again in the backend.  The
+ * plan asks for parallel mode (agg_plan.c), only for one heap table without
+ * clauses PostgreSQL must evaluate and without text keys (whose dictionary
+ * codes are per process); a rescan reads serially.
+ *
+ * A worker's groups go as one or more pieces, each a series of messages: a
+ * header (group, key and value column counts, whether it is the last),
+ * then each key's codes and validity bytes, the row counts, and per value
+ * column its counts, integer sums, float sums, minimums and maximums,
+ * non-finite flags and m2 (gpo_agg_out's arrays).  Groups held in memory
+ * go as one piece; a worker whose groups spilled (agg_spill.c) sends them
+ * piece by piece as the merge of its runs gives them out.
+ */
+#include "aggnode/exec/gpuops_agg_exec.h"
+
+#include "access/parallel.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/readfuncs.h"
+#include "portability/instr_time.h"
+#include "storage/shm_mq.h"
+#include "storage/shm_toc.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+/* shm_toc keys of the node's parallel state */
+#define GPUOPS_PKEY_SHARED		UINT64CONST(0x6770756F70730001)
+#define GPUOPS_PKEY_PLAN		UINT64CONST(0x6770756F70730002)
+#define GPUOPS_PKEY_SCAN		UINT64CONST(0x6770756F70730003)
+#define GPUOPS_PKEY_QUEUES		UINT64CONST(0x6770756F70730004)
+#define GPUOPS_PKEY_RECENT		UINT64CONST(0x6770756F70730005)
+
+/* Each worker's queue to the backend. */
+#define GPUOPS_PARALLEL_QUEUE_BYTES (1024 * 1024)
+
+/* What the backend tells its workers. */
+typedef struct GpuopsParallelShared
+{
+	Oid			relid;
+	int			nworkers;		/* queues */
+	int			threads;		/* OpenMP threads of each worker */
+	BlockNumber recent_nblocks; /* the backend's remembered buffers, if any */
+} GpuopsParallelShared;
+
+/* The header message of a worker's groups. */
+typedef struct GpuopsParallelHeader
+{
+	int64		ngroups;
+	int32		nkeys;
+	int32		nvals;
+	/* the worker's EXPLAIN ANALYZE counts, added to the backend's */
+	int64		rows_in;
+	int64		rows_passed;
+	int64		batches;
+	int64		bytes_in;
+	int64		cpu_calls;
+	/* its spilling, for EXPLAIN ANALYZE */
+	int64		spill_runs;
+	int64		spill_bytes;
+	int64		spill_passes;
+	bool		last;			/* no more groups follow */
+} GpuopsParallelHeader;
+
+PGDLLEXPORT void gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc);
+
+/* Each process's share of threads OpenMP threads among the backend and its workers. */
+int
+gpuops_agg_parallel_threads(int threads, int nworkers)
+{
+	return Max(1, threads / (nworkers + 1));
+}
+
+/* Sends one message of bytes at p, or fails with an ERROR. */
+static void
+gpuops_parallel_send(shm_mq_handle *mqh, const void *p, Size bytes)
+{
+	shm_mq_result res = shm_mq_send(mqh, bytes, p, false, true);
+
+	if (res != SHM_MQ_SUCCESS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("GpuOpsAgg worker could not send its groups to the backend")));
+}
+
+/*
+ * Sends the groups of st (sorted by key) as one series of messages (see the
+ * file header), with s's counts when first; last: none follow.
+ */
+static void
+gpuops_parallel_send_piece(shm_mq_handle *mqh, const GpuopsAggScanState *s,
+						   const GpuopsAggState *st, bool first, bool last)
+{
+	GpuopsParallelHeader h;
+	Size		n = (Size) st->ngroups;
+	int			k;
+	int			v;
+
+	memset(&h, 0, sizeof(h));
+	h.ngroups = st->ngroups;
+	h.nkeys = st->nkeys;
+	h.nvals = st->nvals;
+	h.last = last;
+	if (first)
+	{
+		h.rows_in = s->rows_in;
+		h.rows_passed = s->rows_passed;
+		h.batches = s->batches;
+		h.bytes_in = s->bytes_in;
+		h.cpu_calls = s->cpu_calls;
+	}
+	if (last)
+	{
+		h.spill_runs = s->groups.spill_runs;
+		h.spill_bytes = s->groups.spill_bytes;
+		h.spill_passes = s->groups.spill_passes;
+	}
+	gpuops_parallel_send(mqh, &h, sizeof(h));
+	if (n == 0)
+		return;
+	for (k = 0; k < st->nkeys; k++)
+	{
+		gpuops_parallel_send(mqh, st->key_codes[k], sizeof(uint64) * n);
+		gpuops_parallel_send(mqh, st->key_valid[k], n);
+	}
+	gpuops_parallel_send(mqh, st->rows, sizeof(int64) * n);
+	for (v = 0; v < st->nvals; v++)
+	{
+		const gpo_agg_out *o = &st->vals[v];
+		size_t		w = gpo_type_size(st->val_types[v]);
+
+		gpuops_parallel_send(mqh, o->count, sizeof(int64) * n);
+		gpuops_parallel_send(mqh, o->isum, sizeof(gpo_int128) * n);
+		gpuops_parallel_send(mqh, o->fsum, sizeof(double) * n);
+		gpuops_parallel_send(mqh, o->min, w * n);
+		gpuops_parallel_send(mqh, o->max, w * n);
+		gpuops_parallel_send(mqh, o->fflags, n);
+		gpuops_parallel_send(mqh, o->m2, sizeof(double) * n);
+	}
+}
+
+/*
+ * Sends the running groups of s and its counts: at once when they are all
+ * in memory, else piece by piece as the merge of its spilled runs gives
+ * them out (the backend merges each piece, spilling in turn past
+ * gpuops.max_group_memory).
+ */
+static void
+gpuops_parallel_send_groups(shm_mq_handle *mqh, GpuopsAggScanState *s)
+{
+	GpuopsAggState *st = &s->groups;
+	GpuopsAggState *piece;
+	bool		first = true;
+
+	if (!gpuops_aggstate_spilled(st))
+	{
+		gpuops_parallel_send_piece(mqh, s, st, true, true);
+		return;
+	}
+	gpuops_aggstate_finish(st);
+	while (gpuops_aggstate_next_piece(st, &piece) > 0)
+	{
+		gpuops_parallel_send_piece(mqh, s, piece, first, false);
+		first = false;
+	}
+	/* the merge emptied st: a last piece of no groups */
+	gpuops_parallel_send_piece(mqh, s, st, first, true);
+	gpuops_aggstate_spill_end(st);
+}
+
+/*
+ * The next message, which must hold bytes bytes, copied into memory of the
+ * current context.  If the worker is gone, its own ERROR (if it raised one)
+ * is raised here; else, or if it sent something else, a message of ours.
+ */
+static void *
+gpuops_parallel_receive(ParallelContext *pcxt, shm_mq_handle *mqh, Size bytes)
+{
+	Size		got;
+	void	   *data;
+	void	   *copy;
+	shm_mq_result res = shm_mq_receive(mqh, &got, &data, false);
+
+	if (res == SHM_MQ_DETACHED)
+		WaitForParallelWorkersToFinish(pcxt);
+	if (res != SHM_MQ_SUCCESS || got != bytes)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("GpuOpsAgg lost the groups of a worker")));
+	copy = palloc_extended(Max(bytes, 1), MCXT_ALLOC_HUGE);
+	memcpy(copy, data, bytes);
+	return copy;
+}
+
+/*
+ * Receives one piece of a worker's groups and merges it into the backend's;
+ * true when it was the last.
+ */
+static bool
+gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
+							shm_mq_handle *mqh)
+{
+	GpuopsAggState *st = &s->groups;
+	GpuopsParallelHeader *h;
+	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
+	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
+	int64	   *rows;
+	gpo_agg_out *vals;
+	Size		n;
+	int			k;
+	int			v;
+	bool		last;
+	MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
+
+	h = gpuops_parallel_receive(pcxt, mqh, sizeof(GpuopsParallelHeader));
+	if (h->nkeys != st->nkeys || h->nvals != st->nvals || h->ngroups < 0)
+		elog(ERROR, "GpuOpsAgg worker sent groups of another shape");
+	s->rows_in += h->rows_in;
+	s->rows_passed += h->rows_passed;
+	s->batches += h->batches;
+	s->bytes_in += h->bytes_in;
+	s->cpu_calls += h->cpu_calls;
+	st->spill_runs += h->spill_runs;
+	st->spill_bytes += h->spill_bytes;
+	st->spill_passes += h->spill_passes;
+	last = h->last;
+	n = (Size) h->ngroups;
+	if (n > 0)
+	{
+		for (k = 0; k < st->nkeys; k++)
+		{
+			codes[k] = gpuops_parallel_receive(pcxt, mqh, sizeof(uint64) * n);
+			valid[k] = gpuops_parallel_receive(pcxt, mqh, n);
+		}
+		rows = gpuops_parallel_receive(pcxt, mqh, sizeof(int64) * n);
+		vals = palloc0(sizeof(gpo_agg_out) * Max(st->nvals, 1));
+		for (v = 0; v < st->nvals; v++)
+		{
+			size_t		w = gpo_type_size(st->val_types[v]);
+
+			vals[v].capacity = h->ngroups;
+			vals[v].count = gpuops_parallel_receive(pcxt, mqh, sizeof(int64) * n);
+			vals[v].isum = gpuops_parallel_receive(pcxt, mqh, sizeof(gpo_int128) * n);
+			vals[v].fsum = gpuops_parallel_receive(pcxt, mqh, sizeof(double) * n);
+			vals[v].min = gpuops_parallel_receive(pcxt, mqh, w * n);
+			vals[v].max = gpuops_parallel_receive(pcxt, mqh, w * n);
+			vals[v].fflags = gpuops_parallel_receive(pcxt, mqh, n);
+			vals[v].m2 = gpuops_parallel_receive(pcxt, mqh, sizeof(double) * n);
+		}
+		gpuops_aggstate_merge(st, h->ngroups, codes, valid, rows, vals);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(s->batch_cxt);
+	return last;
+}
+
+/* Receives every piece of one worker's groups and merges them into the backend's. */
+static void
+gpuops_parallel_merge_worker(GpuopsAggScanState *s, ParallelContext *pcxt,
+							 shm_mq_handle *mqh)
+{
+	while (!gpuops_parallel_merge_piece(s, pcxt, mqh))
+		CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * Reads and aggregates the node's one table with worker processes beside
+ * the backend (see the file header); false, with nothing done, when no
+ * parallel context can be had (the caller then reads serially).
+ */
+bool
+gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
+{
+	EState	   *estate = s->css.ss.ps.state;
+	Snapshot	snapshot = estate->es_snapshot;
+	ParallelContext *pcxt;
+	GpuopsParallelShared *shared;
+	char	   *plan_str;
+	char	   *plan_copy;
+	ParallelTableScanDesc pscan;
+	char	   *queues;
+	const Buffer *recent;
+	BlockNumber recent_nblocks;
+	shm_mq_handle **mqh;
+	Size		scan_bytes;
+	int			nworkers = s->workers_allowed;
+	int			i;
+	int64		own_rows;
+	instr_time	t0;
+	instr_time	t1;
+	instr_time	t2;
+	instr_time	t3;
+
+	if (nworkers <= 0 || !estate->es_use_parallel_mode || !IsInParallelMode() ||
+		!IsMVCCSnapshot(snapshot) || te->reader == NULL)
+		return false;
+	INSTR_TIME_SET_CURRENT(t0);
+	plan_str = nodeToString(((CustomScan *) s->css.ss.ps.plan)->custom_private);
+	scan_bytes = table_parallelscan_estimate(te->rel, snapshot);
+
+	pcxt = CreateParallelContext("gpuops", "gpuops_agg_worker_main", nworkers);
+	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(GpuopsParallelShared));
+	shm_toc_estimate_chunk(&pcxt->estimator, strlen(plan_str) + 1);
+	shm_toc_estimate_chunk(&pcxt->estimator, scan_bytes);
+	shm_toc_estimate_chunk(&pcxt->estimator,
+						   mul_size(nworkers, GPUOPS_PARALLEL_QUEUE_BYTES));
+	/* the buffers the backend remembers, so that workers pin through them */
+	recent = gpuops_scan_recent_bufs(te->reader, &recent_nblocks);
+	if (recent != NULL)
+		shm_toc_estimate_chunk(&pcxt->estimator,
+							   mul_size(recent_nblocks, sizeof(Buffer)));
+	shm_toc_estimate_keys(&pcxt->estimator, 5);
+	InitializeParallelDSM(pcxt);
+	if (pcxt->seg == NULL)
+	{
+		/* no dynamic shared memory to be had: read alone */
+		DestroyParallelContext(pcxt);
+		return false;
+	}
+
+	shared = shm_toc_allocate(pcxt->toc, sizeof(GpuopsParallelShared));
+	shared->relid = RelationGetRelid(te->rel);
+	shared->nworkers = nworkers;
+	shared->threads = gpuops_agg_parallel_threads(s->threads_got, nworkers);
+	shm_toc_insert(pcxt->toc, GPUOPS_PKEY_SHARED, shared);
+	plan_copy = shm_toc_allocate(pcxt->toc, strlen(plan_str) + 1);
+	strcpy(plan_copy, plan_str);
+	shm_toc_insert(pcxt->toc, GPUOPS_PKEY_PLAN, plan_copy);
+	pscan = shm_toc_allocate(pcxt->toc, scan_bytes);
+	table_parallelscan_initialize(te->rel, pscan, snapshot);
+	shm_toc_insert(pcxt->toc, GPUOPS_PKEY_SCAN, pscan);
+	queues = shm_toc_allocate(pcxt->toc,
+							  mul_size(nworkers, GPUOPS_PARALLEL_QUEUE_BYTES));
+	shm_toc_insert(pcxt->toc, GPUOPS_PKEY_QUEUES, queues);
+	shared->recent_nblocks = 0;
+	if (recent != NULL)
+	{
+		Buffer	   *copy = shm_toc_allocate(pcxt->toc,
+											mul_size(recent_nblocks, sizeof(Buffer)));
+
+		memcpy(copy, recent, sizeof(Buffer) * recent_nblocks);
+		shm_toc_insert(pcxt->toc, GPUOPS_PKEY_RECENT, copy);
+		shared->recent_nblocks = recent_nblocks;
+	}
+	mqh = palloc0(sizeof(shm_mq_handle *) * nworkers);
+	for (i = 0; i < nworkers; i++)
+	{
+		shm_mq	   *mq = shm_mq_create(queues + (Size) i * GPUOPS_PARALLEL_QUEUE_BYTES,
+									   GPUOPS_PARALLEL_QUEUE_BYTES);
+
+		shm_mq_set_receiver(mq, MyProc);
+		mqh[i] = shm_mq_attach(mq, pcxt->seg, NULL);
+	}
+
+	LaunchParallelWorkers(pcxt);
+	s->workers_launched = pcxt->nworkers_launched;
+	for (i = 0; i < pcxt->nworkers_launched; i++)
+		shm_mq_set_handle(mqh[i], pcxt->worker[i].bgwhandle);
+	/*
+	 * The backend decodes and aggregates with its share of the threads; what
+	 * neither it nor a launched worker uses goes back to the budget.
+	 */
+	if (pcxt->nworkers_launched > 0)
+	{
+		s->threads_cap = gpuops_agg_parallel_threads(s->threads_got,
+													 pcxt->nworkers_launched);
+		gpuops_scan_limit_threads(te->reader, s->threads_cap);
+		s->threads_got = s->threads_cap +
+			pcxt->nworkers_launched * shared->threads;
+		gpuops_budget_trim(s->lease, s->threads_got);
+	}
+
+	/* the backend's own share, then each worker's groups */
+	if (!gpuops_scan_set_parallel(te->reader, (ParallelBlockTableScanDesc) pscan))
+		elog(ERROR, "GpuOpsAgg cannot share the reading of \"%s\"",
+			 RelationGetRelationName(te->rel));
+	INSTR_TIME_SET_CURRENT(t1);
+	gpuops_agg_run_table(s, te);
+	s->threads_cap = 0;
+	own_rows = s->rows_in;
+	INSTR_TIME_SET_CURRENT(t2);
+	for (i = 0; i < pcxt->nworkers_launched; i++)
+		gpuops_parallel_merge_worker(s, pcxt, mqh[i]);
+	INSTR_TIME_SET_CURRENT(t3);
+	INSTR_TIME_SUBTRACT(t3, t0);
+	INSTR_TIME_SUBTRACT(t2, t0);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	elog(DEBUG1, "GpuOpsAgg backend: %d workers launched after %.1f ms, its own %lld rows read and aggregated by %.1f ms, the workers' groups merged by %.1f ms",
+		 pcxt->nworkers_launched, INSTR_TIME_GET_MILLISEC(t1),
+		 (long long) own_rows, INSTR_TIME_GET_MILLISEC(t2),
+		 INSTR_TIME_GET_MILLISEC(t3));
+	WaitForParallelWorkersToFinish(pcxt);
+	for (i = 0; i < nworkers; i++)
+		shm_mq_detach(mqh[i]);
+	DestroyParallelContext(pcxt);
+	return true;
+}
+
+/*
+ * A worker's entry point (by name, from the parallel context): rebuilds
+ * the node's state from the plan, reads the blocks the shared scan hands it
+ * on the CPU face and sends its groups to the backend.
+ */
+void
+gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
+{
+	GpuopsParallelShared *shared = shm_toc_lookup(toc, GPUOPS_PKEY_SHARED, false);
+	char	   *plan_str = shm_toc_lookup(toc, GPUOPS_PKEY_PLAN, false);
+	ParallelTableScanDesc pscan = shm_toc_lookup(toc, GPUOPS_PKEY_SCAN, false);
+	char	   *queues = shm_toc_lookup(toc, GPUOPS_PKEY_QUEUES, false);
+	shm_mq	   *mq;
+	shm_mq_handle *mqh;
+	CustomScan *cscan = makeNode(CustomScan);
+	GpuopsAggScanState *s = palloc0(sizeof(GpuopsAggScanState));
+	GpuopsAggTableExec *te;
+	EState	   *estate;
+	Snapshot	snapshot;
+	instr_time	start;
+	instr_time	ready;
+	instr_time	done;
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (ParallelWorkerNumber < 0 || ParallelWorkerNumber >= shared->nworkers)
+		elog(ERROR, "GpuOpsAgg worker %d of %d", ParallelWorkerNumber,
+			 shared->nworkers);
+	mq = (shm_mq *) (queues + (Size) ParallelWorkerNumber * GPUOPS_PARALLEL_QUEUE_BYTES);
+	shm_mq_set_sender(mq, MyProc);
+	mqh = shm_mq_attach(mq, seg, NULL);
+
+	/*
+	 * The CPU face, with a share of the cores and no helper thread.  These
+	 * are this process's own copies of the settings, which a parallel worker
+	 * may not SET; the process ends with the query.
+	 */
+	gpuops_device = GPO_DEVICE_CPU;
+	gpuops_overlap = GPUOPS_OVERLAP_OFF;
+	gpuops_threads = shared->threads;
+
+	snapshot = RestoreSnapshot((char *) pscan + pscan->phs_snapshot_off);
+	RegisterSnapshot(snapshot);
+	estate = CreateExecutorState();
+	estate->es_snapshot = snapshot;
+	s->css.ss.ps.state = estate;
+	cscan->custom_private = (List *) stringToNode(plan_str);
+	s->css.ss.ps.plan = (Plan *) cscan;
+	gpuops_agg_spec_from_plan(cscan, &s->spec);
+	if (s->spec.ntables != 1)
+		elog(ERROR, "GpuOpsAgg worker: %d tables", s->spec.ntables);
+	s->tables = palloc0(sizeof(GpuopsAggTableExec));
+	te = &s->tables[0];
+	te->tab = &s->spec.tables[0];
+	te->rel = table_open(shared->relid, AccessShareLock);
+	s->qual_cxt = CreateExprContext(estate);
+	s->batch_cxt = AllocSetContextCreate(CurrentMemoryContext,
+										 "GpuOpsAgg worker batch",
+										 ALLOCSET_DEFAULT_SIZES);
+	gpuops_agg_begin_table(s, te, estate, 0);
+	gpuops_agg_state_types(s);
+	gpuops_agg_policy_create(s);
+	if (shared->recent_nblocks > 0)
+		gpuops_scan_use_recent(te->reader,
+							   shm_toc_lookup(toc, GPUOPS_PKEY_RECENT, false),
+							   shared->recent_nblocks);
+	if (!gpuops_scan_set_parallel(te->reader, (ParallelBlockTableScanDesc) pscan))
+		elog(ERROR, "GpuOpsAgg worker cannot share the reading of \"%s\"",
+			 RelationGetRelationName(te->rel));
+	INSTR_TIME_SET_CURRENT(ready);
+	gpuops_agg_run_table(s, te);
+	gpuops_parallel_send_groups(mqh, s);
+	INSTR_TIME_SET_CURRENT(done);
+	INSTR_TIME_SUBTRACT(done, ready);
+	INSTR_TIME_SUBTRACT(ready, start);
+	elog(DEBUG1, "GpuOpsAgg worker %d: set-up %.1f ms, %lld rows, read %.1f ms (pinning %.1f ms), engine %.1f ms, groups sent after %.1f ms",
+		 ParallelWorkerNumber, INSTR_TIME_GET_MILLISEC(ready),
+		 (long long) s->rows_in, s->read_ms, s->pin_ms, s->engine_ms,
+		 INSTR_TIME_GET_MILLISEC(done));
+
+	gpuops_scan_end(te->reader);
+	table_close(te->rel, AccessShareLock);
+	FreeExecutorState(estate);
+	UnregisterSnapshot(snapshot);
+	shm_mq_detach(mqh);
+}

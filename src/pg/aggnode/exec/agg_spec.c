@@ -1,0 +1,179 @@
+/*
+ * agg_spec.c
+ *	  The GpuOpsAgg plan's custom_private decoded for the executor: the
+ *	  aggregates and their value columns (one per distinct argument and
+ *	  FILTER), and for each table read its key and value attribute numbers,
+ *	  its device and CPU clauses and its FILTER clauses.
+ */
+#include "aggnode/gpuops_agg.h"
+
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+
+/* Mutator: every Var of range-table index varnos[0] gets varnos[1]. */
+static Node *
+gpuops_set_varno_mutator(Node *node, void *context)
+{
+	int		   *varnos = (int *) context;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0 &&
+		((Var *) node)->varno == varnos[0])
+	{
+		Var		   *v = (Var *) copyObject(node);
+
+		v->varno = varnos[1];
+		v->varnosyn = varnos[1];
+		return (Node *) v;
+	}
+	return expression_tree_mutator(node, gpuops_set_varno_mutator, context);
+}
+
+/* A copy of node whose Vars of range-table index from refer to to. */
+Node *
+gpuops_agg_set_varno(Node *node, Index from, Index to)
+{
+	int			varnos[2];
+
+	varnos[0] = (int) from;
+	varnos[1] = (int) to;
+	return gpuops_set_varno_mutator(node, varnos);
+}
+
+/*
+ * Decode a plan's custom_private into spec.  The quals and Vars kept there
+ * were not seen by set_plan_references, so they carry the range-table
+ * indexes of planning time (GpuopsAggTable.rti); only their attribute
+ * numbers are used, and their operators' function OIDs are filled in here.
+ */
+void
+gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
+{
+	List	   *priv = cscan->custom_private;
+	List	   *keys = (List *) list_nth(priv, PRIV_KEYS);
+	List	   *aggrefs = (List *) list_nth(priv, PRIV_AGGREFS);
+	List	   *tables = (List *) list_nth(priv, PRIV_TABLES);
+	List	   *classes = (List *) list_nth(priv, PRIV_AGG_CLASSES);
+	AttrNumber *val_attnos;
+	List	   *filters = NIL;
+	ListCell   *lc;
+	int			i;
+	int			t;
+
+	memset(spec, 0, sizeof(*spec));
+	spec->nkeys = list_length(keys);
+	i = 0;
+	foreach(lc, keys)
+	{
+		spec->key_types[i] = lfirst_node(Var, lc)->vartype;
+		spec->key_collations[i++] = lfirst_node(Var, lc)->varcollid;
+	}
+
+	/*
+	 * Value columns: one per distinct (argument, FILTER) pair.  count(*)
+	 * FILTER (WHERE p) counts the rows of a column of no argument (attno 0)
+	 * whose rows are valid where p holds.
+	 */
+	spec->naggs = list_length(aggrefs);
+	spec->aggs = palloc0(sizeof(GpuopsAggCol) * Max(spec->naggs, 1));
+	spec->val_types = palloc0(sizeof(Oid) * Max(spec->naggs, 1));
+	spec->val_filters = palloc0(sizeof(int) * Max(spec->naggs, 1));
+	val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->naggs, 1));
+	i = 0;
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+		List	   *cls = (List *) list_nth(classes, i);
+		GpuopsAggCol *col = &spec->aggs[i++];
+		AttrNumber	attno;
+		int			f = -1;
+		int			v;
+
+		col->kind = (GpuopsAggKind) linitial_int(cls);
+		attno = (AttrNumber) lsecond_int(cls);
+		col->argtype = (Oid) lthird_int(cls);
+		col->restype = a->aggtype;
+		col->valcol = -1;
+		if (a->aggfilter != NULL)
+		{
+			for (f = 0; f < list_length(filters); f++)
+				if (equal(list_nth(filters, f), a->aggfilter))
+					break;
+			if (f == list_length(filters))
+				filters = lappend(filters, a->aggfilter);
+			if (col->kind == GPUOPS_AGG_COUNT_STAR)
+			{
+				col->kind = GPUOPS_AGG_COUNT;
+				col->argtype = INT4OID;
+				attno = InvalidAttrNumber;
+			}
+		}
+		if (col->kind == GPUOPS_AGG_COUNT_STAR)
+			continue;
+		for (v = 0; v < spec->nvals; v++)
+			if (val_attnos[v] == attno && spec->val_filters[v] == f)
+				break;
+		if (v == spec->nvals)
+		{
+			val_attnos[v] = attno;
+			spec->val_types[v] = col->argtype;
+			spec->val_filters[v] = f;
+			spec->nvals++;
+		}
+		col->valcol = v;
+	}
+	spec->nfilters = list_length(filters);
+
+	spec->partitioned = intVal(list_nth(priv, PRIV_INH)) != 0;
+	spec->ntables = list_length(tables);
+	spec->tables = palloc0(sizeof(GpuopsAggTable) * Max(spec->ntables, 1));
+	t = 0;
+	foreach(lc, tables)
+	{
+		List	   *entry = (List *) lfirst(lc);
+		GpuopsAggTable *tab = &spec->tables[t++];
+		ListCell   *lc2;
+		int			a;
+
+		tab->rti = intVal(list_nth(entry, TAB_RTI));
+		tab->relid = (Oid) intVal(list_nth(entry, TAB_OID));
+		i = 0;
+		foreach(lc2, (List *) list_nth(entry, TAB_KEYS))
+			tab->key_attnos[i++] = lfirst_node(Var, lc2)->varattno;
+		tab->val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->nvals, 1));
+		tab->filter_quals = palloc0(sizeof(List *) * Max(spec->nfilters, 1));
+		a = 0;
+		foreach(lc2, (List *) list_nth(entry, TAB_AGGREFS))
+		{
+			Aggref	   *agg = lfirst_node(Aggref, lc2);
+			GpuopsAggCol *col = &spec->aggs[a++];
+			int			f;
+
+			if (col->valcol < 0)
+				continue;
+			if (agg->args != NIL)
+				tab->val_attnos[col->valcol] =
+					castNode(Var, linitial_node(TargetEntry, agg->args)->expr)->varattno;
+			f = spec->val_filters[col->valcol];
+			if (f >= 0 && tab->filter_quals[f] == NIL)
+			{
+				tab->filter_quals[f] = list_make1(copyObject(agg->aggfilter));
+				fix_opfuncids((Node *) tab->filter_quals[f]);
+			}
+		}
+		tab->device_quals = copyObject((List *) list_nth(entry, TAB_DEVICE_QUALS));
+		tab->cpu_quals = copyObject((List *) list_nth(entry, TAB_CPU_QUALS));
+		fix_opfuncids((Node *) tab->device_quals);
+		fix_opfuncids((Node *) tab->cpu_quals);
+	}
+	/* a Float of an integral value reads back from text as an Integer */
+	spec->est_groups = IsA(list_nth(priv, PRIV_EST_GROUPS), Integer) ?
+		(double) intVal(list_nth(priv, PRIV_EST_GROUPS)) :
+		floatVal(list_nth(priv, PRIV_EST_GROUPS));
+	spec->planned_device = intVal(list_nth(priv, PRIV_DEVICE));
+	spec->planned_strategy = intVal(list_nth(priv, PRIV_STRATEGY));
+	spec->parallel_workers = list_length(priv) > PRIV_WORKERS ?
+		intVal(list_nth(priv, PRIV_WORKERS)) : 0;
+}

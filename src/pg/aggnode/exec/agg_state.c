@@ -1,0 +1,528 @@
+/*
+ * agg_state.c
+ *	  The groups of a GpuOpsAgg scan: merged chunk by chunk, then turned into
+ *	  scan tuples with PostgreSQL's result types.
+ *
+ * Every chunk's groups arrive sorted by key (the engine's order: key codes,
+ * NULL after every value of a key, keys compared left to right), so the
+ * running groups are one sorted run and a chunk merges into it in one pass,
+ * combining equal keys: rows, counts and exact 128-bit sums add, float sums
+ * (of the finite values) add in float64, the flags of non-finite values OR
+ * together, m2 combines by Chan's formula (as float8_combine does), min and
+ * max keep the extreme in PostgreSQL's order.
+ * Past gpuops.max_group_memory the groups go to disk as sorted runs
+ * (agg_spill.c), merged back in key order as the groups come out.
+ */
+#include "aggnode/gpuops_agg.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/numeric.h"
+
+/* Empty running state for nkeys keys and nvals value columns. */
+void
+gpuops_aggstate_init(GpuopsAggState *st, int nkeys, const gpo_type *key_types,
+					 int nvals, const gpo_type *val_types)
+{
+	memset(st, 0, sizeof(*st));
+	st->cxt = CurrentMemoryContext;
+	st->nkeys = nkeys;
+	memcpy(st->key_types, key_types, sizeof(gpo_type) * nkeys);
+	st->nvals = nvals;
+	st->val_types = palloc(sizeof(gpo_type) * Max(nvals, 1));
+	memcpy(st->val_types, val_types, sizeof(gpo_type) * nvals);
+	st->vals = palloc0(sizeof(gpo_agg_out) * Max(nvals, 1));
+	/* groups by key spill past gpuops.max_group_memory (agg_spill.c) */
+	if (nkeys > 0)
+		st->limit_bytes = (Size) gpuops_max_group_memory * 1024;
+}
+
+/* Frees the state's group arrays and leaves their pointers NULL. */
+static void
+gpuops_aggstate_free_arrays(GpuopsAggState *st)
+{
+	int			k;
+	int			v;
+
+	for (k = 0; k < st->nkeys; k++)
+	{
+		if (st->key_codes[k])
+			pfree(st->key_codes[k]);
+		if (st->key_valid[k])
+			pfree(st->key_valid[k]);
+		st->key_codes[k] = NULL;
+		st->key_valid[k] = NULL;
+	}
+	if (st->rows)
+		pfree(st->rows);
+	st->rows = NULL;
+	for (v = 0; v < st->nvals; v++)
+	{
+		if (st->vals[v].count)
+		{
+			pfree(st->vals[v].count);
+			pfree(st->vals[v].isum);
+			pfree(st->vals[v].fsum);
+			pfree(st->vals[v].min);
+			pfree(st->vals[v].max);
+			pfree(st->vals[v].fflags);
+			pfree(st->vals[v].m2);
+		}
+		memset(&st->vals[v], 0, sizeof(gpo_agg_out));
+	}
+}
+
+/* Compare running group a with chunk group b: <0, 0, >0 in the engine's key order. */
+static int
+gpuops_aggstate_cmp(const GpuopsAggState *st, int64 a,
+					uint64 *const *codes, uint8 *const *valid, int64 b)
+{
+	int			k;
+
+	for (k = 0; k < st->nkeys; k++)
+	{
+		bool		va = st->key_valid[k][a] != 0;
+		bool		vb = valid[k][b] != 0;
+
+		if (va != vb)
+			return va ? -1 : 1;
+		if (va)
+		{
+			uint64		ca = st->key_codes[k][a];
+			uint64		cb = codes[k][b];
+
+			if (ca != cb)
+				return ca < cb ? -1 : 1;
+		}
+	}
+	return 0;
+}
+
+/* Arrays for capacity groups of the running state's shape. */
+static void
+gpuops_aggstate_alloc(const GpuopsAggState *st, int64 capacity,
+					  uint64 **codes, uint8 **valid, int64 **rows,
+					  gpo_agg_out *vals)
+{
+	int			k;
+	int			v;
+	Size		n = (Size) Max(capacity, 1);
+	MemoryContext old = MemoryContextSwitchTo(st->cxt);
+
+	for (k = 0; k < st->nkeys; k++)
+	{
+		codes[k] = palloc_extended(sizeof(uint64) * n, MCXT_ALLOC_HUGE);
+		valid[k] = palloc_extended(n, MCXT_ALLOC_HUGE);
+	}
+	*rows = palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE);
+	for (v = 0; v < st->nvals; v++)
+	{
+		size_t		w = gpo_type_size(st->val_types[v]);
+
+		memset(&vals[v], 0, sizeof(gpo_agg_out));
+		vals[v].capacity = capacity;
+		vals[v].count = palloc_extended(sizeof(int64) * n, MCXT_ALLOC_HUGE);
+		vals[v].isum = palloc_extended(sizeof(gpo_int128) * n, MCXT_ALLOC_HUGE);
+		vals[v].fsum = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
+		vals[v].min = palloc_extended(w * n, MCXT_ALLOC_HUGE);
+		vals[v].max = palloc_extended(w * n, MCXT_ALLOC_HUGE);
+		vals[v].fflags = palloc_extended(n, MCXT_ALLOC_HUGE);
+		vals[v].m2 = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* Copies value aggregates of entry i of src to entry j of dst. */
+static inline void
+gpuops_aggstate_copy_val(gpo_type type, gpo_agg_out *dst, int64 j,
+						 const gpo_agg_out *src, int64 i)
+{
+	size_t		w = gpo_type_size(type);
+
+	dst->count[j] = src->count[i];
+	dst->isum[j] = src->isum[i];
+	dst->fsum[j] = src->fsum[i];
+	dst->fflags[j] = src->fflags ? src->fflags[i] : 0;
+	dst->m2[j] = src->m2 ? src->m2[i] : 0.0;
+	memcpy((char *) dst->min + w * j, (const char *) src->min + w * i, w);
+	memcpy((char *) dst->max + w * j, (const char *) src->max + w * i, w);
+}
+
+/* Adds entry i of src into entry j of dst (same key). */
+static inline void
+gpuops_aggstate_combine_val(gpo_type type, gpo_agg_out *dst, int64 j,
+							const gpo_agg_out *src, int64 i)
+{
+	size_t		w = gpo_type_size(type);
+	char	   *dmin = (char *) dst->min + w * j;
+	char	   *dmax = (char *) dst->max + w * j;
+	const char *smin = (const char *) src->min + w * i;
+	const char *smax = (const char *) src->max + w * i;
+	uint64		lo;
+
+	if (src->count[i] == 0)
+		return;
+	if (dst->count[j] == 0)
+	{
+		gpuops_aggstate_copy_val(type, dst, j, src, i);
+		return;
+	}
+	/* m2 by Chan's formula, before the counts and sums move */
+	dst->m2[j] = gpo_m2_merged(dst->m2[j], dst->fsum[j], dst->count[j],
+							   src->m2 ? src->m2[i] : 0.0, src->fsum[i],
+							   src->count[i]);
+	dst->count[j] += src->count[i];
+	lo = dst->isum[j].lo + src->isum[i].lo;
+	dst->isum[j].hi += src->isum[i].hi + (lo < dst->isum[j].lo ? 1 : 0);
+	dst->isum[j].lo = lo;
+	dst->fsum[j] += src->fsum[i];
+	dst->fflags[j] |= src->fflags ? src->fflags[i] : 0;
+	if (gpo_value_code(type, smin) < gpo_value_code(type, dmin))
+		memcpy(dmin, smin, w);
+	if (gpo_value_code(type, smax) > gpo_value_code(type, dmax))
+		memcpy(dmax, smax, w);
+}
+
+/*
+ * Merge one chunk's groups (sorted by key; n entries): key codes and
+ * validity per key, rows, and per value column the engine's results.
+ */
+void
+gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
+					  uint8 *const *key_valid, const int64 *rows,
+					  const gpo_agg_out *vals)
+{
+	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
+	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
+	int64	   *nrows;
+	gpo_agg_out *nvals = palloc0(sizeof(gpo_agg_out) * Max(st->nvals, 1));
+	int64		a = 0;
+	int64		b = 0;
+	int64		out = 0;
+	int			k;
+	int			v;
+
+	if (n == 0)
+		return;
+	if (st->limit_bytes > 0 &&
+		gpuops_aggstate_group_bytes(st) * (Size) (2 * st->ngroups + n) >
+		st->limit_bytes)
+	{
+		/*
+		 * The merge would hold more than gpuops.max_group_memory (the old
+		 * and the new arrays): the groups held go to disk as a sorted run,
+		 * and so do the incoming ones when they alone are too many.
+		 */
+		if (st->ngroups > 0)
+		{
+			gpuops_aggspill_write(st, st->ngroups, st->key_codes,
+								  st->key_valid, st->rows, st->vals);
+			gpuops_aggstate_clear(st);
+		}
+		if (gpuops_aggstate_group_bytes(st) * (Size) n > st->limit_bytes)
+		{
+			gpuops_aggspill_write(st, n, key_codes, key_valid, rows, vals);
+			pfree(nvals);
+			return;
+		}
+	}
+	gpuops_aggstate_alloc(st, st->ngroups + n, codes, valid, &nrows, nvals);
+	if (st->ngroups == 0)
+	{
+		/* into no groups: a copy */
+		for (k = 0; k < st->nkeys; k++)
+		{
+			memcpy(codes[k], key_codes[k], sizeof(uint64) * n);
+			memcpy(valid[k], key_valid[k], n);
+		}
+		memcpy(nrows, rows, sizeof(int64) * n);
+		for (v = 0; v < st->nvals; v++)
+		{
+			size_t		w = gpo_type_size(st->val_types[v]);
+
+			memcpy(nvals[v].count, vals[v].count, sizeof(int64) * n);
+			memcpy(nvals[v].isum, vals[v].isum, sizeof(gpo_int128) * n);
+			memcpy(nvals[v].fsum, vals[v].fsum, sizeof(double) * n);
+			memcpy(nvals[v].min, vals[v].min, w * n);
+			memcpy(nvals[v].max, vals[v].max, w * n);
+			if (vals[v].fflags)
+				memcpy(nvals[v].fflags, vals[v].fflags, n);
+			else
+				memset(nvals[v].fflags, 0, n);
+			if (vals[v].m2)
+				memcpy(nvals[v].m2, vals[v].m2, sizeof(double) * n);
+			else
+				memset(nvals[v].m2, 0, sizeof(double) * n);
+		}
+		a = 0;
+		b = n;
+		out = n;
+	}
+	while (a < st->ngroups || b < n)
+	{
+		int			c;
+
+		if (a == st->ngroups)
+			c = 1;
+		else if (b == n)
+			c = -1;
+		else
+			c = gpuops_aggstate_cmp(st, a, key_codes, key_valid, b);
+
+		if (c <= 0)
+		{
+			for (k = 0; k < st->nkeys; k++)
+			{
+				codes[k][out] = st->key_codes[k][a];
+				valid[k][out] = st->key_valid[k][a];
+			}
+			nrows[out] = st->rows[a];
+			for (v = 0; v < st->nvals; v++)
+				gpuops_aggstate_copy_val(st->val_types[v], &nvals[v], out,
+										 &st->vals[v], a);
+			if (c == 0)
+			{
+				nrows[out] += rows[b];
+				for (v = 0; v < st->nvals; v++)
+					gpuops_aggstate_combine_val(st->val_types[v], &nvals[v],
+												out, &vals[v], b);
+				b++;
+			}
+			a++;
+		}
+		else
+		{
+			for (k = 0; k < st->nkeys; k++)
+			{
+				codes[k][out] = key_codes[k][b];
+				valid[k][out] = key_valid[k][b];
+			}
+			nrows[out] = rows[b];
+			for (v = 0; v < st->nvals; v++)
+				gpuops_aggstate_copy_val(st->val_types[v], &nvals[v], out,
+										 &vals[v], b);
+			b++;
+		}
+		out++;
+	}
+
+	/* the old arrays go; the new ones become the running state */
+	gpuops_aggstate_free_arrays(st);
+	for (k = 0; k < st->nkeys; k++)
+	{
+		st->key_codes[k] = codes[k];
+		st->key_valid[k] = valid[k];
+	}
+	st->rows = nrows;
+	for (v = 0; v < st->nvals; v++)
+		st->vals[v] = nvals[v];
+	pfree(nvals);
+	st->ngroups = out;
+	st->capacity = out;
+}
+
+/* Bytes one group takes in the running state's arrays. */
+Size
+gpuops_aggstate_group_bytes(const GpuopsAggState *st)
+{
+	Size		bytes = (sizeof(uint64) + 1) * st->nkeys + sizeof(int64);
+	int			v;
+
+	for (v = 0; v < st->nvals; v++)
+		bytes += sizeof(int64) + sizeof(gpo_int128) + 2 * sizeof(double) + 1 +
+			2 * gpo_type_size(st->val_types[v]);
+	return bytes;
+}
+
+/* Arrays for capacity groups in an empty state (a buffer of groups). */
+void
+gpuops_aggstate_reserve(GpuopsAggState *st, int64 capacity)
+{
+	Assert(st->ngroups == 0 && st->rows == NULL);
+	gpuops_aggstate_alloc(st, capacity, st->key_codes, st->key_valid,
+						  &st->rows, st->vals);
+	st->capacity = capacity;
+}
+
+/* Frees the state's arrays: no groups, no capacity. */
+void
+gpuops_aggstate_clear(GpuopsAggState *st)
+{
+	gpuops_aggstate_free_arrays(st);
+	st->ngroups = 0;
+	st->capacity = 0;
+}
+
+/* Compares group i of a with group j of b in the engine's key order. */
+int
+gpuops_aggstate_cmp_groups(const GpuopsAggState *a, int64 i,
+						   const GpuopsAggState *b, int64 j)
+{
+	return gpuops_aggstate_cmp(a, i, b->key_codes, b->key_valid, j);
+}
+
+/*
+ * Adds group i of src to dst, whose groups precede it in key order: into
+ * dst's last group when the keys are equal, else as a new last group
+ * (dst has the room).
+ */
+void
+gpuops_aggstate_put(GpuopsAggState *dst, const GpuopsAggState *src, int64 i)
+{
+	int64		j = dst->ngroups - 1;
+	int			k;
+	int			v;
+
+	if (j >= 0 && gpuops_aggstate_cmp(dst, j, src->key_codes, src->key_valid,
+									  i) == 0)
+	{
+		dst->rows[j] += src->rows[i];
+		for (v = 0; v < dst->nvals; v++)
+			gpuops_aggstate_combine_val(dst->val_types[v], &dst->vals[v], j,
+										&src->vals[v], i);
+		return;
+	}
+	j = dst->ngroups++;
+	Assert(j < dst->capacity);
+	for (k = 0; k < dst->nkeys; k++)
+	{
+		dst->key_codes[k][j] = src->key_codes[k][i];
+		dst->key_valid[k][j] = src->key_valid[k][i];
+	}
+	dst->rows[j] = src->rows[i];
+	for (v = 0; v < dst->nvals; v++)
+		gpuops_aggstate_copy_val(dst->val_types[v], &dst->vals[v], j,
+								 &src->vals[v], i);
+}
+
+/*
+ * A value of the node's physical type as a Datum of typid: as an array
+ * element (array.c), except bool, which the node holds as int32.
+ */
+static Datum
+gpuops_aggstate_datum(Oid typid, gpo_type type, const void *p)
+{
+	if (typid == BOOLOID)
+		return BoolGetDatum(*(const int32 *) p != 0);
+	return gpuops_value_to_datum(typid, type, p, 0);
+}
+
+/* A float value as a double (float4 or float8). */
+static double
+gpuops_aggstate_double(gpo_type type, const void *p)
+{
+	return type == GPO_FLOAT32 ? (double) *(const float4 *) p :
+		*(const float8 *) p;
+}
+
+/*
+ * The sum of float values of group g as float4pl or float8pl gives it
+ * (gpuops_float_sum: the overflow rule), at float4's range for sum(float4).
+ */
+static double
+gpuops_aggstate_fsum(const gpo_agg_out *o, gpo_type type, int64 g,
+					 bool as_float4)
+{
+	size_t		w = gpo_type_size(type);
+	double		mx = gpuops_aggstate_double(type, (const char *) o->max + w * g);
+
+	return gpuops_float_sum(o->fsum[g], o->fflags[g], mx, as_float4);
+}
+
+/* Whether value column v needs the engine's m2 (see gpuops_agg.h). */
+bool
+gpuops_agg_val_m2(const GpuopsAggSpec *spec, int v)
+{
+	int			a;
+
+	if (v < 0 || v >= spec->nvals || spec->val_types[v] != FLOAT8OID)
+		return false;
+	for (a = 0; a < spec->naggs; a++)
+		if (spec->aggs[a].kind == GPUOPS_AGG_AVG && spec->aggs[a].valcol == v)
+			return true;
+	return false;
+}
+
+/* The result of aggregate agg for group g (count > 0 where it matters). */
+static Datum
+gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,
+					   int64 g, bool *isnull)
+{
+	const gpo_agg_out *o;
+	gpo_type	type;
+	size_t		w;
+
+	*isnull = false;
+	if (agg->kind == GPUOPS_AGG_COUNT_STAR)
+		return Int64GetDatum(st->rows[g]);
+	o = &st->vals[agg->valcol];
+	type = st->val_types[agg->valcol];
+	w = gpo_type_size(type);
+	if (agg->kind == GPUOPS_AGG_COUNT)
+		return Int64GetDatum(o->count[g]);
+	if (o->count[g] == 0)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	switch (agg->kind)
+	{
+		case GPUOPS_AGG_MIN:
+			return gpuops_aggstate_datum(agg->argtype, type,
+										 (const char *) o->min + w * g);
+		case GPUOPS_AGG_MAX:
+			return gpuops_aggstate_datum(agg->argtype, type,
+										 (const char *) o->max + w * g);
+		case GPUOPS_AGG_SUM:
+			if (type == GPO_FLOAT32)
+				return Float4GetDatum((float4) gpuops_aggstate_fsum(o, type, g, true));
+			if (type == GPO_FLOAT64)
+				return Float8GetDatum(gpuops_aggstate_fsum(o, type, g, false));
+			if (agg->restype == INT8OID)
+				return Int64GetDatum((int64) o->isum[g].lo);
+			return gpuops_int128_to_numeric(o->isum[g]);
+		case GPUOPS_AGG_AVG:
+			if (type == GPO_FLOAT32 || type == GPO_FLOAT64)
+				return Float8GetDatum(gpuops_float_avg(o->fsum[g], o->fflags[g],
+													   o->m2[g], o->count[g]));
+			return DirectFunctionCall2(numeric_div,
+									   gpuops_int128_to_numeric(o->isum[g]),
+									   NumericGetDatum(int64_to_numeric(o->count[g])));
+		default:
+			break;
+	}
+	elog(ERROR, "GpuOpsAgg: unknown aggregate kind %d", (int) agg->kind);
+	return (Datum) 0;
+}
+
+/* Fill values/isnull of the scan tuple of group g: keys, then aggregates. */
+void
+gpuops_aggstate_tuple(const GpuopsAggState *st, const GpuopsAggSpec *spec,
+					  int64 g, Datum *values, bool *isnull)
+{
+	int			k;
+	int			a;
+
+	for (k = 0; k < st->nkeys; k++)
+	{
+		int64		buf = 0;
+
+		if (!st->key_valid[k][g])
+		{
+			values[k] = (Datum) 0;
+			isnull[k] = true;
+			continue;
+		}
+		gpo_code_decode(st->key_types[k], st->key_codes[k][g], &buf);
+		if (spec->key_dicts[k] != NULL)
+			values[k] = gpuops_dict_datum(spec->key_dicts[k], *(int32 *) &buf);
+		else
+			values[k] = gpuops_aggstate_datum(spec->key_types[k],
+											  st->key_types[k], &buf);
+		isnull[k] = false;
+	}
+	for (a = 0; a < spec->naggs; a++)
+		values[st->nkeys + a] = gpuops_aggstate_result(st, &spec->aggs[a], g,
+													   &isnull[st->nkeys + a]);
+}

@@ -1,0 +1,251 @@
+/*
+ * gpuops_agg_exec.h
+ *	  Executor state of the GpuOpsAgg custom scan, shared by agg_exec.c (the
+ *	  node's life cycle), agg_batch.c (the engine work of one batch), the
+ *	  grouping policies (agg_policy.h), agg_job.c (a batch's group
+ *	  aggregation on a helper thread) and agg_explain.c (EXPLAIN).
+ */
+#ifndef GPUOPS_AGG_EXEC_H
+#define GPUOPS_AGG_EXEC_H
+
+#include <pthread.h>
+
+#include "aggnode/gpuops_agg.h"
+#include "heapscan/gpuops_scan.h"
+#include "gpo_keypack.h"
+
+#include "commands/explain.h"
+
+/* How the node reads one of its tables. */
+typedef struct GpuopsAggTableExec
+{
+	GpuopsAggTable *tab;
+	Relation	rel;
+	bool		opened;			/* opened here (partitions), to be closed */
+	int			ncols;			/* columns the reader extracts */
+	GpuopsScanCol *cols;
+	int			key_col[GPUOPS_AGG_MAX_KEYS];	/* reader column of each key */
+	int		   *val_col;		/* reader column of each value column */
+	gpo_pred   *prog;			/* device clauses, postfix */
+	int			nprog;
+	gpo_pred  **fprog;			/* [nfilters]: FILTER clauses, postfix */
+	int		   *fnprog;
+	ExprState  *cpu_qual;
+	GpuopsScanReader *reader;
+} GpuopsAggTableExec;
+
+/*
+ * One batch's group aggregation (agg_job.c): one gpo_groupagg_many call of
+ * keys with every value column, run by a helper thread or by the backend.
+ */
+typedef struct GpuopsAggJob
+{
+	/* set before the start, untouched until the wait */
+	const gpo_vector *keys;
+	const gpo_vector *values;	/* [nvals], or NULL with nvals 0 */
+	int			nvals;			/* 0: rows only, one call */
+	int64		est_groups;
+	gpo_agg_strategy strategy;	/* requested */
+	gpo_agg_out *outs;			/* [max(nvals, 1)], cap groups each */
+	/* results, once waited for */
+	gpo_status	st;				/* of the last call made */
+	int			calls;			/* calls made (the last one failed if st
+								 * is not GPO_OK) */
+	gpo_ctx    *ctx;			/* [max(nvals, 1)] each call's context */
+	gpo_agg_strategy *used;		/* [max(nvals, 1)] each call's strategy */
+	int64	   *ngroups;		/* [max(nvals, 1)] each call's groups */
+	/* the helper thread */
+	bool		running;
+	pthread_t	thread;
+	MemoryContextCallback cleanup;
+} GpuopsAggJob;
+
+/*
+ * A batch's keys, one per row (the column itself, or packed for several),
+ * and its value columns, as the keyed grouping policies take them.  Lives
+ * in the batch's memory context.
+ */
+typedef struct GpuopsAggBatchKeys
+{
+	gpo_vector	keyv;
+	gpo_keypack *pack;			/* several keys: their packing (malloc'd) */
+	bool		pack_kept;		/* a policy keeps pack: the batch won't free it */
+	gpo_vector *valvecs;		/* [nvals] */
+	int64		n;
+	bool		null_key_out;	/* drop the NULL-key group */
+	MemoryContextCallback free_pack;
+} GpuopsAggBatchKeys;
+
+struct GpuopsAggPolicy;
+
+/* The node's executor state. */
+typedef struct GpuopsAggScanState
+{
+	CustomScanState css;
+	GpuopsAggSpec spec;
+	GpuopsAggTableExec *tables; /* [spec.ntables] */
+	ExprContext *qual_cxt;
+	MemoryContext batch_cxt;	/* reset after each batch's merge */
+	struct GpuopsAggPolicy *policy; /* how batches become groups (agg_policy.h) */
+	bool		overlap;		/* this table's batches may go to a helper
+								 * thread (the reader double-buffers) */
+	GpuopsAggState groups;
+	bool		aggregated;		/* every batch merged */
+	bool		rescanned;		/* read again: without workers */
+	int			threads_cap;	/* the engine's OpenMP threads while workers
+								 * read too; 0: gpuops.threads */
+	int			workers_launched;	/* worker processes that read */
+	int			workers_allowed;	/* of spec.parallel_workers, what the
+									 * core budget leaves */
+	int			threads_got;	/* engine threads of the last read, its
+								 * workers' included (the budget's share) */
+	struct GpuopsBudgetLease *lease;	/* that share while the read runs
+										 * (kept for a rescan's) */
+	int64		next_group;
+	GpuopsAggState *piece;		/* spilled: the groups coming out */
+	int64		piece_next;		/* its next group */
+	/* EXPLAIN ANALYZE */
+	int64		rows_in;
+	int64		rows_passed;
+	int64		batches;
+	int64		bytes_in;
+	int64		gpu_calls;
+	int64		cpu_calls;
+	int64		strategy_batches[4];	/* by gpo_agg_strategy */
+	double		engine_ms;
+	double		merge_ms;		/* of engine_ms: batches' groups into the running ones */
+	double		read_ms;
+	double		pin_ms;			/* of read_ms: the backend alone, page by page */
+	bool		fast_read;		/* some table was read in page batches */
+	bool		slot_read;		/* some table was read through slots */
+} GpuopsAggScanState;
+
+/* True when the GPU face may take the node's batches: gpuops.device isn't cpu and a GPU answers. */
+static inline bool
+gpuops_agg_gpu_possible(void)
+{
+	return gpuops_device != GPO_DEVICE_CPU && gpo_gpu_available();
+}
+
+/* A context for the engine's calls on s's batches (gpuops_ctx_init, with s's thread cap). */
+static inline void
+gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
+{
+	gpuops_ctx_init(ctx);
+	if (s->threads_cap > 0)
+		ctx->threads = s->threads_cap;
+}
+
+/* ---- agg_batch.c ---- */
+
+/* Counts an engine call's face (for EXPLAIN ANALYZE) and raises its error, if any. */
+extern void gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st,
+							   gpo_ctx *ctx, const char *op);
+
+/*
+ * Converts ngroups groups in outs (keys of type ktype, packed by pack when
+ * there are several) into the running state's key codes and merges them
+ * into s->groups; with null_key_out the NULL-key group (last) is dropped.
+ */
+extern void gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups,
+								  gpo_type ktype, const gpo_keypack *pack,
+								  gpo_agg_out *outs, bool null_key_out);
+/* Result arrays with room for capacity groups (m2: the m2 array too). */
+extern void gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity,
+								 gpo_type ktype, gpo_type vtype,
+								 bool with_keys, bool m2);
+/*
+ * The value columns of a batch of n rows, with each aggregate's FILTER
+ * clause as validity.
+ */
+extern gpo_vector *gpuops_agg_value_vectors(GpuopsAggScanState *s,
+											GpuopsAggTableExec *te,
+											gpo_vector *vecs, int64 n);
+/* A batch's keys, one per row, and value columns (see GpuopsAggBatchKeys). */
+extern GpuopsAggBatchKeys *gpuops_agg_batch_keys(GpuopsAggScanState *s,
+												 GpuopsAggTableExec *te,
+												 gpo_vector *vecs, int64 n,
+												 bool null_key_out);
+
+/* ---- agg_exec.c, for the workers ---- */
+
+/* Sets up the reading of one table: its columns, device program and CPU qual. */
+extern void gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+								   EState *estate, int eflags);
+/* The running groups' key and value types (those of the first table). */
+extern void gpuops_agg_state_types(GpuopsAggScanState *s);
+/* The node's grouping policy (agg_policy.h). */
+extern void gpuops_agg_policy_create(GpuopsAggScanState *s);
+/* Reads every batch of one table and aggregates it into the running groups. */
+extern void gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+
+/* ---- agg_parallel.c ---- */
+
+/*
+ * Reads the one table with spec.parallel_workers worker processes beside
+ * the backend and merges their groups; false (nothing done) when it can't.
+ */
+extern bool gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+/* Each process's share of threads OpenMP threads among the backend and nworkers workers. */
+extern int	gpuops_agg_parallel_threads(int threads, int nworkers);
+
+/* ---- agg_batch.c ---- */
+
+/*
+ * Runs the device clauses over a batch of *n rows and either compacts it
+ * (*n becomes the rows left) or, when most rows pass and the one key has no
+ * NULL, marks the failing rows' keys NULL instead (*null_key_out set: the
+ * NULL group is dropped); returns the rows that passed.
+ */
+extern int64 gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+							   gpo_vector *vecs, gpo_chunk *chunks, int64 *n,
+							   bool *null_key_out);
+/*
+ * Whether a batch of n rows goes to a helper thread (gpuops.overlap, and
+ * the face that will aggregate it).
+ */
+extern bool gpuops_agg_overlaps(int64 n);
+
+/* ---- agg_job.c ---- */
+
+/*
+ * A job aggregating values (nvals columns, or rows only when 0) by keys into
+ * outs; everything lies in the current memory context, whose reset ends it.
+ */
+extern GpuopsAggJob *gpuops_agg_job_create(const gpo_vector *keys,
+										   const gpo_vector *values, int nvals,
+										   int64 est_groups,
+										   gpo_agg_strategy strategy,
+										   const gpo_ctx *ctx_init,
+										   gpo_agg_out *outs);
+/* Starts the job on a helper thread (or runs it here if none can be had). */
+extern void gpuops_agg_job_start(GpuopsAggJob *job);
+/* Runs the job's engine calls here (no PostgreSQL call: any thread). */
+extern void gpuops_agg_job_run(GpuopsAggJob *job);
+/* gpo_groupagg's sizing and running calls (no PostgreSQL call). */
+extern gpo_status gpuops_agg_group_call(gpo_ctx *ctx, const gpo_vector *keys,
+										const gpo_vector *values,
+										int64 est_groups,
+										gpo_agg_strategy *strategy,
+										gpo_agg_out *out, int64 *ngroups);
+/*
+ * gpo_groupagg_many's sizing and running calls for nvals value columns
+ * (0: rows only) into outs: the keys grouped once (no PostgreSQL call).
+ */
+extern gpo_status gpuops_agg_group_many_call(gpo_ctx *ctx,
+											 const gpo_vector *keys,
+											 const gpo_vector *values,
+											 int nvals, int64 est_groups,
+											 gpo_agg_strategy *strategy,
+											 gpo_agg_out *outs,
+											 int64 *ngroups);
+/* Waits for the job's thread, if any. */
+extern void gpuops_agg_job_wait(GpuopsAggJob *job);
+
+/* ---- agg_explain.c ---- */
+
+/* ExplainCustomScan of the node. */
+extern void gpuops_agg_explain(CustomScanState *node, List *ancestors,
+							   ExplainState *es);
+
+#endif							/* GPUOPS_AGG_EXEC_H */

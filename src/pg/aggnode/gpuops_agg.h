@@ -1,0 +1,276 @@
+/*
+ * gpuops_agg.h
+ *	  The GpuOpsAgg custom scan: GROUP BY and plain aggregates over one table,
+ *	  planned by agg_plan.c, run by agg_exec.c, with its WHERE quals translated
+ *	  by agg_quals.c and its groups kept by agg_state.c.
+ *
+ * The plan carries everything as copyable nodes in custom_private (see
+ * GpuopsAggPrivate); the executor decodes it into a GpuopsAggSpec.
+ */
+#ifndef GPUOPS_AGG_H
+#define GPUOPS_AGG_H
+
+#include "common/gpuops.h"
+
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+#include "optimizer/planner.h"
+
+#include "gpo_filter.h"
+
+/* Most grouping keys the node takes. */
+#define GPUOPS_AGG_MAX_KEYS		4
+
+/* The aggregates the node computes. */
+typedef enum GpuopsAggKind
+{
+	GPUOPS_AGG_COUNT_STAR = 0,
+	GPUOPS_AGG_COUNT,
+	GPUOPS_AGG_SUM,
+	GPUOPS_AGG_AVG,
+	GPUOPS_AGG_MIN,
+	GPUOPS_AGG_MAX
+} GpuopsAggKind;
+
+/* One aggregate of the node's output (an entry of custom_scan_tlist). */
+typedef struct GpuopsAggCol
+{
+	GpuopsAggKind kind;
+	int			valcol;			/* index of its argument among the value
+								 * columns; -1 for count(*) (count(*)
+								 * FILTER is a count of a value column of
+								 * no argument, attno 0) */
+	Oid			argtype;		/* SQL type of the argument */
+	Oid			restype;		/* SQL type of the result */
+} GpuopsAggCol;
+
+/* A text key's dictionary (agg_dict.c). */
+typedef struct GpuopsTextDict GpuopsTextDict;
+
+/* One table the node reads: the table itself, or one partition. */
+typedef struct GpuopsAggTable
+{
+	Oid			relid;			/* pg_class OID */
+	Index		rti;			/* range-table index at planning time */
+	AttrNumber	key_attnos[GPUOPS_AGG_MAX_KEYS];
+	AttrNumber *val_attnos;		/* [nvals] */
+	List	   *device_quals;	/* implicit-AND clauses run as a device mask */
+	List	   *cpu_quals;		/* implicit-AND clauses run by PostgreSQL */
+	List	  **filter_quals;	/* [nfilters]: FILTER clauses (one-element lists) */
+} GpuopsAggTable;
+
+/* What the executor needs, decoded from the plan. */
+typedef struct GpuopsAggSpec
+{
+	int			nkeys;
+	Oid			key_types[GPUOPS_AGG_MAX_KEYS];
+	Oid			key_collations[GPUOPS_AGG_MAX_KEYS];
+	int			naggs;
+	GpuopsAggCol *aggs;
+	int			nvals;			/* distinct (argument, FILTER) pairs */
+	Oid		   *val_types;
+	int		   *val_filters;	/* [nvals]: FILTER index, or -1 */
+	int			nfilters;		/* distinct FILTER clauses */
+	int			ntables;		/* 1, or the partitions left after pruning */
+	GpuopsAggTable *tables;
+	bool		partitioned;	/* the input is an inheritance tree */
+	GpuopsTextDict *key_dicts[GPUOPS_AGG_MAX_KEYS]; /* text keys (executor) */
+	double		est_groups;
+	int			planned_device; /* a gpo_device: gpuops.device at plan time */
+	int			planned_strategy;	/* expected gpo_agg_strategy; -1: no keys */
+	int			parallel_workers;	/* worker processes to read with (0: none) */
+} GpuopsAggSpec;
+
+/* Shared extension state: custom scan method tables (agg_plan.c / agg_exec.c). */
+extern CustomScanMethods gpuops_agg_scan_methods;
+
+/* GUCs of the node (gpuops.c) */
+extern bool gpuops_enabled;
+/* gpuops.overlap: when a helper thread aggregates a batch during the next read */
+typedef enum GpuopsOverlap
+{
+	GPUOPS_OVERLAP_AUTO,		/* on the GPU face */
+	GPUOPS_OVERLAP_ON,			/* on either face */
+	GPUOPS_OVERLAP_OFF
+} GpuopsOverlap;
+extern int	gpuops_overlap;		/* a GpuopsOverlap */
+extern int	gpuops_parallel_workers;
+extern bool gpuops_running_groups;
+extern bool gpuops_pinned_batches;
+extern double gpuops_gpu_setup_cost;
+extern double gpuops_gpu_row_cost;
+extern double gpuops_cpu_setup_cost;
+extern double gpuops_cpu_row_cost;
+extern int	gpuops_max_group_memory;	/* kB */
+
+/* ---- the plan's custom_private (agg_plan.c writes it, agg_spec.c reads it) ---- */
+
+/* Positions in the path's and the plan's custom_private. */
+enum
+{
+	PRIV_KEYS = 0,				/* List of key Vars */
+	PRIV_AGGREFS,				/* List of Aggrefs, in scan-tuple order */
+	PRIV_TABLES,				/* List of table entries (TAB_*) */
+	PRIV_INH,					/* Integer: the input is an inheritance tree */
+	PRIV_HAVING,				/* implicit-AND HAVING quals (path only) */
+	PRIV_EST_GROUPS,			/* Float: estimated groups */
+	PRIV_DEVICE,				/* Integer: gpuops.device at plan time */
+	PRIV_RELID,					/* Integer: the input's range-table index */
+	PRIV_STRATEGY,				/* Integer: expected gpo_agg_strategy, -1 for
+								 * no GROUP BY */
+	PRIV_WORKERS,				/* Integer: worker processes (plan only) */
+	PRIV_AGG_CLASSES,			/* per Aggref an IntList (kind, argument
+								 * attno, argument type) (plan only) */
+	PRIV_COUNT
+};
+
+/* Positions in a table entry of PRIV_TABLES: one per table read. */
+enum
+{
+	TAB_RTI = 0,				/* Integer: range-table index */
+	TAB_OID,					/* Integer: pg_class OID */
+	TAB_KEYS,					/* List of key Vars of this table */
+	TAB_AGGREFS,				/* List of Aggrefs over this table's columns */
+	TAB_DEVICE_QUALS,			/* List of clauses run as a device mask */
+	TAB_CPU_QUALS				/* List of clauses run by PostgreSQL */
+};
+
+/* ---- agg_plan.c ---- */
+
+/*
+ * Classify an Aggref: true (with *kind, *argattno, *argtype) if the node
+ * computes it over a plain column of relid exactly as PostgreSQL does.
+ */
+extern bool gpuops_agg_supported(Aggref *aggref, Index relid,
+								 GpuopsAggKind *kind, AttrNumber *argattno,
+								 Oid *argtype);
+
+/* Install the planner hook (from _PG_init). */
+extern void gpuops_agg_register(void);
+/* True if a grouping key of type typid and collation collid is a text key (dictionary codes). */
+extern bool gpuops_agg_text_key(Oid typid, Oid collid);
+
+/* ---- agg_spec.c ---- */
+
+/* A copy of node whose Vars of range-table index from refer to to. */
+extern Node *gpuops_agg_set_varno(Node *node, Index from, Index to);
+/* Decode a plan's custom_private into spec. */
+extern void gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec);
+
+/* ---- agg_dict.c ---- */
+
+/* An empty dictionary in the current memory context. */
+extern GpuopsTextDict *gpuops_dict_create(void);
+/* The code of a non-NULL string, added if new (a GpuopsScanEncode). */
+extern int32 gpuops_dict_encode(void *arg, Datum value);
+/* The string of a code, as a text Datum. */
+extern Datum gpuops_dict_datum(const GpuopsTextDict *d, int32 code);
+
+/* ---- agg_quals.c ---- */
+
+/* True if a WHERE clause can run as a device mask over plain columns of relid. */
+extern bool gpuops_qual_on_device(Expr *clause, Index relid);
+
+/*
+ * Translate device clauses (implicit AND) into a postfix predicate program
+ * over columns; attno_col maps an attribute number to its column index.
+ * Returns the node count; *prog is palloc'd.
+ */
+extern int	gpuops_quals_program(List *clauses, Index relid,
+								 const int *attno_col, int max_attno,
+								 const gpo_type *col_types, gpo_pred **prog);
+/* Attribute numbers used by clauses, added to *attnos (as a Bitmapset). */
+extern Bitmapset *gpuops_quals_attnos(List *clauses, Bitmapset *attnos);
+
+/* ---- agg_state.c ---- */
+
+/* Running groups, sorted by key, merged chunk by chunk. */
+typedef struct GpuopsAggState
+{
+	MemoryContext cxt;			/* where the groups live (not a batch's) */
+	int			nkeys;
+	gpo_type	key_types[GPUOPS_AGG_MAX_KEYS];
+	int			nvals;
+	gpo_type   *val_types;
+	int64		ngroups;
+	int64		capacity;
+	uint64	   *key_codes[GPUOPS_AGG_MAX_KEYS]; /* gpo_key_code of each key */
+	uint8	   *key_valid[GPUOPS_AGG_MAX_KEYS];
+	int64	   *rows;			/* count(*) */
+	gpo_agg_out *vals;			/* [nvals]: per value column, keys unused */
+	/* spilling (agg_spill.c) */
+	Size		limit_bytes;	/* groups spill past it; 0: never */
+	struct GpuopsAggSpill *spill;	/* the runs on disk, or NULL */
+	int64		spill_runs;		/* runs written from the input */
+	int64		spill_bytes;	/* bytes written to temporary files */
+	int64		spill_passes;	/* merge passes before the last */
+	int64		groups_out;		/* groups the spilled state gave out */
+} GpuopsAggState;
+
+/* Empty running state for nkeys keys and nvals value columns. */
+extern void gpuops_aggstate_init(GpuopsAggState *st, int nkeys,
+								 const gpo_type *key_types, int nvals,
+								 const gpo_type *val_types);
+/*
+ * Merge one chunk's groups (sorted by key; n entries): key codes and
+ * validity per key, rows, and per value column the engine's results.
+ */
+extern void gpuops_aggstate_merge(GpuopsAggState *st, int64 n,
+								  uint64 *const *key_codes,
+								  uint8 *const *key_valid,
+								  const int64 *rows,
+								  const gpo_agg_out *vals);
+/*
+ * Whether value column v needs the engine's m2: a float8 column with an
+ * avg, whose sum of squares PostgreSQL checks for overflow.
+ */
+extern bool gpuops_agg_val_m2(const GpuopsAggSpec *spec, int v);
+/* Bytes one group takes in the running state's arrays. */
+extern Size gpuops_aggstate_group_bytes(const GpuopsAggState *st);
+/* Arrays for capacity groups in an empty state (a buffer of groups). */
+extern void gpuops_aggstate_reserve(GpuopsAggState *st, int64 capacity);
+/* Frees the state's arrays: no groups, no capacity. */
+extern void gpuops_aggstate_clear(GpuopsAggState *st);
+/* Compares group i of a with group j of b in the engine's key order. */
+extern int	gpuops_aggstate_cmp_groups(const GpuopsAggState *a, int64 i,
+									   const GpuopsAggState *b, int64 j);
+/* Adds group i of src to dst, whose groups precede it in key order. */
+extern void gpuops_aggstate_put(GpuopsAggState *dst, const GpuopsAggState *src,
+								int64 i);
+
+/* ---- agg_spill.c ---- */
+
+/*
+ * Writes n groups (sorted by key) to the state's temporary file as one
+ * sorted run.
+ */
+extern void gpuops_aggspill_write(GpuopsAggState *st, int64 n,
+								  uint64 *const *key_codes,
+								  uint8 *const *key_valid, const int64 *rows,
+								  const gpo_agg_out *vals);
+/* Whether some of the state's groups are on disk. */
+static inline bool
+gpuops_aggstate_spilled(const GpuopsAggState *st)
+{
+	return st->spill != NULL;
+}
+/*
+ * After the input of a spilled state: the groups held go to disk too, the
+ * runs are merged down to a few, and the last merge is opened.
+ */
+extern void gpuops_aggstate_finish(GpuopsAggState *st);
+/*
+ * The next groups of a finished spilled state, in key order, in *piece
+ * (the spill's buffer); returns their number, 0 at the end.
+ */
+extern int64 gpuops_aggstate_next_piece(GpuopsAggState *st,
+										GpuopsAggState **piece);
+/* Closes the state's temporary files and frees the spill (idempotent). */
+extern void gpuops_aggstate_spill_end(GpuopsAggState *st);
+
+/* Fill values/isnull of the scan tuple of group g. */
+extern void gpuops_aggstate_tuple(const GpuopsAggState *st,
+								  const GpuopsAggSpec *spec, int64 g,
+								  Datum *values, bool *isnull);
+
+#endif							/* GPUOPS_AGG_H */

@@ -1,0 +1,298 @@
+/*
+ * gpuops_scan.h
+ *	  The column reader: fixed-width columns of one table -> column batches.
+ *
+ * Two paths behind one API.  The fast path (heap tables, no CPU qual, not
+ * SERIALIZABLE, an MVCC snapshot) pins a batch of heap pages, decides
+ * visibility under each buffer's share lock as heap's page-at-a-time mode
+ * does, and then decodes the needed attributes of the visible tuples
+ * straight out of the pinned pages with OpenMP threads (decode.c).
+ * The slot path reads any table AM through table_scan_getnextslot and
+ * evaluates the CPU qual, if any, on each slot.  Both deliver the same rows
+ * (in block order on the fast path; the slot path may start a synchronized
+ * scan in mid-table).
+ */
+#ifndef GPUOPS_SCAN_H
+#define GPUOPS_SCAN_H
+
+#include "common/gpuops.h"				/* postgres.h + gpo.h */
+
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "nodes/execnodes.h"
+#include "utils/rel.h"
+#include "utils/snapshot.h"
+
+/* One column the reader extracts. */
+/*
+ * Maps a column's non-NULL value to an int32 code (a dictionary, for
+ * varlena grouping keys); called by the backend, on the slot path only.
+ */
+typedef int32 (*GpuopsScanEncode) (void *arg, Datum value);
+
+typedef struct GpuopsScanCol
+{
+	AttrNumber	attnum;			/* 1-based column of the relation */
+	Oid			typid;			/* its type: int2, int4, date, bool -> INT32;
+								 * int8, timestamp, timestamptz -> INT64;
+								 * float4 -> FLOAT32; float8 -> FLOAT64; any
+								 * type when encode is set */
+	gpo_type	type;			/* the physical type the batch holds (set by
+								 * the caller with gpuops_scan_col_type;
+								 * INT32 when encode is set) */
+	GpuopsScanEncode encode;	/* NULL, or the code of each value: the
+								 * table is then read through slots */
+	void	   *encode_arg;
+} GpuopsScanCol;
+
+/*
+ * A batch of rows: one array per column, owned by the reader, reused by every
+ * call of gpuops_scan_next.
+ */
+typedef struct GpuopsScanBatch
+{
+	int			ncols;
+	int64		capacity;		/* rows each array can hold */
+	int64		nrows;			/* rows filled by the last gpuops_scan_next */
+	void	  **data;			/* [ncols] arrays of capacity values of the
+								 * column's gpo_type; NULL rows hold 0 */
+	uint8	  **validity;		/* [ncols] bitmaps of capacity bits (bit set =
+								 * not NULL, LSB first, like
+								 * gpo_chunk.validity) */
+	bool	   *has_nulls;		/* [ncols] true if some row of this batch is
+								 * NULL (validity is valid either way) */
+} GpuopsScanBatch;
+
+typedef struct GpuopsScanStats
+{
+	bool		fast;			/* page batches (true) or slots (false) */
+	int64		pages;			/* heap pages read (fast path) */
+	int64		tuples;			/* rows delivered */
+	int64		cpu_filtered;	/* rows removed by the CPU qual (slot path) */
+	double		read_ms;		/* time spent reading/decoding */
+	double		pin_ms;			/* of which the backend alone pinned pages
+								 * and copied their line pointers */
+} GpuopsScanStats;
+
+typedef struct GpuopsScanReader GpuopsScanReader;
+
+/* The physical batch type of a column type, or false if the reader can't extract it. */
+extern bool gpuops_scan_col_type(Oid typid, gpo_type *type);
+
+/*
+ * Starts reading cols of rel under snapshot in batches of batch_rows;
+ * cpu_qual (may be NULL) is evaluated in econtext on the slot path;
+ * allow_fast false forces the slot path.  Memory in CurrentMemoryContext.
+ */
+extern GpuopsScanReader *gpuops_scan_begin(Relation rel, Snapshot snapshot,
+										   int ncols, const GpuopsScanCol *cols,
+										   int64 batch_rows,
+										   ExprState *cpu_qual,
+										   ExprContext *econtext,
+										   bool allow_fast, int nthreads);
+/* Fills the next batch (reader-owned, returned in *batch); false (and nrows 0) when the table is exhausted. */
+extern bool gpuops_scan_next(GpuopsScanReader *r, GpuopsScanBatch **batch);
+/* Restarts from the first block (for rescans). */
+extern void gpuops_scan_rescan(GpuopsScanReader *r);
+/* The reader's counters so far. */
+extern const GpuopsScanStats *gpuops_scan_stats(const GpuopsScanReader *r);
+/* Releases pins, ends the table scan and frees the batch. */
+extern void gpuops_scan_end(GpuopsScanReader *r);
+/*
+ * A second set of batch arrays: each gpuops_scan_next fills the set the call
+ * before did not, so a batch's arrays stay untouched until the call after next.
+ */
+extern void gpuops_scan_double_buffer(GpuopsScanReader *r);
+/*
+ * Makes the fast path read only the blocks a block-parallel scan shared with
+ * other processes hands out; false on the slot path (which reads them all).
+ */
+extern bool gpuops_scan_set_parallel(GpuopsScanReader *r,
+									 ParallelBlockTableScanDesc pscan);
+/* Lowers the fast path's decoding threads to at most nthreads. */
+extern void gpuops_scan_limit_threads(GpuopsScanReader *r, int nthreads);
+/* The buffers this backend remembers for the reader's relation, or NULL. */
+extern const Buffer *gpuops_scan_recent_bufs(const GpuopsScanReader *r,
+											 BlockNumber *nblocks);
+/* Makes the fast path pin through another process's remembered buffers. */
+extern void gpuops_scan_use_recent(GpuopsScanReader *r, Buffer *bufs,
+								   BlockNumber nblocks);
+/* gpuops.pin_ahead: the fast path pins the next page batch during decoding. */
+extern bool gpuops_pin_ahead;
+/*
+ * Page-locks the batch's value arrays (after gpuops_scan_double_buffer, if
+ * any) for direct copies to the GPU; unlocked at gpuops_scan_end, or when
+ * their memory goes.
+ */
+extern void gpuops_scan_lock_arrays(GpuopsScanReader *r);
+
+/*
+ * ---- internal: shared by reader.c and decode.c ----
+ */
+
+/* How a stored value becomes a batch value. */
+typedef enum GpuopsScanConv
+{
+	GPUOPS_CONV_INT16_INT32,	/* int2 -> int32 */
+	GPUOPS_CONV_INT32,			/* int4, date -> int32 */
+	GPUOPS_CONV_INT64,			/* int8, timestamp, timestamptz -> int64 */
+	GPUOPS_CONV_FLOAT32,		/* float4 -> float32 */
+	GPUOPS_CONV_FLOAT64,		/* float8 -> float64 */
+	GPUOPS_CONV_BOOL_INT32,		/* bool -> int32 (0/1) */
+	GPUOPS_CONV_BOOL_UINT8,		/* bool -> uint8 (0/1) */
+	GPUOPS_CONV_ENCODE			/* any type -> int32 through a callback */
+} GpuopsScanConv;
+
+/* How a value of typid is stored as type (an error if it can't be). */
+extern GpuopsScanConv gpuops_scan_conv(Oid typid, gpo_type type);
+
+/* One extracted column, as the decoders see it. */
+typedef struct GpuopsDecodeCol
+{
+	int			attidx;			/* 0-based attribute */
+	GpuopsScanConv conv;
+	GpuopsScanEncode encode;	/* GPUOPS_CONV_ENCODE */
+	void	   *encode_arg;
+	void	   *data;			/* the batch's value array */
+	uint8	   *validity;		/* the batch's validity bitmap */
+	int			out;			/* index of the batch column */
+	bool		miss_null;		/* value of a tuple with fewer attributes */
+	Datum		miss_value;		/* (precomputed from constr->missing) */
+} GpuopsDecodeCol;
+
+/*
+ * What the page decoder needs of the tuple descriptor, copied out of it
+ * before any parallel region: attributes 0 .. natts - 1 (the highest needed
+ * one last), and the columns sorted by attribute.
+ */
+typedef struct GpuopsDecodePlan
+{
+	int			ncols;
+	GpuopsDecodeCol *cols;		/* [ncols], sorted by attidx */
+	int			natts;			/* highest needed attidx + 1 */
+	int16	   *attlen;			/* [natts] */
+	char	   *attalign;		/* [natts] */
+	int32	   *fixoff;			/* [natts] offset when every earlier
+								 * attribute is fixed-width and not NULL, or
+								 * -1 (attcacheoff, computed privately) */
+	bool		all_fixed;		/* every needed attribute has a fixoff */
+	int			nthreads;		/* OpenMP threads for decoding */
+	bool	   *seen;			/* [nthreads * seen_stride] NULL-seen flags */
+	int			seen_stride;
+} GpuopsDecodePlan;
+
+/* Fill plan for the sorted columns cols of a relation with descriptor desc. */
+extern void gpuops_decode_plan_init(GpuopsDecodePlan *plan, TupleDesc desc,
+									int ncols, GpuopsDecodeCol *cols,
+									int nthreads);
+/*
+ * Decode ntups visible tuples (headers inside pinned pages) into batch rows
+ * out_row .. out_row + ntups - 1; the validity bits of those rows must be set
+ * beforehand (only NULLs clear theirs).  The decoding threads only read and
+ * write memory; beside (may be NULL) runs on the calling thread inside the
+ * parallel region, before it joins them, and must not raise an ERROR.
+ */
+extern void gpuops_decode_tuples(GpuopsDecodePlan *plan,
+								 HeapTupleHeader const *tups, int64 ntups,
+								 GpuopsScanBatch *batch, int64 out_row,
+								 void (*beside) (void *), void *arg);
+
+/* Which buffer last held each block of one relation (recent.c). */
+typedef struct GpuopsRecentBuffers
+{
+	RelFileNode node;			/* the relation's file (none when unused) */
+	BlockNumber nblocks;		/* entries in bufs */
+	Buffer	   *bufs;			/* [nblocks] in TopMemoryContext */
+	uint64		last_use;
+} GpuopsRecentBuffers;
+
+/*
+ * The remembered buffers of rel's main fork, covering at least nblocks
+ * blocks, or NULL for a relation too large or in local buffers.
+ */
+extern GpuopsRecentBuffers *gpuops_recent_buffers(Relation rel,
+												  BlockNumber nblocks);
+
+/*
+ * One pinned page of a page batch: its line pointers as they were under the
+ * share lock (all of them on an all-visible page, else only those of the
+ * visible tuples), copied into the batch's line pointer array.
+ */
+typedef struct GpuopsPageRef
+{
+	const char *page;
+	int32		lp_start;		/* first of its line pointers in the copy */
+	int32		nlp;			/* how many */
+} GpuopsPageRef;
+
+/*
+ * The tuple headers of the normal line pointers of npages pages, in page
+ * and line pointer order, into tups; returns how many.  Pure memory reads
+ * in the parallel region.
+ */
+extern int64 gpuops_decode_record(const GpuopsDecodePlan *plan,
+								  const GpuopsPageRef *pages, int npages,
+								  const ItemIdData *lps, int64 *page_first,
+								  HeapTupleHeader *tups);
+
+/* Store a Datum of a column's type as the batch value of row (no PostgreSQL calls). */
+static inline void
+gpuops_scan_put_datum(GpuopsScanConv conv, void *data, int64 row, Datum d)
+{
+	switch (conv)
+	{
+		case GPUOPS_CONV_INT16_INT32:
+			((int32 *) data)[row] = DatumGetInt16(d);
+			break;
+		case GPUOPS_CONV_INT32:
+			((int32 *) data)[row] = DatumGetInt32(d);
+			break;
+		case GPUOPS_CONV_INT64:
+			((int64 *) data)[row] = DatumGetInt64(d);
+			break;
+		case GPUOPS_CONV_FLOAT32:
+			((float4 *) data)[row] = DatumGetFloat4(d);
+			break;
+		case GPUOPS_CONV_FLOAT64:
+			((float8 *) data)[row] = DatumGetFloat8(d);
+			break;
+		case GPUOPS_CONV_BOOL_INT32:
+			((int32 *) data)[row] = DatumGetBool(d) ? 1 : 0;
+			break;
+		case GPUOPS_CONV_BOOL_UINT8:
+			((uint8 *) data)[row] = DatumGetBool(d) ? 1 : 0;
+			break;
+		case GPUOPS_CONV_ENCODE:
+			break;				/* the slot path calls the encoder itself */
+	}
+}
+
+/* Store a NULL as the batch value of row: 0, validity bit cleared. */
+static inline void
+gpuops_scan_put_null(const GpuopsDecodeCol *dc, int64 row)
+{
+	switch (dc->conv)
+	{
+		case GPUOPS_CONV_INT16_INT32:
+		case GPUOPS_CONV_INT32:
+		case GPUOPS_CONV_BOOL_INT32:
+		case GPUOPS_CONV_ENCODE:
+			((int32 *) dc->data)[row] = 0;
+			break;
+		case GPUOPS_CONV_INT64:
+			((int64 *) dc->data)[row] = 0;
+			break;
+		case GPUOPS_CONV_FLOAT32:
+			((float4 *) dc->data)[row] = 0;
+			break;
+		case GPUOPS_CONV_FLOAT64:
+			((float8 *) dc->data)[row] = 0;
+			break;
+		case GPUOPS_CONV_BOOL_UINT8:
+			((uint8 *) dc->data)[row] = 0;
+			break;
+	}
+	dc->validity[row >> 3] &= (uint8) ~(1u << (row & 7));
+}
+
+#endif							/* GPUOPS_SCAN_H */

@@ -1,0 +1,68 @@
+/*
+ * slots.c
+ *	  The column reader's slot path: any table AM through
+ *	  table_scan_getnextslot, the CPU qual on each slot, the needed
+ *	  attributes (or their dictionary codes) into the batch.
+ */
+#include "heapscan/reader_int.h"
+
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+
+/* Fill the batch from slots; true if the table is exhausted. */
+bool
+gpuops_scan_next_slot(GpuopsScanReader *r)
+{
+	GpuopsScanBatch *b = &r->batch;
+	TupleTableSlot *slot = r->slot;
+	int			ncols = b->ncols;
+	int64		since_cfi = 0;
+
+	while (b->nrows < b->capacity)
+	{
+		int64		row = b->nrows;
+		int			c;
+
+		if (++since_cfi >= GPUOPS_SCAN_CFI_ROWS)
+		{
+			CHECK_FOR_INTERRUPTS();
+			since_cfi = 0;
+		}
+		if (!table_scan_getnextslot(r->scan, ForwardScanDirection, slot))
+			return true;
+		if (r->qual != NULL)
+		{
+			bool		keep;
+
+			ResetExprContext(r->econtext);
+			r->econtext->ecxt_scantuple = slot;
+			keep = ExecQual(r->qual, r->econtext);
+			if (!keep)
+			{
+				r->stats.cpu_filtered++;
+				continue;
+			}
+		}
+		slot_getsomeattrs(slot, r->maxatt);
+		for (c = 0; c < ncols; c++)
+		{
+			const GpuopsDecodeCol *dc = &r->dcols[c];
+
+			if (slot->tts_isnull[dc->attidx])
+			{
+				gpuops_scan_put_null(dc, row);
+				b->has_nulls[dc->out] = true;
+			}
+			else if (dc->conv == GPUOPS_CONV_ENCODE)
+				((int32 *) dc->data)[row] =
+					dc->encode(dc->encode_arg, slot->tts_values[dc->attidx]);
+			else
+				gpuops_scan_put_datum(dc->conv, dc->data, row,
+									  slot->tts_values[dc->attidx]);
+		}
+		b->nrows++;
+	}
+	return false;
+}
