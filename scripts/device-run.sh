@@ -14,6 +14,8 @@
 #               (ALT: the boolean settings to alternate, default gpuops.overlap;
 #               ALT_QUERY another query, ALT_REPS rounds, default 3,
 #               ALT_VALUES the values, default "off on")
+#   step conc: bench/concurrency.sh (pgbench, many sessions; CONC_ROWS rows,
+#               CONC_CLIENTS, CONC_DURATION, CONC_FACES, CONC_QUERIES)
 #   step sql (after agg): runs SQL_FILE (a file of the tree) in one psql
 #               session and keeps the lines matching SQL_GREP (default: echo
 #               lines, timings, workers, calls, strategy)
@@ -36,7 +38,7 @@ if [[ $steps == *" bench "* ]]; then
 		cat "$OUT/$(basename $b).md"
 	done
 fi
-if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* ]]; then
+if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* ]]; then
 	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops" \
 		source .device/pg-up.sh .device/pg.tar.xz >/dev/null || { echo "pg-up failed"; exit 1; }
 	rm -rf /tmp/w && cp -r . /tmp/w && chown -R pg /tmp/w && cd /tmp/w
@@ -99,6 +101,13 @@ if [[ $steps == *" overlap "* ]]; then
 	timeout ${OVERLAP_TIMEOUT:-120} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
 		psql -X -q -f /tmp/overlap.sql 2>&1 | grep -E "gpuops\.|Read Time|Pinning Time|Engine Time|Execution Time|GPU Calls" |
 		tr -s ' ' | tee "$OUT/overlap.txt"
+fi
+if [[ $steps == *" conc "* ]]; then
+	echo "== many sessions (bench/concurrency.sh) =="
+	timeout ${CONC_TIMEOUT:-480} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
+		ROWS=${CONC_ROWS:-10000000} CLIENTS="${CONC_CLIENTS:-1 16 64}" DURATION=${CONC_DURATION:-10} \
+		FACES="${CONC_FACES:-native cpu gpu}" QUERIES="${CONC_QUERIES:-light heavy}" \
+		bash bench/concurrency.sh 2>&1 | tee "$OUT/concurrency.txt"
 fi
 if [[ $steps == *" sql "* ]]; then
 	echo "== $SQL_FILE =="

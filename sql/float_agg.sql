@@ -94,10 +94,10 @@ SELECT * FROM pg_temp.both('SELECT g, avg(v) FROM fa8 GROUP BY g ORDER BY g');
 SELECT * FROM pg_temp.both('SELECT g, avg(v) FROM fa8 WHERE g > 1 AND g < 11 GROUP BY g ORDER BY g');
 RESET gpuops.agg_strategy;
 -- groups split across batches: the sums of squares combine (Chan)
-SET gpuops.chunk_size = 64;
+SET gpuops.debug_chunk_size = 64;
 SELECT * FROM pg_temp.both('SELECT g, avg(v) FROM fa8 GROUP BY g ORDER BY g');
 SELECT * FROM pg_temp.both('SELECT g, sum(v), avg(v) FROM fa8 WHERE g > 3 AND g < 10 GROUP BY g ORDER BY g');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
 
 -- many rows of +-1e153 (each group's squares overflow) and +-1e150 (they
 -- don't): the same answer however the rows are split into batches
@@ -108,10 +108,63 @@ CREATE TABLE fa8big AS
 SELECT * FROM pg_temp.both('SELECT k, avg(v) FROM fa8big GROUP BY k ORDER BY k');
 SELECT * FROM pg_temp.both('SELECT k, avg(v) FROM fa8big WHERE k <> 2 GROUP BY k ORDER BY k');
 SELECT * FROM pg_temp.both('SELECT avg(v) FROM fa8big WHERE k <> 2');
-SET gpuops.chunk_size = 4096;
+SET gpuops.debug_chunk_size = 4096;
 SELECT * FROM pg_temp.both('SELECT k, avg(v) FROM fa8big GROUP BY k ORDER BY k');
 SELECT * FROM pg_temp.both('SELECT k, avg(v) FROM fa8big WHERE k <> 2 GROUP BY k ORDER BY k');
-RESET gpuops.chunk_size;
+RESET gpuops.debug_chunk_size;
+
+-- groups past gpuops.max_group_memory spill to sorted runs, and worker
+-- processes send theirs: the non-finite flags and the sums of squared
+-- deviations go with them.  Statistics are taken with 10 keys, so the plan
+-- keeps the node; 30,000 rows of 5,000 keys then spill.  Key 1234's
+-- deviations (+-1e154, six rows in six batches) overflow only combined.
+CREATE TABLE fa8spill (k int, v float8) WITH (autovacuum_enabled = off);
+INSERT INTO fa8spill SELECT i % 10, i FROM generate_series(1, 100) i;
+ANALYZE fa8spill;
+TRUNCATE fa8spill;
+INSERT INTO fa8spill
+	SELECT i % 5000, CASE
+		WHEN i % 5000 = 1234 THEN CASE WHEN i % 3 = 0 THEN 1e154 ELSE -1e154 END
+		WHEN i % 5000 = 77 AND i > 20000 THEN 'Infinity'
+		WHEN i % 5000 = 78 AND i > 20000 THEN 'NaN'
+		WHEN i % 5000 = 79 AND i > 20000 THEN -1e150
+		ELSE ((i % 401) - 200) * 0.125 END
+	FROM generate_series(1, 30000) i;
+-- whether q spilled, with the 2 workers asked for where the budget allows 4 threads
+CREATE FUNCTION pg_temp.spilled(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	j json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO j;
+	RETURN (j->0->'Plan'->>'Spilled Runs')::int > 0 AND
+		coalesce((j->0->'Plan'->>'Workers Launched')::int, 0) =
+		CASE WHEN current_setting('gpuops.parallel_workers')::int > 0 AND
+			(SELECT max_threads FROM gpuops.budget()) >= 4 THEN 2 ELSE 0 END;
+END
+$$;
+SET gpuops.max_group_memory = 64;
+SET gpuops.debug_chunk_size = 4096;
+SELECT pg_temp.spilled('SELECT k, sum(v), avg(v) FROM fa8spill WHERE k <> 1234 GROUP BY k');
+SELECT * FROM pg_temp.both('SELECT k, sum(v), avg(v) FROM fa8spill WHERE k IN (1234, 1235) GROUP BY k ORDER BY k');
+SELECT * FROM pg_temp.both('SELECT k, sum(v), avg(v) FROM fa8spill GROUP BY k ORDER BY k');
+SELECT * FROM pg_temp.both('SELECT count(*), sum(s), min(a), max(a) FROM (SELECT k, sum(v) AS s, avg(v) AS a FROM fa8spill WHERE k <> 1234 GROUP BY k) t');
+SELECT * FROM pg_temp.both('SELECT k, sum(v), avg(v) FROM fa8spill WHERE k BETWEEN 70 AND 80 GROUP BY k ORDER BY k');
+SET gpuops.parallel_workers = 2;
+SET max_parallel_workers_per_gather = 2;
+SET gpuops.cpu_row_cost = 0;
+SET parallel_setup_cost = 0;
+SET gpuops.threads = 4;
+SELECT pg_temp.spilled('SELECT k, sum(v), avg(v) FROM fa8spill WHERE k <> 1234 GROUP BY k');
+SELECT * FROM pg_temp.both('SELECT k, sum(v), avg(v) FROM fa8spill GROUP BY k ORDER BY k');
+SELECT * FROM pg_temp.both('SELECT count(*), sum(s), min(a), max(a) FROM (SELECT k, sum(v) AS s, avg(v) AS a FROM fa8spill WHERE k <> 1234 GROUP BY k) t');
+RESET gpuops.threads;
+RESET parallel_setup_cost;
+RESET gpuops.cpu_row_cost;
+SET max_parallel_workers_per_gather = 0;
+RESET gpuops.parallel_workers;
+RESET gpuops.debug_chunk_size;
+RESET gpuops.max_group_memory;
+DROP TABLE fa8spill;
 
 -- ---- float4: sum accumulates in float4 (float4pl), avg in float8 ----
 CREATE TABLE fa4 (g int, k int, v float4);
