@@ -17,10 +17,9 @@ echo "== pg_regress (gpuops.device = '$dev') =="
 rc=0
 # the server preloads gpuops, as the README tells DBAs to: loading in the
 # postmaster must start nothing (no CUDA, no threads) that forked backends
-# would inherit; a core budget of 8 threads lets the worker tests start
-# workers on small machines too
+# would inherit
 PGOPTIONS="-c gpuops.device=$dev" pg_virtualenv -t -v "$PGV" \
-	-o shared_preload_libraries=gpuops -o gpuops.max_threads=8 make installcheck PG_CONFIG="$PG_CONFIG" || rc=$?
+	-o shared_preload_libraries=gpuops make installcheck PG_CONFIG="$PG_CONFIG" || rc=$?
 if [ $rc -ne 0 ]; then
 	[ -f regression.diffs ] && head -200 regression.diffs
 	echo "pg_regress failed" >&2

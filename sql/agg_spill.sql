@@ -161,15 +161,15 @@ SELECT pg_temp.check_order('SELECT k, k8, count(*) AS n FROM spill_t GROUP BY k,
 RESET gpuops.debug_chunk_size;
 
 -- worker processes spill their groups too, and send them piece by piece
--- (the core budget gives workers only to a query with 3 threads or more:
--- make test's cluster has gpuops.max_threads = 8)
+-- (where the core budget, gpuops.max_threads, allows a query 3 threads:
+-- on a smaller machine it gives none)
 SET gpuops.parallel_workers = 2;
 SET max_parallel_workers_per_gather = 2;
 SET gpuops.cpu_row_cost = 0;
 SET gpuops.threads = 4;
 SET gpuops.debug_chunk_size = 16384;
-SELECT ((j->0->'Plan'->>'Workers Launched')::int = 2) =
-       ((SELECT max_threads FROM gpuops.budget()) >= 4) AS workers_as_budget_allows,
+SELECT ((j->0->'Plan'->>'Workers Launched')::int > 0) =
+       ((SELECT max_threads FROM gpuops.budget()) >= 3) AS workers_as_budget_allows,
        (j->0->'Plan'->>'Spilled Runs')::int > 0 AS spilled_runs
 FROM pg_temp.explain_json('SELECT k, count(*) FROM spill_t GROUP BY k') j;
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(f) AS lo, max(f) AS hi FROM spill_t GROUP BY k');
