@@ -705,7 +705,16 @@ run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 			GPO_CUDA_TRY(GPO_LAUNCHED());
 		}
 	}
-	/* the other requests, over the table the first one filled */
+	/*
+	 * The other requests, over the table the first one filled.  Where there
+	 * are few groups (at most 4 block tables' worth), each runs the
+	 * shared-memory kernel again (it finds every key already in the table),
+	 * whose block tables take most rows off the global slots: adding straight into
+	 * the global slots contended on their atomics and made 3 and 6
+	 * aggregates over 1,000 groups 0.72x and 0.68x one call per column (1e8
+	 * rows, H200, bench/RESULTS.md 2026-12-02); at 1M groups the global add
+	 * was even (1.02x).
+	 */
 	for (int r = 1; r < nreq; r++)
 	{
 		const gpo_cuda_req *q = &reqs[r];
@@ -713,9 +722,21 @@ run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 		GPO_CUDA_TRY(gpo_dacc_alloc(mem, q->fields, cap + 2, &res[r].acc));
 		if (n == 0)
 			continue;
-		gpo_k_hash_add<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
-			(kt, d_keys, d_kvalid, q->vt, q->d_vals, q->d_vvalid, n, d_tkeys, cap,
-			 res[r].acc, q->fields);
+		if (bound <= 4 * HASH_SMEM_SLOTS)
+		{
+			size_t		qsmem = gpo_dacc_slot_bytes(q->fields) * (HASH_SMEM_SLOTS + 2);
+
+			GPO_CUDA_TRY(cudaFuncSetAttribute(gpo_k_hash,
+											  cudaFuncAttributeMaxDynamicSharedMemorySize,
+											  (int) qsmem));
+			gpo_k_hash<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS, qsmem>>>
+				(kt, d_keys, d_kvalid, q->vt, q->d_vals, q->d_vvalid, n, d_tkeys, cap,
+				 res[r].acc, q->fields, d_full);
+		}
+		else
+			gpo_k_hash_add<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS>>>
+				(kt, d_keys, d_kvalid, q->vt, q->d_vals, q->d_vvalid, n, d_tkeys, cap,
+				 res[r].acc, q->fields);
 		GPO_CUDA_TRY(GPO_LAUNCHED());
 		if ((q->fields & GPO_DF_M2) && q->vt >= 0)
 		{
