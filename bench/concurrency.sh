@@ -16,6 +16,8 @@
 #           its settings allow)
 #   cpu:    gpuops.device = cpu        gpu: gpuops.device = gpu (skipped when
 #           gpuops.info() says gpu_usable = false)
+#   auto:   gpuops.device = auto (the GPU while one of its seats,
+#           gpuops.max_gpu_queries, is free, else the CPU face)
 # Before each face the script checks that the plan is the one meant
 # ("native plan!" otherwise) and prints gpuops.budget().
 #
@@ -90,6 +92,7 @@ face_opts() {
 	native) echo "-c gpuops.enabled=off" ;;
 	cpu) echo "-c gpuops.device=cpu" ;;
 	gpu) echo "-c gpuops.device=gpu" ;;
+	auto) echo "-c gpuops.device=auto" ;;
 	*) echo "unknown face: $1" >&2; exit 2 ;;
 	esac
 }
@@ -114,7 +117,7 @@ p95_ms() {
 
 echo
 echo "machine: $(nproc) cores; rows: $rows; ${duration} s a run; gpu usable: $gpu_usable"
-echo "budget: $(psql_q -c "SELECT format('shared %s, max_threads %s', shared, max_threads) FROM gpuops.budget()" 2>/dev/null || echo none)"
+echo "budget: $(psql_q -c "SELECT format('shared %s, max_threads %s, max_gpu_queries %s', shared, max_threads, max_gpu_queries) FROM gpuops.budget()" 2>/dev/null || echo none)"
 echo "openmp wait: $(psql_q -c "SELECT value FROM gpuops.info() WHERE key = 'openmp_wait'" 2>/dev/null)"
 echo
 echo "| query | face | clients | tps | p95 latency (ms) | peak GPU memory (MiB) |"

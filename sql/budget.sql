@@ -132,6 +132,36 @@ SELECT (SELECT count(*) FROM (SELECT * FROM budget_on EXCEPT ALL SELECT * FROM b
        (SELECT count(*) FROM (SELECT * FROM budget_off EXCEPT ALL SELECT * FROM budget_on) b) AS only_off,
        (SELECT count(*) FROM budget_on) AS groups;
 
+-- the GPU's seats (gpuops.max_gpu_queries, gpu_seats.c): a query that may
+-- use the GPU holds one while it reads and gives it back at the end, after
+-- an error and after a cancel.  gpuops.debug_gpu_seats takes them where no
+-- GPU answers, so the output is the same on every machine; the queries then
+-- run on the CPU.  Other sessions' seats: specs/gpu_seats.spec.
+SHOW gpuops.max_gpu_queries;
+SET gpuops.max_gpu_queries = 1;
+SELECT max_gpu_queries, gpu_queries_in_use FROM gpuops.budget();
+CREATE FUNCTION budget_seats() RETURNS int LANGUAGE sql VOLATILE
+  AS 'SELECT gpu_queries_in_use FROM gpuops.budget()';
+SET gpuops.debug_gpu_seats = on;
+SET gpuops.device = 'auto';
+SELECT k, count(*) FROM budget_t WHERE budget_seats() = 1 GROUP BY k ORDER BY k LIMIT 3;
+SELECT budget_seats();
+SELECT k, count(*) FROM budget_t WHERE 1 / (w - 25000) > 0 GROUP BY k;
+SELECT budget_seats();
+SET statement_timeout = '300ms';
+SELECT k, count(*) FROM budget_t WHERE pg_sleep(0.001) IS NOT NULL GROUP BY k;
+RESET statement_timeout;
+SELECT budget_seats();
+-- the SQL functions hold one while the row is formed
+SELECT gpuops.prefix_sum(a), budget_seats() AS held_in_the_row
+  FROM (VALUES (ARRAY[1, 2]::int8[]), (ARRAY[3]::int8[])) v(a);
+SELECT budget_seats();
+-- gpuops.device = cpu takes none
+SET gpuops.device = 'cpu';
+SELECT k, count(*) FROM budget_t WHERE budget_seats() = 0 GROUP BY k ORDER BY k LIMIT 3;
+RESET gpuops.debug_gpu_seats;
+DROP FUNCTION budget_seats();
+
 DROP FUNCTION budget_held();
 DROP FUNCTION budget_on_node(text);
 DROP FUNCTION budget_threads(text);

@@ -90,15 +90,17 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpuops.last_run() IS
 'the operation, the face (gpu, cpu or none) and any fallback detail of this backend''s last engine call';
 
--- The core budget that every session's engine threads share (gpuops.max_threads):
--- shared state, so VOLATILE and PARALLEL RESTRICTED.
+-- The core budget that every session's engine threads share (gpuops.max_threads)
+-- and the GPU's seats (gpuops.max_gpu_queries): shared state, so VOLATILE and
+-- PARALLEL RESTRICTED.
 CREATE FUNCTION gpuops.budget(OUT shared bool, OUT max_threads int,
-                              OUT threads_in_use int, OUT threads_held int)
+                              OUT threads_in_use int, OUT threads_held int,
+                              OUT max_gpu_queries int, OUT gpu_queries_in_use int)
 AS 'MODULE_PATHNAME', 'gpuops_budget_sql'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuops.budget() IS
-'the core budget: whether it is shared (gpuops preloaded), its cap, the engine threads all sessions use now (NULL without a shared budget) and this backend''s share';
+'the core budget: whether it is shared (gpuops preloaded), its cap, the engine threads all sessions use now (NULL without a shared budget), this backend''s share, the GPU seats'' cap (0: none) and the queries on the GPU now (NULL without a shared budget)';
 
 -- Histogram with even bins: width_bucket(v::float8, lo, hi, bins) counts of
 -- an int2, int4, int8, float4 or float8 array; lo and hi both NULL: the

@@ -319,7 +319,9 @@ void
 gpuops_ctx_init(gpo_ctx *ctx)
 {
 	gpo_ctx_init(ctx);
-	ctx->device = (gpo_device) gpuops_device;
+	/* a query that found no GPU seat free runs on the CPU (gpu_seats.c) */
+	ctx->device = gpuops_budget_cpu_only() ? GPO_DEVICE_CPU :
+		(gpo_device) gpuops_device;
 	ctx->gpu_min_rows = gpuops_gpu_min_rows;
 	ctx->threads = gpuops_threads;
 }

@@ -18,6 +18,9 @@
  * the share already held.  While a share is held, the engine's teams are
  * capped at it (gpo_thread_limit).
  *
+ * A share also holds its query's GPU seat, if it got one (gpu_seats.c):
+ * taken before the threads, given back with them.
+ *
  * The counter exists only when gpuops is in shared_preload_libraries;
  * otherwise every query sizes itself as gpuops.threads says and EXPLAIN
  * ANALYZE says there is no budget.
@@ -49,6 +52,9 @@ typedef struct GpuopsBudgetShared
 struct GpuopsBudgetLease
 {
 	uint32		units;			/* threads held; 0 once given back */
+	GpuopsSeatState seat;		/* the GPU seat of the last acquire */
+	bool		seat_owned;		/* that seat is still this lease's */
+	double		seat_wait_ms;	/* time it waited for that seat */
 	MemoryContextCallback cb;
 };
 
@@ -102,6 +108,7 @@ gpuops_budget_init(void)
 							PGC_SIGHUP,
 							0,
 							NULL, NULL, NULL);
+	gpuops_seats_init();
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	prev_shmem_request_hook = shmem_request_hook;
@@ -147,6 +154,16 @@ gpuops_budget_put(GpuopsBudgetLease *l, uint32 n)
 		held = NULL;
 }
 
+/* Gives l's GPU seat back, once (l->seat stays, for EXPLAIN). */
+static void
+gpuops_budget_give_seat(GpuopsBudgetLease *l)
+{
+	if (!l->seat_owned)
+		return;
+	l->seat_owned = false;
+	gpuops_seats_give();
+}
+
 /* Reset callback of the lease's memory context: gives back what is left. */
 static void
 gpuops_budget_reset_callback(void *arg)
@@ -154,6 +171,7 @@ gpuops_budget_reset_callback(void *arg)
 	GpuopsBudgetLease *l = (GpuopsBudgetLease *) arg;
 
 	gpuops_budget_put(l, l->units);
+	gpuops_budget_give_seat(l);
 	if (held == l)
 	{
 		held = NULL;
@@ -167,6 +185,7 @@ gpuops_budget_exit_callback(int code, Datum arg)
 {
 	if (held != NULL && budget != NULL)
 		gpuops_budget_put(held, held->units);
+	gpuops_seats_give();
 	held = NULL;
 	gpo_thread_limit = 0;
 }
@@ -186,6 +205,25 @@ gpuops_budget_take(uint32 want)
 		if (pg_atomic_compare_exchange_u32(&budget->in_use, &cur, cur + got))
 			return got;
 	}
+}
+
+/*
+ * Takes l's GPU seat (gpu_seats.c) first, so that a query waiting for one
+ * holds no threads: only when the query may use a GPU that answers; under
+ * gpuops.device = gpu it waits for the seat, under auto it goes without.
+ */
+static void
+gpuops_budget_take_seat(GpuopsBudgetLease *l)
+{
+	l->seat = GPUOPS_SEAT_NONE;
+	l->seat_owned = false;
+	l->seat_wait_ms = 0;
+	if (gpuops_device == GPO_DEVICE_CPU || gpuops_seats_in_use() < 0 ||
+		(!gpuops_debug_gpu_seats && !gpo_gpu_available()))
+		return;
+	l->seat_owned = gpuops_seats_take(gpuops_device == GPO_DEVICE_GPU,
+									  &l->seat_wait_ms);
+	l->seat = l->seat_owned ? GPUOPS_SEAT_HELD : GPUOPS_SEAT_DENIED;
 }
 
 /*
@@ -216,6 +254,7 @@ gpuops_budget_acquire(int want, GpuopsBudgetLease **lease)
 		MemoryContextRegisterResetCallback(CurrentMemoryContext, &l->cb);
 		*lease = l;
 	}
+	gpuops_budget_take_seat(l);
 	l->units = gpuops_budget_take((uint32) Max(want, 1));
 	held = l;
 	gpo_thread_limit = (int) l->units;
@@ -236,6 +275,8 @@ gpuops_budget_release(GpuopsBudgetLease *lease)
 {
 	if (lease != NULL)
 		gpuops_budget_put(lease, lease->units);
+	if (lease != NULL)
+		gpuops_budget_give_seat(lease);
 	if (lease != NULL && held == lease)
 	{
 		held = NULL;
@@ -243,9 +284,25 @@ gpuops_budget_release(GpuopsBudgetLease *lease)
 	}
 }
 
+/* Whether this backend's share found no GPU seat free: its query runs on the CPU. */
+bool
+gpuops_budget_cpu_only(void)
+{
+	return held != NULL && held->seat == GPUOPS_SEAT_DENIED;
+}
+
+/* The GPU seat of lease's last acquire and the time it waited for it (EXPLAIN). */
+GpuopsSeatState
+gpuops_budget_seat(const GpuopsBudgetLease *lease, double *wait_ms)
+{
+	*wait_ms = lease != NULL ? lease->seat_wait_ms : 0;
+	return lease != NULL ? lease->seat : GPUOPS_SEAT_NONE;
+}
+
 /*
  * Fills ctx from the settings and takes the calling SQL function's share of
- * the budget (given back when the function's memory context goes).
+ * the budget (given back when the function's memory context goes); without
+ * a GPU seat free, ctx runs on the CPU.
  */
 void
 gpuops_ctx_init_budget(gpo_ctx *ctx)
@@ -254,15 +311,16 @@ gpuops_ctx_init_budget(gpo_ctx *ctx)
 
 	gpuops_ctx_init(ctx);
 	(void) gpuops_budget_acquire(gpo_threads(ctx), &lease);
+	gpuops_ctx_init(ctx);
 }
 
-/* gpuops.budget(): the cap, the threads every session uses, this backend's share. */
+/* gpuops.budget(): the cap, the threads in use, this backend's share, the GPU seats. */
 Datum
 gpuops_budget_sql(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[4];
-	bool		nulls[4] = {false, false, false, false};
+	Datum		values[6];
+	bool		nulls[6] = {false, false, false, false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -273,5 +331,10 @@ gpuops_budget_sql(PG_FUNCTION_ARGS)
 	else
 		nulls[2] = true;
 	values[3] = Int32GetDatum(gpuops_budget_held());
+	values[4] = Int32GetDatum(gpuops_max_gpu_queries);
+	if (gpuops_seats_in_use() >= 0)
+		values[5] = Int32GetDatum(gpuops_seats_in_use());
+	else
+		nulls[5] = true;
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

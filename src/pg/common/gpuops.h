@@ -81,9 +81,36 @@ extern void gpuops_budget_trim(GpuopsBudgetLease *lease, int threads);
 extern void gpuops_budget_release(GpuopsBudgetLease *lease);
 /*
  * Fills ctx from the settings and takes the calling SQL function's share of
- * the budget (given back when the function's memory context goes).
+ * the budget (given back when the function's memory context goes); without
+ * a GPU seat free, ctx runs on the CPU.
  */
 extern void gpuops_ctx_init_budget(gpo_ctx *ctx);
+/* A share's GPU seat: none asked for, held, or none was free. */
+typedef enum GpuopsSeatState
+{
+	GPUOPS_SEAT_NONE,
+	GPUOPS_SEAT_HELD,
+	GPUOPS_SEAT_DENIED
+} GpuopsSeatState;
+/* Whether this backend's share found no GPU seat free: its query runs on the CPU. */
+extern bool gpuops_budget_cpu_only(void);
+/* The GPU seat of lease's last acquire and the time it waited for it. */
+extern GpuopsSeatState gpuops_budget_seat(const GpuopsBudgetLease *lease,
+										  double *wait_ms);
+
+/* ---- gpu_seats.c: the GPU's seats, shared by every session ---- */
+
+/* gpuops.max_gpu_queries, gpuops.debug_gpu_seats */
+extern int	gpuops_max_gpu_queries;
+extern bool gpuops_debug_gpu_seats;
+/* Defines gpuops.max_gpu_queries and, when preloaded, asks for the shared counter. */
+extern void gpuops_seats_init(void);
+/* Seats taken by every session now, -1 when there are no shared seats. */
+extern int	gpuops_seats_in_use(void);
+/* Takes this backend's seat, waiting for one with wait; whether it holds one. */
+extern bool gpuops_seats_take(bool wait, double *waited_ms);
+/* Gives this backend's seat back, if it holds one, and wakes the waiters. */
+extern void gpuops_seats_give(void);
 
 /* ---- errors.c ---- */
 

@@ -28,6 +28,24 @@ gpuops_agg_deparse(List *clauses, List *context, bool useprefix)
 							  useprefix, false);
 }
 
+/*
+ * EXPLAIN ANALYZE's word on the read's GPU seat (gpu_seats.c): none was free
+ * (the read ran on the CPU), or the time it waited for one.
+ */
+static void
+gpuops_agg_explain_seat(GpuopsAggScanState *s, ExplainState *es)
+{
+	double		wait_ms;
+	GpuopsSeatState seat = gpuops_budget_seat(s->lease, &wait_ms);
+
+	if (seat == GPUOPS_SEAT_DENIED)
+		ExplainPropertyText("GPU Seat",
+							"none free (gpuops.max_gpu_queries), ran on the CPU",
+							es);
+	else if (seat == GPUOPS_SEAT_HELD && wait_ms > 0 && es->timing)
+		ExplainPropertyFloat("GPU Seat Wait", "ms", wait_ms, 3, es);
+}
+
 /* ExplainCustomScan: device, strategy, keys, quals and, under ANALYZE, the work done. */
 void
 gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -82,6 +100,7 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyText("Core Budget",
 								"none (gpuops is not in shared_preload_libraries)",
 								es);
+		gpuops_agg_explain_seat(s, es);
 	}
 	if (s->spec.nkeys > 0 && rti > 0)
 	{

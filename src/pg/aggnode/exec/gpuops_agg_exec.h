@@ -120,11 +120,15 @@ typedef struct GpuopsAggScanState
 	bool		slot_read;		/* some table was read through slots */
 } GpuopsAggScanState;
 
-/* True when the GPU face may take the node's batches: gpuops.device isn't cpu and a GPU answers. */
+/*
+ * True when the GPU face may take the node's batches: gpuops.device isn't
+ * cpu, the query did not go without a GPU seat, and a GPU answers.
+ */
 static inline bool
 gpuops_agg_gpu_possible(void)
 {
-	return gpuops_device != GPO_DEVICE_CPU && gpo_gpu_available();
+	return gpuops_device != GPO_DEVICE_CPU && !gpuops_budget_cpu_only() &&
+		gpo_gpu_available();
 }
 
 /* A context for the engine's calls on s's batches (gpuops_ctx_init, with s's thread cap). */
