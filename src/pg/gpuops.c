@@ -311,6 +311,13 @@ _PG_init(void)
 	gpuops_agg_register();
 }
 
+/* gpuops.device, or cpu while this backend's query found no GPU seat free (gpu_seats.c). */
+gpo_device
+gpuops_device_now(void)
+{
+	return gpuops_budget_cpu_only() ? GPO_DEVICE_CPU : (gpo_device) gpuops_device;
+}
+
 /*
  * Fill an engine context from the current GUC settings (the engine keeps
  * its teams within this backend's share of the core budget by itself).
@@ -319,9 +326,7 @@ void
 gpuops_ctx_init(gpo_ctx *ctx)
 {
 	gpo_ctx_init(ctx);
-	/* a query that found no GPU seat free runs on the CPU (gpu_seats.c) */
-	ctx->device = gpuops_budget_cpu_only() ? GPO_DEVICE_CPU :
-		(gpo_device) gpuops_device;
+	ctx->device = gpuops_device_now();
 	ctx->gpu_min_rows = gpuops_gpu_min_rows;
 	ctx->threads = gpuops_threads;
 }

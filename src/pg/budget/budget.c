@@ -68,16 +68,17 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static GpuopsBudgetLease *held = NULL;
 static bool exit_callback_set = false;
 
-/* Asks for the counter's shared memory. */
+/* Asks for the counter's shared memory, and the GPU seats'. */
 static void
 gpuops_budget_shmem_request(void)
 {
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	RequestAddinShmemSpace(MAXALIGN(sizeof(GpuopsBudgetShared)));
+	RequestAddinShmemSpace(MAXALIGN(sizeof(GpuopsBudgetShared)) +
+						   gpuops_seats_shmem_size());
 }
 
-/* Creates (or attaches to) the counter. */
+/* Creates (or attaches to) the counter and the GPU seats. */
 static void
 gpuops_budget_shmem_startup(void)
 {
@@ -90,6 +91,7 @@ gpuops_budget_shmem_startup(void)
 							 &found);
 	if (!found)
 		pg_atomic_init_u32(&budget->in_use, 0);
+	gpuops_seats_shmem_attach();
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -184,8 +186,10 @@ static void
 gpuops_budget_exit_callback(int code, Datum arg)
 {
 	if (held != NULL && budget != NULL)
+	{
 		gpuops_budget_put(held, held->units);
-	gpuops_seats_give();
+		gpuops_budget_give_seat(held);
+	}
 	held = NULL;
 	gpo_thread_limit = 0;
 }
@@ -274,9 +278,10 @@ void
 gpuops_budget_release(GpuopsBudgetLease *lease)
 {
 	if (lease != NULL)
+	{
 		gpuops_budget_put(lease, lease->units);
-	if (lease != NULL)
 		gpuops_budget_give_seat(lease);
+	}
 	if (lease != NULL && held == lease)
 	{
 		held = NULL;

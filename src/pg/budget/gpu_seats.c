@@ -15,21 +15,19 @@
  * CPU face; under gpu it waits for one (on a condition variable: a cancel or
  * statement_timeout ends the wait).
  *
- * A backend holds at most one seat; the seat goes back at the end of its
+ * The seat is the lease's (budget.c), which gives it back at the end of its
  * query, on ERROR and cancel (the lease's memory context goes) and when the
- * backend exits.  A SIGKILLed backend makes the postmaster reinitialize
- * shared memory, counter included.  The seats exist only when gpuops is in
- * shared_preload_libraries.
+ * backend exits; this file keeps no state of its own in the backend.  A
+ * SIGKILLed backend makes the postmaster reinitialize shared memory, counter
+ * included.  The seats exist only when gpuops is in shared_preload_libraries
+ * (budget.c's shared memory hooks place them).
  */
 #include "common/gpuops.h"
 
-#include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
 #include "portability/instr_time.h"
 #include "storage/condition_variable.h"
-#include "storage/ipc.h"
-#include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/guc.h"
 
@@ -44,31 +42,20 @@ int			gpuops_max_gpu_queries = 0;
 bool		gpuops_debug_gpu_seats = false;
 
 static GpuopsSeatsShared *seats = NULL;
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
-/* Whether this backend holds a seat, and whether the exit callback is set. */
-static bool seat_held = false;
-static bool exit_callback_set = false;
-
-/* Asks for the counter's shared memory. */
-static void
-gpuops_seats_shmem_request(void)
+/* Shared memory the seats need (budget.c asks for it). */
+Size
+gpuops_seats_shmem_size(void)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(MAXALIGN(sizeof(GpuopsSeatsShared)));
+	return MAXALIGN(sizeof(GpuopsSeatsShared));
 }
 
-/* Creates (or attaches to) the counter. */
-static void
-gpuops_seats_shmem_startup(void)
+/* Creates (or attaches to) the counter; budget.c calls it holding AddinShmemInitLock. */
+void
+gpuops_seats_shmem_attach(void)
 {
 	bool		found;
 
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	seats = ShmemInitStruct("gpuops GPU seats", sizeof(GpuopsSeatsShared),
 							&found);
 	if (!found)
@@ -76,10 +63,9 @@ gpuops_seats_shmem_startup(void)
 		pg_atomic_init_u32(&seats->in_use, 0);
 		ConditionVariableInit(&seats->freed);
 	}
-	LWLockRelease(AddinShmemInitLock);
 }
 
-/* Defines gpuops.max_gpu_queries and, when preloaded, installs the shared memory hooks. */
+/* Defines gpuops.max_gpu_queries and gpuops.debug_gpu_seats. */
 void
 gpuops_seats_init(void)
 {
@@ -104,12 +90,6 @@ gpuops_seats_init(void)
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
-	if (!process_shared_preload_libraries_in_progress)
-		return;
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = gpuops_seats_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = gpuops_seats_shmem_startup;
 }
 
 /* Seats taken by every session now, -1 when there are no shared seats. */
@@ -135,17 +115,10 @@ gpuops_seats_try(void)
 	return false;
 }
 
-/* A dying backend gives its seat back. */
-static void
-gpuops_seats_exit_callback(int code, Datum arg)
-{
-	gpuops_seats_give();
-}
-
 /*
- * Takes a seat for this backend's query: at once if one is free; else,
- * with wait, sleeps until one comes back (adding the wait to *waited_ms).
- * Returns whether a seat is held.  Without shared seats: false.
+ * Takes a seat: at once if one is free; else, with wait, sleeps until one
+ * comes back (adding the wait to *waited_ms).  Returns whether it took one;
+ * the caller gives it back once.  Without shared seats: false.
  */
 bool
 gpuops_seats_take(bool wait, double *waited_ms)
@@ -154,13 +127,8 @@ gpuops_seats_take(bool wait, double *waited_ms)
 	instr_time	now;
 	bool		got;
 
-	if (seats == NULL || seat_held)
-		return seat_held;
-	if (!exit_callback_set)
-	{
-		before_shmem_exit(gpuops_seats_exit_callback, (Datum) 0);
-		exit_callback_set = true;
-	}
+	if (seats == NULL)
+		return false;
 	got = gpuops_seats_try();
 	if (!got && wait)
 	{
@@ -173,17 +141,13 @@ gpuops_seats_take(bool wait, double *waited_ms)
 		INSTR_TIME_SUBTRACT(now, start);
 		*waited_ms += INSTR_TIME_GET_MILLISEC(now);
 	}
-	seat_held = got;
 	return got;
 }
 
-/* Gives this backend's seat back (nothing if it holds none) and wakes the waiters. */
+/* Gives a seat taken by gpuops_seats_take back and wakes the waiters. */
 void
 gpuops_seats_give(void)
 {
-	if (!seat_held || seats == NULL)
-		return;
-	seat_held = false;
 	pg_atomic_sub_fetch_u32(&seats->in_use, 1);
 	ConditionVariableBroadcast(&seats->freed);
 }

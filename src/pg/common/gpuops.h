@@ -42,6 +42,8 @@ extern int	gpuops_agg_strategy;	/* a gpo_agg_strategy */
 
 /* Fill an engine context from the current GUC settings. */
 extern void gpuops_ctx_init(gpo_ctx *ctx);
+/* gpuops.device, or cpu while this backend's query found no GPU seat free. */
+extern gpo_device gpuops_device_now(void);
 /* Scratch for the second phase of an engine call, GPUOPS_SCRATCH_ALIGN aligned. */
 extern void *gpuops_alloc_scratch(size_t scratch_bytes);
 /* Name of the current gpuops.device setting ("auto", "gpu" or "cpu"). */
@@ -103,13 +105,16 @@ extern GpuopsSeatState gpuops_budget_seat(const GpuopsBudgetLease *lease,
 /* gpuops.max_gpu_queries, gpuops.debug_gpu_seats */
 extern int	gpuops_max_gpu_queries;
 extern bool gpuops_debug_gpu_seats;
-/* Defines gpuops.max_gpu_queries and, when preloaded, asks for the shared counter. */
+/* Defines gpuops.max_gpu_queries and gpuops.debug_gpu_seats. */
 extern void gpuops_seats_init(void);
+/* Shared memory the seats need, and their creation (budget.c's hooks). */
+extern Size gpuops_seats_shmem_size(void);
+extern void gpuops_seats_shmem_attach(void);
 /* Seats taken by every session now, -1 when there are no shared seats. */
 extern int	gpuops_seats_in_use(void);
-/* Takes this backend's seat, waiting for one with wait; whether it holds one. */
+/* Takes a seat, waiting for one with wait; whether it took one. */
 extern bool gpuops_seats_take(bool wait, double *waited_ms);
-/* Gives this backend's seat back, if it holds one, and wakes the waiters. */
+/* Gives a taken seat back and wakes the waiters. */
 extern void gpuops_seats_give(void);
 
 /* ---- errors.c ---- */

@@ -127,8 +127,7 @@ typedef struct GpuopsAggScanState
 static inline bool
 gpuops_agg_gpu_possible(void)
 {
-	return gpuops_device != GPO_DEVICE_CPU && !gpuops_budget_cpu_only() &&
-		gpo_gpu_available();
+	return gpuops_device_now() != GPO_DEVICE_CPU && gpo_gpu_available();
 }
 
 /* A context for the engine's calls on s's batches (gpuops_ctx_init, with s's thread cap). */
