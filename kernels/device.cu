@@ -162,6 +162,13 @@ gpo_copy_text(char *dst, size_t size, const char *src)
 	dst[len] = '\0';
 }
 
+/* This build has CUDA (no CUDA call: safe in the postmaster). */
+extern "C" bool
+gpo_gpu_compiled(void)
+{
+	return true;
+}
+
 /* Fills info about the GPU side; never fails (info->usable says). */
 extern "C" void
 gpo_gpu_info(gpo_device_info *info)

@@ -16,6 +16,9 @@
 #               ALT_VALUES the values, default "off on")
 #   step conc: bench/concurrency.sh (pgbench, many sessions; CONC_ROWS rows,
 #               CONC_CLIENTS, CONC_DURATION, CONC_FACES, CONC_QUERIES)
+#   step first (after conc): bench/first_query.sh, a new session's first
+#               query against a warm session's (FIRST_REPS)
+#   PG_EXTRA_OPTS  more server options (e.g. "-c gpuops.gpu_service=off")
 #   step sql (after agg): runs SQL_FILE (a file of the tree) in one psql
 #               session and keeps the lines matching SQL_GREP (default: echo
 #               lines, timings, workers, calls, strategy)
@@ -38,8 +41,8 @@ if [[ $steps == *" bench "* ]]; then
 		cat "$OUT/$(basename $b).md"
 	done
 fi
-if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* ]]; then
-	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops" \
+if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* || $steps == *" first "* ]]; then
+	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops ${PG_EXTRA_OPTS:-}" \
 		source .device/pg-up.sh .device/pg.tar.xz >/dev/null || { echo "pg-up failed"; exit 1; }
 	rm -rf /tmp/w && cp -r . /tmp/w && chown -R pg /tmp/w && cd /tmp/w
 	as_pg createdb regress_gpu
@@ -79,6 +82,11 @@ if [[ $steps == *" agg "* ]]; then
 		bash bench/agg_queries.sh "${AGG_ROWS:-100000000}" ${AGG_FACES:+"$AGG_FACES"} 2>&1 | tee "$OUT/agg_queries.txt"; agg_rc=$?
 	# one file: a call returns only so many files
 	tar czf "$OUT/agg_logs.tgz" -C /tmp agglogs
+fi
+if [[ $steps == *" first "* ]]; then
+	echo "== a new session's first query (bench/first_query.sh) =="
+	timeout ${FIRST_TIMEOUT:-120} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
+		REPS=${FIRST_REPS:-5} bash bench/first_query.sh 2>&1 | tee "$OUT/first_query.txt"
 fi
 if [[ $steps == *" overlap "* ]]; then
 	# after the agg step (its table): q1 on the GPU with gpuops.overlap off

@@ -18,8 +18,11 @@ rc=0
 # the server preloads gpuops, as the README tells DBAs to: loading in the
 # postmaster must start nothing (no CUDA, no threads) that forked backends
 # would inherit
+# gpuops.debug_gpu_service: the GPU service runs (on the CPU face where there
+# is no GPU), so that sql/service.sql and specs/gpu_service.spec test it
 PGOPTIONS="-c gpuops.device=$dev" pg_virtualenv -t -v "$PGV" \
-	-o shared_preload_libraries=gpuops make installcheck PG_CONFIG="$PG_CONFIG" || rc=$?
+	-o shared_preload_libraries=gpuops -o gpuops.debug_gpu_service=on \
+	make installcheck PG_CONFIG="$PG_CONFIG" || rc=$?
 if [ $rc -ne 0 ]; then
 	[ -f regression.diffs ] && head -200 regression.diffs
 	echo "pg_regress failed" >&2

@@ -102,6 +102,31 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpuops.budget() IS
 'the core budget: whether it is shared (gpuops preloaded), its cap, the engine threads all sessions use now (NULL without a shared budget), this backend''s share, the GPU seats'' cap (0: none) and the queries on the GPU now (NULL without a shared budget)';
 
+-- The GPU service (gpuops.gpu_service): shared state, so VOLATILE and
+-- PARALLEL RESTRICTED.  NULLs where the server doesn't run it.
+CREATE FUNCTION gpuops.service(OUT configured bool, OUT state text, OUT pid int,
+                               OUT device text, OUT pinned bool,
+                               OUT arena_bytes bigint, OUT arena_used bigint,
+                               OUT arena_peak bigint, OUT in_flight int,
+                               OUT served bigint, OUT abandoned bigint,
+                               OUT lost bigint, OUT starts bigint)
+AS 'MODULE_PATHNAME', 'gpuops_service_sql'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuops.service() IS
+'the GPU service: whether this server runs it, its state (gpu, cpu under gpuops.debug_gpu_service, no device, down), pid and device, whether its staging arena is page-locked, the arena''s bytes, use and peak, the requests in flight, served, given up by their sessions and lost to a restart, and how often it started';
+
+-- Stops the GPU service, which the postmaster starts again a second later.
+CREATE FUNCTION gpuops.service_restart()
+RETURNS bool
+AS 'MODULE_PATHNAME', 'gpuops_service_restart_sql'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+REVOKE ALL ON FUNCTION gpuops.service_restart() FROM PUBLIC;
+
+COMMENT ON FUNCTION gpuops.service_restart() IS
+'stops the GPU service (superuser only); the postmaster starts it again a second later; false when it is not running';
+
 -- Histogram with even bins: width_bucket(v::float8, lo, hi, bins) counts of
 -- an int2, int4, int8, float4 or float8 array; lo and hi both NULL: the
 -- domain is the minimum and maximum finite element.  The counts are the same

@@ -22,6 +22,13 @@ gpo_gpu_info(gpo_device_info *info)
 	strncpy(info->error, no_cuda, sizeof(info->error) - 1);
 }
 
+/* This build has no CUDA. */
+bool
+gpo_gpu_compiled(void)
+{
+	return false;
+}
+
 /* No device memory to copy to: nothing is locked. */
 bool
 gpo_host_register(void *p, size_t bytes)

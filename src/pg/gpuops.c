@@ -8,6 +8,7 @@
  */
 #include "common/gpuops.h"
 #include "aggnode/gpuops_agg.h"
+#include "service/gpuops_service.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -306,6 +307,7 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	gpuops_budget_init();
+	gpuops_service_init();
 
 	MarkGUCPrefixReserved("gpuops");
 	gpuops_agg_register();

@@ -152,6 +152,8 @@ extern void gpo_omp_prepare(int nthreads);
 extern void gpo_gpu_info(gpo_device_info *info);
 /* True when this build has CUDA and a device answers (cached after the first call). */
 extern bool gpo_gpu_available(void);
+/* True when this build has CUDA (asks no device: safe before any fork). */
+extern bool gpo_gpu_compiled(void);
 /*
  * Page-locks bytes of host memory at p so that the GPU faces copy it to the
  * device directly instead of through their staging buffers; false (and

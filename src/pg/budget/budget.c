@@ -26,6 +26,7 @@
  * ANALYZE says there is no budget.
  */
 #include "common/gpuops.h"
+#include "service/gpuops_service.h"
 
 #include <limits.h>
 
@@ -68,7 +69,7 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static GpuopsBudgetLease *held = NULL;
 static bool exit_callback_set = false;
 
-/* Asks for the counter's shared memory, and the GPU seats'. */
+/* Asks for the counter's shared memory, the GPU seats' and the GPU service's. */
 static void
 gpuops_budget_shmem_request(void)
 {
@@ -76,9 +77,10 @@ gpuops_budget_shmem_request(void)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(MAXALIGN(sizeof(GpuopsBudgetShared)) +
 						   gpuops_seats_shmem_size());
+	RequestAddinShmemSpace(gpuops_service_shmem_size());
 }
 
-/* Creates (or attaches to) the counter and the GPU seats. */
+/* Creates (or attaches to) the counter, the GPU seats and the GPU service's memory. */
 static void
 gpuops_budget_shmem_startup(void)
 {
@@ -92,6 +94,7 @@ gpuops_budget_shmem_startup(void)
 	if (!found)
 		pg_atomic_init_u32(&budget->in_use, 0);
 	gpuops_seats_shmem_attach();
+	gpuops_service_shmem_attach();
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -185,10 +188,13 @@ gpuops_budget_reset_callback(void *arg)
 static void
 gpuops_budget_exit_callback(int code, Datum arg)
 {
-	if (held != NULL && budget != NULL)
+	GpuopsBudgetLease *l = held;
+
+	/* gpuops_budget_put clears held when the share is all given back */
+	if (l != NULL && budget != NULL)
 	{
-		gpuops_budget_put(held, held->units);
-		gpuops_budget_give_seat(held);
+		gpuops_budget_put(l, l->units);
+		gpuops_budget_give_seat(l);
 	}
 	held = NULL;
 	gpo_thread_limit = 0;
@@ -223,7 +229,7 @@ gpuops_budget_take_seat(GpuopsBudgetLease *l)
 	l->seat_owned = false;
 	l->seat_wait_ms = 0;
 	if (gpuops_device == GPO_DEVICE_CPU || gpuops_seats_in_use() < 0 ||
-		(!gpuops_debug_gpu_seats && !gpo_gpu_available()))
+		(!gpuops_debug_gpu_seats && !gpuops_gpu_usable()))
 		return;
 	l->seat_owned = gpuops_seats_take(gpuops_device == GPO_DEVICE_GPU,
 									  &l->seat_wait_ms);

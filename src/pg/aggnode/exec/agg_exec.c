@@ -161,6 +161,9 @@ gpuops_agg_batch_rows(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		GPUOPS_AGG_BATCH_GPU_BYTES : GPUOPS_AGG_BATCH_CPU_BYTES;
 	bytes = Max(bytes, s->spec.est_groups * 64.0 * widest);
 	bytes = Min(bytes, (double) gpuops_chunk_size);
+	/* a batch for the GPU service takes at most a quarter of its arena */
+	if (gpuops_agg_served())
+		bytes = Min(bytes, gpuops_service_arena_bytes() / (4.0 * (te->ncols + 1)));
 	return Max((int64) 1, (int64) (bytes / widest));
 }
 
@@ -311,8 +314,8 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	s->policy->funcs->reset(s->policy);
 	if (s->overlap)
 		gpuops_scan_double_buffer(te->reader);
-	/* the GPU face copies page-locked batches without staging them */
-	if (gpuops_pinned_batches && gpuops_agg_gpu_possible())
+	/* this backend's GPU face copies page-locked batches without staging them */
+	if (gpuops_pinned_batches && gpuops_agg_gpu_possible() && !gpuops_agg_served())
 		gpuops_scan_lock_arrays(te->reader);
 	while (gpuops_scan_next(te->reader, &batch))
 	{

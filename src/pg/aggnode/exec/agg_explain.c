@@ -173,6 +173,14 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Bytes Sent", "kB", s->bytes_in / 1024, es);
 		ExplainPropertyInteger("GPU Calls", NULL, s->gpu_calls, es);
 		ExplainPropertyInteger("CPU Calls", NULL, s->cpu_calls, es);
+		if (s->service_calls > 0 || s->service_fallbacks > 0)
+		{
+			ExplainPropertyInteger("GPU Service Batches", NULL, s->service_calls, es);
+			ExplainPropertyInteger("GPU Service Fallbacks", NULL,
+								   s->service_fallbacks, es);
+			if (es->timing)
+				ExplainPropertyFloat("GPU Service Time", "ms", s->service_ms, 3, es);
+		}
 		if (es->timing)
 		{
 			ExplainPropertyFloat("Read Time", "ms", s->read_ms, 3, es);

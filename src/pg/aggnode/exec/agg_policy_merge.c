@@ -74,9 +74,23 @@ gpuops_agg_merge_add(GpuopsAggPolicy *policy, GpuopsAggTableExec *te,
 															  n, null_key_out));
 }
 
+/* Counts a job's batch for EXPLAIN ANALYZE: to the GPU service or not. */
+static void
+gpuops_agg_job_count(GpuopsAggScanState *s, const GpuopsAggJob *job)
+{
+	if (job->fell_back)
+		s->service_fallbacks++;
+	else if (job->served)
+	{
+		s->service_calls++;
+		s->service_ms += job->service_ms;
+	}
+}
+
 /*
  * The groups of the pending batch's job, in its outputs: the job's own
- * when they fit, else formed again here with outputs the engine sized.
+ * when they fit, else formed again (by the service, or here) with outputs
+ * the engine sized.
  */
 static int64
 gpuops_agg_pending_groups(GpuopsAggScanState *s, GpuopsAggPending *p)
@@ -87,12 +101,11 @@ gpuops_agg_pending_groups(GpuopsAggScanState *s, GpuopsAggPending *p)
 	int64		ngroups;
 	int			v;
 
+	gpuops_agg_job_count(s, job);
 	if (job->st == GPO_ERR_CAPACITY)
 	{
 		/* more groups than cap: again, with outputs sized by the engine */
 		gpo_ctx		ctx;
-		gpo_agg_strategy strategy;
-		gpo_status	st;
 
 		ngroups = job->ngroups[0];
 		for (v = 0; v < Max(nvals, 1); v++)
@@ -100,14 +113,12 @@ gpuops_agg_pending_groups(GpuopsAggScanState *s, GpuopsAggPending *p)
 								 nvals > 0 ? bk->valvecs[v].type : GPO_INT32,
 								 v == 0, gpuops_agg_val_m2(&s->spec, v));
 		gpuops_agg_ctx_init(s, &ctx);
-		strategy = (gpo_agg_strategy) gpuops_agg_strategy;
-		st = gpuops_agg_group_many_call(&ctx, &bk->keyv, bk->valvecs, nvals,
-										(int64) s->spec.est_groups, &strategy,
-										job->outs, &ngroups);
-		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg group aggregation");
-		if ((int) strategy >= 0 && (int) strategy < 4)
-			s->strategy_batches[strategy]++;
-		return ngroups;
+		job = gpuops_agg_job_create(&bk->keyv, bk->valvecs, nvals,
+									(int64) s->spec.est_groups,
+									(gpo_agg_strategy) gpuops_agg_strategy,
+									&ctx, job->outs);
+		gpuops_agg_job_run(job);
+		gpuops_agg_job_count(s, job);
 	}
 	gpuops_agg_checked(s, job->st, &job->ctx[0], "GpuOpsAgg group aggregation");
 	if ((int) job->used[0] >= 0 && (int) job->used[0] < 4)

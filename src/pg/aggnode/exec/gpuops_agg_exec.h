@@ -12,6 +12,7 @@
 
 #include "aggnode/gpuops_agg.h"
 #include "heapscan/gpuops_scan.h"
+#include "service/gpuops_service.h"
 #include "gpo_keypack.h"
 
 #include "commands/explain.h"
@@ -58,6 +59,12 @@ typedef struct GpuopsAggJob
 	bool		running;
 	pthread_t	thread;
 	MemoryContextCallback cleanup;
+	/* or the GPU service */
+	bool		served;			/* the job goes to the service */
+	gpo_device	want;			/* the device the query asked for */
+	GpuopsServiceCall *call;	/* submitted, not yet waited for */
+	bool		fell_back;		/* the service couldn't: ran on this CPU */
+	double		service_ms;		/* the engine call's time in the service */
 } GpuopsAggJob;
 
 /*
@@ -111,6 +118,9 @@ typedef struct GpuopsAggScanState
 	int64		bytes_in;
 	int64		gpu_calls;
 	int64		cpu_calls;
+	int64		service_calls;	/* batches the GPU service aggregated */
+	int64		service_fallbacks;	/* batches it could not take (CPU here) */
+	double		service_ms;		/* its engine time over them */
 	int64		strategy_batches[4];	/* by gpo_agg_strategy */
 	double		engine_ms;
 	double		merge_ms;		/* of engine_ms: batches' groups into the running ones */
@@ -122,21 +132,39 @@ typedef struct GpuopsAggScanState
 
 /*
  * True when the GPU face may take the node's batches: gpuops.device isn't
- * cpu, the query did not go without a GPU seat, and a GPU answers.
+ * cpu, the query did not go without a GPU seat, and a GPU answers (the GPU
+ * service's, where the server runs it, else this backend's own).
  */
 static inline bool
 gpuops_agg_gpu_possible(void)
 {
-	return gpuops_device_now() != GPO_DEVICE_CPU && gpo_gpu_available();
+	return gpuops_device_now() != GPO_DEVICE_CPU && gpuops_gpu_usable();
 }
 
-/* A context for the engine's calls on s's batches (gpuops_ctx_init, with s's thread cap). */
+/*
+ * True when batches' group aggregation goes to the GPU service: then
+ * everything else the node runs is on this backend's CPU face, and the
+ * backend never starts CUDA.
+ */
+static inline bool
+gpuops_agg_served(void)
+{
+	return gpuops_service_configured() && gpuops_agg_gpu_possible();
+}
+
+/*
+ * A context for the engine's calls on s's batches in this backend
+ * (gpuops_ctx_init, with s's thread cap; the CPU face when the GPU's work
+ * goes to the service).
+ */
 static inline void
 gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
 {
 	gpuops_ctx_init(ctx);
 	if (s->threads_cap > 0)
 		ctx->threads = s->threads_cap;
+	if (gpuops_service_configured() && gpuops_gpu_usable())
+		ctx->device = GPO_DEVICE_CPU;
 }
 
 /* ---- agg_batch.c ---- */
@@ -242,8 +270,10 @@ extern gpo_status gpuops_agg_group_many_call(gpo_ctx *ctx,
 											 gpo_agg_strategy *strategy,
 											 gpo_agg_out *outs,
 											 int64 *ngroups);
-/* Waits for the job's thread, if any. */
+/* Waits for the job's thread or its GPU service request, if any. */
 extern void gpuops_agg_job_wait(GpuopsAggJob *job);
+/* Whether a batch of n rows goes to the GPU service. */
+extern bool gpuops_agg_to_service(int64 n);
 
 /* ---- agg_explain.c ---- */
 

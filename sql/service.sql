@@ -1,0 +1,106 @@
+-- The GPU service (gpuops.gpu_service): sessions hand the group aggregation
+-- of their GPU batches to one service process, which owns the only CUDA
+-- context.  The test server runs it under gpuops.debug_gpu_service (on the
+-- CPU face where there is no GPU), so the output is the same on every
+-- machine.  Results must equal PostgreSQL's own.
+SELECT configured, state IN ('gpu', 'cpu') AS serving, pid > 0 AS has_pid,
+       arena_bytes > 0 AS has_arena
+  FROM gpuops.service();
+
+CREATE TABLE svc_t (k int4, g int8, v float8, w int4, b float8);
+INSERT INTO svc_t
+  SELECT CASE WHEN i % 101 = 0 THEN NULL ELSE i % 97 END, i % 5003,
+         CASE WHEN i % 11 = 0 THEN NULL ELSE i / 8.0 END, i,
+         CASE WHEN i % 3 = 0 THEN 1.5e308 ELSE -1 END
+    FROM generate_series(1, 300000) i;
+VACUUM ANALYZE svc_t;
+
+-- the EXPLAIN ANALYZE line of q that starts with what, trimmed ('none' if none)
+CREATE FUNCTION svc_line(q text, what text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF btrim(line) LIKE what || '%' THEN RETURN btrim(line); END IF;
+  END LOOP;
+  RETURN 'none';
+END
+$$;
+
+-- rows of q (a query text) that gpuops on and off disagree on, both ways
+CREATE FUNCTION svc_diff(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  n bigint;
+  m bigint;
+BEGIN
+  EXECUTE 'CREATE TEMP TABLE svc_on AS ' || q;
+  SET LOCAL gpuops.enabled = off;
+  EXECUTE 'CREATE TEMP TABLE svc_off AS ' || q;
+  SET LOCAL gpuops.enabled = on;
+  SELECT count(*) INTO n FROM (SELECT * FROM svc_on EXCEPT ALL SELECT * FROM svc_off) d;
+  SELECT count(*) INTO m FROM (SELECT * FROM svc_off EXCEPT ALL SELECT * FROM svc_on) d;
+  DROP TABLE svc_on;
+  DROP TABLE svc_off;
+  RETURN n + m;
+END
+$$;
+
+SELECT served AS served_before FROM gpuops.service() \gset
+SET gpuops.device = gpu;
+-- the node whatever the planner's costs
+SET gpuops.gpu_setup_cost = 0;
+SET gpuops.cpu_setup_cost = 0;
+-- one key, several aggregates, NULL keys and values (the sums of multiples
+-- of 1/8 are exact in any order)
+SELECT svc_diff('SELECT k, count(*) c, count(v) cv, sum(v) s, min(v) mn, max(v) mx, avg(w) a FROM svc_t GROUP BY k');
+-- two keys, packed; more groups
+SELECT svc_diff('SELECT k, g, count(*) c, sum(w) s, max(v) mx FROM svc_t GROUP BY k, g');
+-- a WHERE on the backend's CPU, and a FILTER
+SELECT svc_diff('SELECT g, count(*) FILTER (WHERE w % 2 = 0) c, sum(v) s FROM svc_t WHERE w < 250000 GROUP BY g');
+SELECT served > :served_before AS served_some FROM gpuops.service();
+SELECT svc_line('SELECT k, count(*), sum(w) FROM svc_t GROUP BY k', 'GPU Service Batches') ~ '^GPU Service Batches: [1-9]' AS through_the_service;
+SELECT svc_line('SELECT k, count(*), sum(w) FROM svc_t GROUP BY k', 'GPU Service Fallbacks');
+
+-- more groups than the planner expected: the service answers with the
+-- count, and the batch is formed again with room for them
+CREATE TABLE svc_u (k int8, v int4);
+INSERT INTO svc_u VALUES (1, 1);
+ANALYZE svc_u;
+INSERT INTO svc_u SELECT i, i % 7 FROM generate_series(1, 200000) i;
+SELECT svc_diff('SELECT k, count(*) c, sum(v) s FROM svc_u GROUP BY k');
+
+-- errors raised over the service's results are PostgreSQL's (22003)
+SELECT k, sum(b) FROM svc_t GROUP BY k;
+SET gpuops.enabled = off;
+SELECT k, sum(b) FROM svc_t GROUP BY k;
+RESET gpuops.enabled;
+
+-- auto sends batches of at least gpuops.gpu_min_rows rows
+SET gpuops.device = auto;
+SET gpuops.gpu_min_rows = 1000000;
+SELECT svc_line('SELECT k, count(*) FROM svc_t GROUP BY k', 'GPU Service Batches');
+SET gpuops.gpu_min_rows = 0;
+SELECT svc_line('SELECT k, count(*) FROM svc_t GROUP BY k', 'GPU Service Batches') ~ '^GPU Service Batches: [1-9]' AS auto_served;
+SELECT svc_diff('SELECT k, count(*) c, sum(v) s FROM svc_t GROUP BY k');
+RESET gpuops.gpu_min_rows;
+-- and cpu none
+SET gpuops.device = cpu;
+SELECT svc_line('SELECT k, count(*) FROM svc_t GROUP BY k', 'GPU Service Batches');
+RESET gpuops.device;
+RESET gpuops.gpu_setup_cost;
+RESET gpuops.cpu_setup_cost;
+
+-- every request answered and given back
+SELECT in_flight, arena_used FROM gpuops.service();
+
+-- only a superuser restarts it
+CREATE ROLE svc_user;
+SET ROLE svc_user;
+SELECT gpuops.service_restart();
+RESET ROLE;
+DROP ROLE svc_user;
+
+DROP FUNCTION svc_line(text, text);
+DROP FUNCTION svc_diff(text);
+DROP TABLE svc_t;
+DROP TABLE svc_u;
