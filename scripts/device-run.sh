@@ -83,11 +83,6 @@ if [[ $steps == *" agg "* ]]; then
 	# one file: a call returns only so many files
 	tar czf "$OUT/agg_logs.tgz" -C /tmp agglogs
 fi
-if [[ $steps == *" first "* ]]; then
-	echo "== a new session's first query (bench/first_query.sh) =="
-	timeout ${FIRST_TIMEOUT:-120} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
-		REPS=${FIRST_REPS:-5} bash bench/first_query.sh 2>&1 | tee "$OUT/first_query.txt"
-fi
 if [[ $steps == *" overlap "* ]]; then
 	# after the agg step (its table): q1 on the GPU with gpuops.overlap off
 	# and on, alternating, in one session; Read/Engine/Execution Time each
@@ -116,6 +111,11 @@ if [[ $steps == *" conc "* ]]; then
 		ROWS=${CONC_ROWS:-10000000} CLIENTS="${CONC_CLIENTS:-1 16 64}" DURATION=${CONC_DURATION:-10} \
 		FACES="${CONC_FACES:-native cpu gpu}" QUERIES="${CONC_QUERIES:-light heavy}" \
 		bash bench/concurrency.sh 2>&1 | tee "$OUT/concurrency.txt"
+fi
+if [[ $steps == *" first "* ]]; then
+	echo "== a new session's first query (bench/first_query.sh) =="
+	timeout ${FIRST_TIMEOUT:-120} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
+		REPS=${FIRST_REPS:-5} bash bench/first_query.sh 2>&1 | tee "$OUT/first_query.txt"
 fi
 if [[ $steps == *" sql "* ]]; then
 	echo "== $SQL_FILE =="

@@ -3,6 +3,15 @@
 -- context.  The test server runs it under gpuops.debug_gpu_service (on the
 -- CPU face where there is no GPU), so the output is the same on every
 -- machine.  Results must equal PostgreSQL's own.
+-- the service starts with the server (CUDA and page-locking take a moment)
+DO $$
+BEGIN
+  FOR i IN 1..600 LOOP
+    EXIT WHEN (SELECT state FROM gpuops.service()) <> 'down';
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END
+$$;
 SELECT configured, state IN ('gpu', 'cpu') AS serving, pid > 0 AS has_pid,
        arena_bytes > 0 AS has_arena
   FROM gpuops.service();
@@ -47,7 +56,9 @@ $$;
 
 SELECT served AS served_before FROM gpuops.service() \gset
 SET gpuops.device = gpu;
--- the node whatever the planner's costs
+-- the node whatever the planner's costs; and every batch to the service
+-- (the running dense groups are the backend's CPU face's)
+SET gpuops.running_groups = off;
 SET gpuops.gpu_setup_cost = 0;
 SET gpuops.cpu_setup_cost = 0;
 -- one key, several aggregates, NULL keys and values (the sums of multiples
@@ -85,6 +96,11 @@ SELECT svc_diff('SELECT k, count(*) c, sum(v) s FROM svc_t GROUP BY k');
 RESET gpuops.gpu_min_rows;
 -- and cpu none
 SET gpuops.device = cpu;
+SELECT svc_line('SELECT k, count(*) FROM svc_t GROUP BY k', 'GPU Service Batches');
+-- with the running dense groups, dense keys stay on this backend's CPU
+SET gpuops.device = gpu;
+RESET gpuops.running_groups;
+SELECT svc_line('SELECT k, count(*) FROM svc_t GROUP BY k', 'Running Groups') ~ '\(cpu\)$' AS runs_on_the_cpu;
 SELECT svc_line('SELECT k, count(*) FROM svc_t GROUP BY k', 'GPU Service Batches');
 RESET gpuops.device;
 RESET gpuops.gpu_setup_cost;

@@ -252,7 +252,7 @@ gpuops_svc_place(Size bytes, bool wait, gpo_status *why, char *detail,
 			}
 			return -1;
 		}
-		gpuops_svc_sleep(state == GPUOPS_SVC_DOWN ? 100L : 1L);
+		gpuops_svc_sleep(state == GPUOPS_SVC_DOWN ? 100L : 2L);
 	}
 }
 

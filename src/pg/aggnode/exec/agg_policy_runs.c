@@ -218,9 +218,13 @@ gpuops_agg_runs_add(GpuopsAggPolicy *policy, GpuopsAggTableExec *te,
 	GpuopsAggBatchKeys *bk = gpuops_agg_batch_keys(policy->s, te, vecs, n,
 												   null_key_out);
 
-	/* a batch for the GPU service goes there: the runs would be this CPU's */
+	/*
+	 * With the GPU service the runs are this backend's CPU face's (the
+	 * service keeps no groups from one request to the next): a pass over
+	 * the batch's rows, which costs about what laying them out for the
+	 * service would.
+	 */
 	if (!null_key_out && !rp->runs_off && gpuops_running_groups &&
-		!gpuops_agg_to_service(n) &&
 		gpuops_agg_runs_fit(policy->s) && gpuops_agg_runs_take(rp, bk))
 		return false;
 	return gpuops_agg_policy_merge_keys(rp->merge, bk);
