@@ -42,6 +42,18 @@ extern int	gpuops_agg_strategy;	/* a gpo_agg_strategy */
 
 /* Fill an engine context from the current GUC settings. */
 extern void gpuops_ctx_init(gpo_ctx *ctx);
+/*
+ * gpo_groupagg_many's sizing and running calls for nvals value columns
+ * (0: rows only) into outs, each output's request what its arrays ask for
+ * (groupagg_call.c; no PostgreSQL call: any thread).
+ */
+extern gpo_status gpuops_groupagg_many_call(gpo_ctx *ctx,
+											const gpo_vector *keys,
+											const gpo_vector *values,
+											int nvals, int64 est_groups,
+											gpo_agg_strategy *strategy,
+											gpo_agg_out *outs,
+											int64 *ngroups);
 /* gpuops.device, or cpu while this backend's query found no GPU seat free. */
 extern gpo_device gpuops_device_now(void);
 /* Scratch for the second phase of an engine call, GPUOPS_SCRATCH_ALIGN aligned. */

@@ -35,8 +35,6 @@ struct GpuopsServiceCall
 	bool		settled;		/* answered or given up */
 	gpo_agg_out *outs;			/* where the results go */
 	int			nouts;
-	gpo_type	key_type;
-	gpo_type	val_type[GPO_AGG_MAX_REQS];
 	MemoryContextCallback cb;
 };
 
@@ -44,19 +42,27 @@ struct GpuopsServiceCall
 static GpuopsServiceCall *calls[GPUOPS_SVC_MAX_CALLS];
 static bool exit_callback_set = false;
 
+/* Marks call answered or given up: the exit callback no longer sees it. */
+static void
+gpuops_svc_settle(GpuopsServiceCall *call)
+{
+	int			i;
+
+	call->settled = true;
+	for (i = 0; i < GPUOPS_SVC_MAX_CALLS; i++)
+		if (calls[i] == call)
+			calls[i] = NULL;
+}
+
 /* Gives call up: frees its slot, or leaves that to the service if it runs it. */
 static void
 gpuops_svc_abandon(GpuopsServiceCall *call)
 {
 	GpuopsSvcSlot *sl;
-	int			i;
 
 	if (call->settled)
 		return;
-	call->settled = true;
-	for (i = 0; i < GPUOPS_SVC_MAX_CALLS; i++)
-		if (calls[i] == call)
-			calls[i] = NULL;
+	gpuops_svc_settle(call);
 	sl = &gpuops_svc->slots[call->slot];
 	pg_atomic_write_u32(&sl->abandoned, 1);
 	pg_memory_barrier();
@@ -68,12 +74,7 @@ gpuops_svc_abandon(GpuopsServiceCall *call)
 			sl->ticket != call->ticket)
 			return;				/* the service frees it when it is done */
 		if (gpuops_svc_release(call->slot, call->ticket, st))
-		{
-			SpinLockAcquire(&gpuops_svc->lock);
-			gpuops_svc->abandoned++;
-			SpinLockRelease(&gpuops_svc->lock);
 			return;
-		}
 	}
 }
 
@@ -148,8 +149,7 @@ gpuops_svc_layout(GpuopsSvcAggReq *req, const gpo_vector *keys,
 			if (*gpuops_svc_out_field(&outs[v], f) != NULL)
 			{
 				req->off_out[v][f] = at;
-				at += gpuops_svc_span(req->cap, gpuops_svc_out_elem(f, keys->type,
-																	 req->nvals > 0 ? values[v].type : GPO_INT32));
+				at += gpuops_svc_span(req->cap, gpuops_svc_req_elem(req, v, f));
 			}
 	return at;
 }
@@ -316,9 +316,6 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 	call->wait = wait;
 	call->outs = outs;
 	call->nouts = nouts;
-	call->key_type = keys->type;
-	for (v = 0; v < nvals; v++)
-		call->val_type[v] = values[v].type;
 	call->cb.func = gpuops_svc_call_reset;
 	call->cb.arg = call;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &call->cb);
@@ -361,13 +358,10 @@ gpuops_svc_copy_out(GpuopsServiceCall *call, const GpuopsSvcAggReq *req,
 		for (f = 0; f < GPUOPS_SVC_NOUT; f++)
 		{
 			void	   *dst = *gpuops_svc_out_field(&call->outs[v], f);
-			size_t		sz;
 
-			if (dst == NULL || req->off_out[v][f] == 0)
-				continue;
-			sz = gpuops_svc_out_elem(f, call->key_type,
-									 v < req->nvals ? call->val_type[v] : GPO_INT32);
-			memcpy(dst, base + req->off_out[v][f], (size_t) req->ngroups * sz);
+			if (dst != NULL && req->off_out[v][f] != 0)
+				memcpy(dst, base + req->off_out[v][f],
+					   (size_t) req->ngroups * gpuops_svc_req_elem(req, v, f));
 		}
 }
 
@@ -417,14 +411,7 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 	if (st == GPO_OK)
 		gpuops_svc_copy_out(call, req, base);
 	/* answered: the slot is ours alone to free */
-	call->settled = true;
-	{
-		int			i;
-
-		for (i = 0; i < GPUOPS_SVC_MAX_CALLS; i++)
-			if (calls[i] == call)
-				calls[i] = NULL;
-	}
+	gpuops_svc_settle(call);
 	gpuops_svc_release(call->slot, call->ticket, GPUOPS_SVC_DONE);
 	return st;
 }

@@ -123,6 +123,8 @@ extern int	gpuops_svc_claim(Size len);
 extern bool gpuops_svc_release(int i, uint64 ticket, uint32 from);
 /* Size of one element of output array f (of gpo_agg_out). */
 extern size_t gpuops_svc_out_elem(int f, gpo_type key_type, gpo_type val_type);
+/* Size of one element of request req's output array f of value column v. */
+extern size_t gpuops_svc_req_elem(const GpuopsSvcAggReq *req, int v, int f);
 /* The address of array f of outs (as a void ** into the struct). */
 extern void **gpuops_svc_out_field(gpo_agg_out *out, int f);
 

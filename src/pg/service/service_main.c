@@ -48,6 +48,24 @@ gpuops_svc_sigterm(SIGNAL_ARGS)
 	errno = save_errno;
 }
 
+/*
+ * Publishes slot i's answer (written before): DONE, then the owner's latch,
+ * or the slot freed when its owner gave it up meanwhile.
+ */
+static void
+gpuops_svc_answer(int i, uint64 ticket)
+{
+	GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
+
+	pg_write_barrier();
+	pg_atomic_write_u32(&sl->state, GPUOPS_SVC_DONE);
+	pg_memory_barrier();
+	if (pg_atomic_read_u32(&sl->abandoned) != 0)
+		gpuops_svc_release(i, ticket, GPUOPS_SVC_DONE);
+	else if (sl->owner_latch != NULL)
+		SetLatch(sl->owner_latch);
+}
+
 /* Answers slot i's request as lost and wakes its owner. */
 static void
 gpuops_svc_mark_lost(int i, const char *why)
@@ -58,13 +76,7 @@ gpuops_svc_mark_lost(int i, const char *why)
 	req->status = GPO_ERR_DEVICE;
 	req->lost = 1;
 	strlcpy(req->detail, why, sizeof(req->detail));
-	pg_write_barrier();
-	pg_atomic_write_u32(&sl->state, GPUOPS_SVC_DONE);
-	pg_memory_barrier();
-	if (pg_atomic_read_u32(&sl->abandoned) != 0)
-		gpuops_svc_release(i, sl->ticket, GPUOPS_SVC_DONE);
-	else if (sl->owner_latch != NULL)
-		SetLatch(sl->owner_latch);
+	gpuops_svc_answer(i, sl->ticket);
 	SpinLockAcquire(&gpuops_svc->lock);
 	gpuops_svc->lost++;
 	SpinLockRelease(&gpuops_svc->lock);
@@ -191,11 +203,8 @@ gpuops_svc_run_agg(GpuopsSvcAggReq *req, char *base, bool on_gpu)
 	gpo_vector *vals = palloc0(sizeof(gpo_vector) * GPO_AGG_MAX_REQS);
 	gpo_chunk  *vchunks = palloc0(sizeof(gpo_chunk) * GPO_AGG_MAX_REQS);
 	gpo_agg_out *outs = palloc0(sizeof(gpo_agg_out) * GPO_AGG_MAX_REQS);
-	gpo_agg_req reqs[GPO_AGG_MAX_REQS];
 	gpo_agg_strategy strategy = (gpo_agg_strategy) req->strategy;
 	gpo_ctx		ctx;
-	size_t		bytes = 0;
-	char		scratch;
 	instr_time	start;
 	instr_time	end;
 	int			nouts = Max(req->nvals, 1);
@@ -214,22 +223,15 @@ gpuops_svc_run_agg(GpuopsSvcAggReq *req, char *base, bool on_gpu)
 		for (f = 0; f < GPUOPS_SVC_NOUT; f++)
 			if (req->off_out[v][f] != 0)
 				*gpuops_svc_out_field(&outs[v], f) = base + req->off_out[v][f];
-		if (v < req->nvals)
-			reqs[v] = gpo_agg_req_of_out(&vals[v], &outs[v]);
 	}
 	gpo_ctx_init(&ctx);
 	ctx.device = on_gpu ? GPO_DEVICE_GPU : GPO_DEVICE_CPU;
 	ctx.gpu_min_rows = 0;
 	ctx.threads = 1;
 	INSTR_TIME_SET_CURRENT(start);
-	req->status = gpo_groupagg_many(&ctx, &keys, req->nvals, reqs,
-									req->est_groups, &strategy, outs,
-									&req->ngroups, NULL, &bytes);
-	strategy = (gpo_agg_strategy) req->strategy;
-	if (req->status == GPO_OK)
-		req->status = gpo_groupagg_many(&ctx, &keys, req->nvals, reqs,
-										req->est_groups, &strategy, outs,
-										&req->ngroups, &scratch, NULL);
+	req->status = gpuops_groupagg_many_call(&ctx, &keys, vals, req->nvals,
+											req->est_groups, &strategy, outs,
+											&req->ngroups);
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	req->device_ms = INSTR_TIME_GET_MILLISEC(end);
@@ -280,23 +282,10 @@ gpuops_svc_serve(int i, uint64 ticket, bool on_gpu)
 		gpuops_svc_debug_delay();
 
 	gpuops_svc_run_agg((GpuopsSvcAggReq *) base, base, on_gpu);
-	pg_write_barrier();
-	pg_atomic_write_u32(&sl->state, GPUOPS_SVC_DONE);
-	pg_memory_barrier();
 	SpinLockAcquire(&gpuops_svc->lock);
 	gpuops_svc->served++;
 	SpinLockRelease(&gpuops_svc->lock);
-	if (pg_atomic_read_u32(&sl->abandoned) != 0)
-	{
-		if (gpuops_svc_release(i, ticket, GPUOPS_SVC_DONE))
-		{
-			SpinLockAcquire(&gpuops_svc->lock);
-			gpuops_svc->abandoned++;
-			SpinLockRelease(&gpuops_svc->lock);
-		}
-	}
-	else if (sl->owner_latch != NULL)
-		SetLatch(sl->owner_latch);
+	gpuops_svc_answer(i, ticket);
 }
 
 /*
@@ -319,12 +308,7 @@ gpuops_svc_reap(void)
 			kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
 		pg_atomic_write_u32(&sl->abandoned, 1);
-		if (gpuops_svc_release(i, ticket, st))
-		{
-			SpinLockAcquire(&gpuops_svc->lock);
-			gpuops_svc->abandoned++;
-			SpinLockRelease(&gpuops_svc->lock);
-		}
+		gpuops_svc_release(i, ticket, st);
 	}
 }
 

@@ -231,7 +231,8 @@ gpuops_svc_claim(Size len)
 
 /*
  * Frees slot i if it holds ticket in state from (its owner and the service
- * may both try: one wins); true when this call freed it.
+ * may both try: one wins), counting it as abandoned if its owner gave it
+ * up; true when this call freed it.
  */
 bool
 gpuops_svc_release(int i, uint64 ticket, uint32 from)
@@ -245,6 +246,8 @@ gpuops_svc_release(int i, uint64 ticket, uint32 from)
 		pg_atomic_compare_exchange_u32(&sl->state, &from, GPUOPS_SVC_FREE);
 	if (freed)
 	{
+		if (pg_atomic_read_u32(&sl->abandoned) != 0)
+			gpuops_svc->abandoned++;
 		gpuops_svc->arena_used -= sl->len;
 		sl->ticket = 0;
 		sl->owner_pid = 0;
@@ -276,6 +279,15 @@ gpuops_svc_out_elem(int f, gpo_type key_type, gpo_type val_type)
 		default:
 			return gpo_type_size(val_type);
 	}
+}
+
+/* Size of one element of request req's output array f of value column v. */
+size_t
+gpuops_svc_req_elem(const GpuopsSvcAggReq *req, int v, int f)
+{
+	return gpuops_svc_out_elem(f, (gpo_type) req->key_type,
+							   v < req->nvals ? (gpo_type) req->val_type[v] :
+							   GPO_INT32);
 }
 
 /* The address of output array f of out, in gpo_agg_out's field order. */

@@ -163,7 +163,7 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
 	gpuops_ctx_init(ctx);
 	if (s->threads_cap > 0)
 		ctx->threads = s->threads_cap;
-	if (gpuops_service_configured() && gpuops_gpu_usable())
+	if (gpuops_agg_served())
 		ctx->device = GPO_DEVICE_CPU;
 }
 
@@ -259,17 +259,6 @@ extern gpo_status gpuops_agg_group_call(gpo_ctx *ctx, const gpo_vector *keys,
 										int64 est_groups,
 										gpo_agg_strategy *strategy,
 										gpo_agg_out *out, int64 *ngroups);
-/*
- * gpo_groupagg_many's sizing and running calls for nvals value columns
- * (0: rows only) into outs: the keys grouped once (no PostgreSQL call).
- */
-extern gpo_status gpuops_agg_group_many_call(gpo_ctx *ctx,
-											 const gpo_vector *keys,
-											 const gpo_vector *values,
-											 int nvals, int64 est_groups,
-											 gpo_agg_strategy *strategy,
-											 gpo_agg_out *outs,
-											 int64 *ngroups);
 /* Waits for the job's thread or its GPU service request, if any. */
 extern void gpuops_agg_job_wait(GpuopsAggJob *job);
 /* Whether a batch of n rows goes to the GPU service. */
