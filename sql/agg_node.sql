@@ -207,6 +207,11 @@ RESET enable_material;
 -- groups meet across batch seams
 SET gpuops.agg_strategy = dense;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
+-- dense where it cannot apply (int8 keys over the whole range, float keys,
+-- two keys whose packed range is wide): the node groups as under auto
+SELECT pg_temp.check('SELECT k2, count(*) AS count_all, sum(w) AS sum_w FROM agg_t GROUP BY k2');
+SELECT pg_temp.check('SELECT kf8, count(*) AS count_all, min(v) AS min_v FROM agg_t GROUP BY kf8');
+SELECT pg_temp.check('SELECT k, k2, count(*) AS count_all FROM agg_t GROUP BY k, k2');
 SET gpuops.agg_strategy = hash;
 SELECT pg_temp.check('SELECT k, count(*) AS count_all, sum(v) AS sum_v, min(v) AS min_v, max(w) AS max_w FROM agg_t GROUP BY k');
 SELECT pg_temp.check('SELECT k, kf8, count(*) AS count_all, sum(w8) AS sum_w8 FROM agg_t GROUP BY k, kf8');

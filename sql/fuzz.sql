@@ -155,10 +155,9 @@ BEGIN
 		q := 'SELECT ' || left(sel, length(sel) - 2) || ' FROM ' || tab || wh ||
 			CASE WHEN grp <> '' THEN ' GROUP BY ' || grp ELSE '' END;
 		PERFORM set_config('gpuops.debug_chunk_size', pg_temp.pick(ARRAY['0', '0', '0', '64', '1000', '8192']), true);
-		-- not dense: forced over a key range above 2^22 it raises XX000 ("dense
-		-- aggregation needs integer keys whose range is at most 4194304")
-		-- where the README says results do not depend on the strategy
-		PERFORM set_config('gpuops.agg_strategy', pg_temp.pick(ARRAY['auto', 'auto', 'hash', 'sort']), true);
+		-- dense included: where it cannot apply (a key range above 2^22, keys
+		-- that are not integers) the node uses auto
+		PERFORM set_config('gpuops.agg_strategy', pg_temp.pick(ARRAY['auto', 'dense', 'hash', 'sort']), true);
 		PERFORM set_config('gpuops.threads', pg_temp.pick(ARRAY['0', '1', '3']), true);
 		PERFORM set_config('max_parallel_workers_per_gather', pg_temp.pick(ARRAY['0', '2']), true);
 		PERFORM set_config('parallel_setup_cost', '0', true);

@@ -204,6 +204,32 @@ gpo_key_stats(const gpo_vector *keys, const int64_t *kstarts, int nt,
 	*nvalid = nv;
 }
 
+/* The strategy to use for keys when want is a preference (see gpo_agg.h). */
+gpo_agg_strategy
+gpo_agg_strategy_fit(const gpo_ctx *ctx, const gpo_vector *keys,
+					 gpo_agg_strategy want)
+{
+	int64_t    *kstarts;
+	uint64_t	mn,
+				mx;
+	int64_t		nvalid;
+	int			nt = gpo_threads(ctx);
+
+	if (want != GPO_AGG_DENSE)
+		return want;
+	if (!gpo_type_is_int(keys->type))
+		return GPO_AGG_AUTO;
+	kstarts = gpo_starts_of(keys);
+	if (kstarts == NULL)
+		return GPO_AGG_AUTO;
+	gpo_omp_prepare(nt);
+	gpo_key_stats(keys, kstarts, nt, &mn, &mx, &nvalid);
+	free(kstarts);
+	if (nvalid > 0 && mx - mn >= (uint64_t) GPO_AGG_DENSE_MAX_RANGE)
+		return GPO_AGG_AUTO;
+	return GPO_AGG_DENSE;
+}
+
 /* Blocks for n rows under nt threads (1 .. nt, about 4096 rows each at least). */
 int
 gpo_agg_nblocks(int64_t n, int nt)

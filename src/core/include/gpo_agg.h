@@ -264,6 +264,15 @@ extern gpo_agg_req gpo_agg_req_of_out(const gpo_vector *values,
 extern gpo_agg_strategy gpo_agg_choose(gpo_type key_type, int64_t nvalid,
 									   uint64_t min_code, uint64_t max_code,
 									   int64_t est_groups);
+/*
+ * want, except that dense becomes GPO_AGG_AUTO where it cannot apply:
+ * keys that are not integers, or whose non-NULL codes span more than
+ * GPO_AGG_DENSE_MAX_RANGE (one pass over the keys under ctx's threads).
+ * For callers whose users ask for a strategy as a preference.
+ */
+extern gpo_agg_strategy gpo_agg_strategy_fit(const gpo_ctx *ctx,
+											 const gpo_vector *keys,
+											 gpo_agg_strategy want);
 /* Name of a strategy, for EXPLAIN and messages. */
 extern const char *gpo_agg_strategy_name(gpo_agg_strategy s);
 

@@ -82,39 +82,6 @@ gpuops_groupagg_keys(ArrayType *arr, GpuopsColumn *col)
 	}
 }
 
-/*
- * The strategy to ask for: gpuops.agg_strategy, except that dense, which
- * needs integer keys whose range is at most GPO_AGG_DENSE_MAX_RANGE, becomes
- * auto where it does not apply.
- */
-static gpo_agg_strategy
-gpuops_groupagg_strategy(const GpuopsColumn *keys)
-{
-	int64		lo = PG_INT64_MAX;
-	int64		hi = PG_INT64_MIN;
-	int64		i;
-
-	if (gpuops_agg_strategy != GPO_AGG_DENSE)
-		return (gpo_agg_strategy) gpuops_agg_strategy;
-	if (keys->type != GPO_INT32 && keys->type != GPO_INT64)
-		return GPO_AGG_AUTO;
-
-	for (i = 0; i < keys->num_rows; i++)
-	{
-		int64		k;
-
-		if (keys->nulls != NULL && !((keys->nulls[i >> 3] >> (i & 7)) & 1))
-			continue;
-		k = keys->type == GPO_INT32 ? ((const int32 *) keys->data)[i] :
-			((const int64 *) keys->data)[i];
-		lo = Min(lo, k);
-		hi = Max(hi, k);
-	}
-	if (lo <= hi && (uint64) hi - (uint64) lo >= (uint64) GPO_AGG_DENSE_MAX_RANGE)
-		return GPO_AGG_AUTO;
-	return GPO_AGG_DENSE;
-}
-
 /* Result arrays with room for capacity groups (values of vtype). */
 void
 gpuops_groupagg_alloc(gpo_agg_out *out, int64 capacity, gpo_type ktype,
@@ -162,8 +129,8 @@ gpuops_groupagg_free(gpo_agg_out *out)
 }
 
 /*
- * One gpo_groupagg call (both phases) asking for strategy want; returns its
- * status, and the strategy used in *used.
+ * One gpo_groupagg call (both phases) asking for strategy want (dense only
+ * where it applies); returns its status, and the strategy used in *used.
  */
 static gpo_status
 gpuops_groupagg_call(gpo_ctx *ctx, const GpuopsColumn *keys,
@@ -171,12 +138,14 @@ gpuops_groupagg_call(gpo_ctx *ctx, const GpuopsColumn *keys,
 					 gpo_agg_strategy *used, gpo_agg_out *out, int64 *ngroups,
 					 Oid result_type)
 {
-	gpo_agg_strategy strategy = want;
+	gpo_agg_strategy strategy;
 	size_t		scratch_bytes = 0;
 	void	   *scratch;
 	gpo_status	st;
 
 	gpuops_ctx_init_budget(ctx);
+	want = gpo_agg_strategy_fit(ctx, &keys->vec, want);
+	strategy = want;
 	st = gpo_groupagg(ctx, &keys->vec, &vals->vec, 0, &strategy, out,
 					  ngroups, NULL, &scratch_bytes);
 	gpuops_check_status(st, ctx, "group_agg", result_type);
@@ -195,7 +164,7 @@ void
 gpuops_groupagg_run(const GpuopsColumn *keys, const GpuopsColumn *vals,
 					GpuopsGroups *groups, Oid result_type)
 {
-	gpo_agg_strategy want = gpuops_groupagg_strategy(keys);
+	gpo_agg_strategy want = (gpo_agg_strategy) gpuops_agg_strategy;
 	gpo_agg_strategy used = GPO_AGG_AUTO;
 	int64		num_rows = keys->num_rows;
 	int64		capacity = Min(num_rows, GPUOPS_GROUPAGG_FIRST_CAPACITY);

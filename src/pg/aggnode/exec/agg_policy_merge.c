@@ -17,6 +17,7 @@ typedef struct GpuopsAggPending
 {
 	GpuopsAggJob *job;
 	GpuopsAggBatchKeys *bk;
+	gpo_agg_strategy strategy;	/* asked of the engine */
 } GpuopsAggPending;
 
 /* The merge policy. */
@@ -49,9 +50,10 @@ gpuops_agg_policy_merge_keys(GpuopsAggPolicy *policy, GpuopsAggBatchKeys *bk)
 							 spec->nvals > 0 ? bk->valvecs[v].type : GPO_INT32,
 							 v == 0, gpuops_agg_val_m2(spec, v));
 	gpuops_agg_ctx_init(s, &ctx);
+	p->strategy = gpo_agg_strategy_fit(&ctx, &bk->keyv,
+									   (gpo_agg_strategy) gpuops_agg_strategy);
 	p->job = gpuops_agg_job_create(&bk->keyv, bk->valvecs, spec->nvals,
-								   (int64) spec->est_groups,
-								   (gpo_agg_strategy) gpuops_agg_strategy,
+								   (int64) spec->est_groups, p->strategy,
 								   &ctx, outs);
 	mp->pending = p;
 	if (s->overlap && gpuops_agg_overlaps(bk->n))
@@ -114,8 +116,7 @@ gpuops_agg_pending_groups(GpuopsAggScanState *s, GpuopsAggPending *p)
 								 v == 0, gpuops_agg_val_m2(&s->spec, v));
 		gpuops_agg_ctx_init(s, &ctx);
 		job = gpuops_agg_job_create(&bk->keyv, bk->valvecs, nvals,
-									(int64) s->spec.est_groups,
-									(gpo_agg_strategy) gpuops_agg_strategy,
+									(int64) s->spec.est_groups, p->strategy,
 									&ctx, job->outs);
 		gpuops_agg_job_run(job);
 		gpuops_agg_job_count(s, job);
