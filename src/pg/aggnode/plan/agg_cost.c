@@ -1,0 +1,239 @@
+/*
+ * agg_cost.c
+ *	  What a GpuOpsAgg path is expected to cost and do: its cost, the worker
+ *	  processes it may read with, and the grouping strategy the engine is
+ *	  expected to choose, from the key columns' value ranges in the
+ *	  statistics.
+ */
+#include "aggnode/plan/agg_plan_int.h"
+#include "heapscan/gpuops_scan.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_type.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/paths.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+
+/*
+ * Cost of the path: setup, reading every page and row, quals, groups out.
+ * The per-row cost is not divided among the OpenMP threads: on 16 cores the
+ * CPU face took 1.2 to 1.4 s for 1e8 rows whatever the query (the backend's
+ * page reading bounds it), slower than a 16-worker native plan for a
+ * selective WHERE or a plain count and sum, faster only for heavier
+ * aggregation (bench/RESULTS.md).  It is divided among the processes that
+ * read when there are worker processes (plus PostgreSQL's parallel set-up
+ * cost): with 15 workers the CPU face read 1e8 rows in 120-210 ms.
+ */
+void
+gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
+				int ncols, int workers, Path *path)
+{
+	bool		gpu = gpuops_device == GPO_DEVICE_GPU;
+	double		row_cost = gpu ? gpuops_gpu_row_cost : gpuops_cpu_row_cost;
+	QualCost	qcost;
+	Cost		startup;
+
+	cost_qual_eval(&qcost, input->cpu_quals, root);
+	startup = (gpu ? gpuops_gpu_setup_cost : gpuops_cpu_setup_cost) +
+		qcost.startup +
+		(seq_page_cost * input->pages +
+		 input->tuples * (row_cost * (1 + 0.25 * ncols) + qcost.per_tuple)) /
+		(workers + 1);
+	if (workers > 0)
+		startup += parallel_setup_cost;
+	path->startup_cost = startup;
+	path->total_cost = startup + groups * cpu_tuple_cost;
+}
+
+/*
+ * The key code (gpo_key_code) of d, a statistics value of a column of type
+ * typid whose engine type phys is GPO_INT32 or GPO_INT64.
+ */
+static uint64
+gpuops_agg_stat_code(Oid typid, gpo_type phys, Datum d)
+{
+	int64		v64 = 0;
+	int32		v32 = 0;
+
+	switch (typid)
+	{
+		case INT2OID:
+			v32 = DatumGetInt16(d);
+			break;
+		case BOOLOID:
+			v32 = DatumGetBool(d) ? 1 : 0;
+			break;
+		case INT4OID:
+		case DATEOID:
+			v32 = DatumGetInt32(d);
+			break;
+		default:
+			v64 = DatumGetInt64(d);
+			break;
+	}
+	return phys == GPO_INT32 ? gpo_key_code(phys, &v32) :
+		gpo_key_code(phys, &v64);
+}
+
+/*
+ * The range of key codes (gpo_key_code) a key's values span, from the
+ * column's statistics (histogram bounds and most common values); false when
+ * unknown or not an integer-like key.  A text key's codes are its dense
+ * dictionary numbers, so its range is its estimated number of values.
+ */
+static bool
+gpuops_agg_key_range(PlannerInfo *root, Var *var, double rows, uint64 *span)
+{
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+	gpo_type	phys;
+	bool		found = false;
+	uint64		lo = PG_UINT64_MAX;
+	uint64		hi = 0;
+	int			kinds[2] = {STATISTIC_KIND_HISTOGRAM, STATISTIC_KIND_MCV};
+	int			k;
+	int			i;
+
+	if (gpuops_agg_text_key(var->vartype, var->varcollid))
+	{
+		double		nd = estimate_num_groups(root, list_make1(var), rows,
+											 NULL, NULL);
+
+		*span = (uint64) Max(nd, 1.0) - 1;
+		return true;
+	}
+	if (!gpuops_scan_col_type(var->vartype, &phys) ||
+		(phys != GPO_INT32 && phys != GPO_INT64))
+		return false;
+	examine_variable(root, (Node *) var, 0, &vardata);
+	for (k = 0; k < 2 && HeapTupleIsValid(vardata.statsTuple); k++)
+	{
+		if (!get_attstatsslot(&sslot, vardata.statsTuple, kinds[k], InvalidOid,
+							  ATTSTATSSLOT_VALUES))
+			continue;
+		for (i = 0; i < sslot.nvalues; i++)
+		{
+			uint64		code = gpuops_agg_stat_code(var->vartype, phys,
+													sslot.values[i]);
+
+			lo = Min(lo, code);
+			hi = Max(hi, code);
+			found = true;
+		}
+		free_attstatsslot(&sslot);
+	}
+	ReleaseVariableStats(vardata);
+	if (found)
+		*span = hi - lo;
+	return found;
+}
+
+/*
+ * The strategy the engine is expected to choose (gpo_agg_choose, or the
+ * setting that forces one); -1 for aggregates without GROUP BY.  Several
+ * keys are packed into one key whose span is the product of theirs.
+ */
+int
+gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
+							double groups)
+{
+	gpo_type	type = GPO_INT64;
+	uint64		span = PG_UINT64_MAX;
+	double		packed = 1;
+	ListCell   *lc;
+
+	if (keys == NIL)
+		return -1;
+	if (gpuops_agg_strategy == GPO_AGG_HASH || gpuops_agg_strategy == GPO_AGG_SORT)
+		return gpuops_agg_strategy;
+	foreach(lc, keys)
+	{
+		Var		   *var = (Var *) lfirst(lc);
+		uint64		one;
+
+		if (!gpuops_agg_key_range(root, var, rows, &one))
+		{
+			packed = -1;
+			break;
+		}
+		/* and one more code for NULL */
+		packed *= (double) one + 2;
+	}
+	if (list_length(keys) == 1)
+		gpuops_scan_col_type(((Var *) linitial(keys))->vartype, &type);
+	if (gpuops_agg_text_key(((Var *) linitial(keys))->vartype,
+							((Var *) linitial(keys))->varcollid))
+		type = GPO_INT32;
+	if (packed > 0 && packed < (double) PG_INT64_MAX)
+		span = (uint64) packed - 1;
+	if (gpuops_agg_strategy == GPO_AGG_DENSE)
+		return span < (uint64) GPO_AGG_DENSE_MAX_RANGE ? GPO_AGG_DENSE :
+			gpo_agg_choose(type, (int64) rows, 0, span, (int64) groups);
+	return gpo_agg_choose(type, (int64) Max(rows, 1), 0, span, (int64) groups);
+}
+
+/*
+ * Worker processes the node may read with (for the costing and the plan):
+ * only where the query may run in parallel, for one heap table whose scan
+ * is parallel-safe, without clauses PostgreSQL must evaluate (row-level
+ * security included) and without text keys (dictionary codes are per
+ * process).  gpuops.parallel_workers = -1 (the default) takes
+ * as many as PostgreSQL would give a parallel scan of the table (its size,
+ * its parallel_workers option, max_parallel_workers_per_gather), but no more
+ * than one process a thread of gpuops.threads, none with fewer than 3
+ * threads (the processes share the threads, and on 2 cores a worker was
+ * measured a loss), and fewer than the table's rows / (64 x the estimated
+ * groups) processes in all: every process sends the groups it saw to the
+ * backend, which merges them (at 1e8 rows, 1M groups and 15 workers on 16
+ * cores the query took 2.8-3.0 s, against 2.2-2.3 s without workers).
+ * Another value asks for that many, at most max_parallel_workers_per_gather.
+ */
+int
+gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables, bool inh,
+				   List *keys, double groups)
+{
+	int			workers = Min(gpuops_parallel_workers,
+							  max_parallel_workers_per_gather);
+	RelOptInfo *scanrel;
+	ListCell   *lc;
+
+	if (gpuops_parallel_workers == 0 || max_parallel_workers_per_gather <= 0 ||
+		!root->glob->parallelModeOK ||
+		inh || list_length(tables) != 1 ||
+		relid >= (Index) root->simple_rel_array_size)
+		return 0;
+	scanrel = root->simple_rel_array[relid];
+	if (scanrel == NULL || !scanrel->consider_parallel ||
+		list_nth((List *) linitial(tables), TAB_CPU_QUALS) != NIL)
+		return 0;
+	if (gpuops_parallel_workers < 0)
+	{
+		gpo_ctx		ctx;
+		int			threads;
+		double		per_worker = scanrel->tuples / (64.0 * Max(groups, 1.0)) - 1.0;
+
+		gpuops_ctx_init(&ctx);
+		threads = gpo_threads(&ctx);
+
+		workers = threads < 3 ? 0 :
+			Min(compute_parallel_worker(scanrel, scanrel->pages, -1,
+										max_parallel_workers_per_gather),
+				threads - 1);
+		/* each process sends the groups it saw, and the backend merges them */
+		if (per_worker < workers)
+			workers = per_worker < 1.0 ? 0 : (int) per_worker;
+	}
+	if (workers <= 0)
+		return 0;
+	foreach(lc, keys)
+	{
+		Var		   *var = (Var *) lfirst(lc);
+
+		if (gpuops_agg_text_key(var->vartype, var->varcollid))
+			return 0;
+	}
+	return workers;
+}

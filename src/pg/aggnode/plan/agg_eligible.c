@@ -1,0 +1,380 @@
+/*
+ * agg_eligible.c
+ *	  What the GpuOpsAgg custom scan can compute, as the planner decides it:
+ *	  grouping keys and aggregates (with the result types PostgreSQL gives
+ *	  them), expressions that need the executor, the split of a table's
+ *	  restriction clauses into device and CPU clauses, and the collection
+ *	  of a query's keys, aggregates and tables.
+ *
+ * agg_plan.c says when the path is offered as a whole, agg_quals.c which
+ * WHERE clauses run as a device mask.
+ */
+#include "aggnode/plan/agg_plan_int.h"
+#include "heapscan/gpuops_scan.h"
+
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/appendinfo.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+
+/*
+ * True if a grouping key of type typid and collation collid is a text key:
+ * text, varchar or char(n) under a deterministic collation, whose equality
+ * is byte equality (for char(n) because every value is padded to n
+ * characters; see gpuops_agg_key_ok for bpchar without a length).
+ */
+bool
+gpuops_agg_text_key(Oid typid, Oid collid)
+{
+	return (typid == TEXTOID || typid == VARCHAROID || typid == BPCHAROID) &&
+		OidIsValid(collid) && get_collation_isdeterministic(collid);
+}
+
+/*
+ * True if grouping key e can be the node's: a fixed-width column type the
+ * reader extracts, or a text key; bpchar only with a length, since values
+ * of a bare bpchar that differ in trailing blanks are equal but not
+ * byte-equal.
+ */
+static bool
+gpuops_agg_key_ok(Node *e)
+{
+	gpo_type	phys;
+
+	if (gpuops_scan_col_type(exprType(e), &phys))
+		return true;
+	return gpuops_agg_text_key(exprType(e), exprCollation(e)) &&
+		(exprType(e) != BPCHAROID || exprTypmod(e) >= 0);
+}
+
+/* True if node is a plain user column of relid (no system column, no whole row). */
+static bool
+gpuops_plain_column(Node *node, Index relid)
+{
+	Var		   *var;
+
+	if (node == NULL || !IsA(node, Var))
+		return false;
+	var = (Var *) node;
+	return var->varno == (int) relid && var->varlevelsup == 0 &&
+		var->varattno > 0;
+}
+
+/* True if a numeric argument type (sum, avg). */
+static bool
+gpuops_numeric_arg(Oid typid)
+{
+	return typid == INT2OID || typid == INT4OID || typid == INT8OID ||
+		typid == FLOAT4OID || typid == FLOAT8OID;
+}
+
+/* The result type PostgreSQL gives kind over argtype. */
+static Oid
+gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
+{
+	switch (kind)
+	{
+		case GPUOPS_AGG_COUNT_STAR:
+		case GPUOPS_AGG_COUNT:
+			return INT8OID;
+		case GPUOPS_AGG_SUM:
+			if (argtype == INT2OID || argtype == INT4OID)
+				return INT8OID;
+			if (argtype == INT8OID)
+				return NUMERICOID;
+			return argtype;
+		case GPUOPS_AGG_AVG:
+			return (argtype == FLOAT4OID || argtype == FLOAT8OID) ?
+				FLOAT8OID : NUMERICOID;
+		case GPUOPS_AGG_MIN:
+		case GPUOPS_AGG_MAX:
+			return argtype;
+	}
+	return InvalidOid;
+}
+
+/*
+ * Classify an Aggref: true (with *kind, *argattno, *argtype) if the node
+ * computes it over a plain column of relid exactly as PostgreSQL does.
+ */
+bool
+gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
+					 AttrNumber *argattno, Oid *argtype)
+{
+	char	   *name;
+	TargetEntry *tle;
+	gpo_type	phys;
+
+	if (aggref->aggorder != NIL || aggref->aggdistinct != NIL ||
+		(aggref->aggfilter != NULL &&
+		 !gpuops_qual_on_device(aggref->aggfilter, relid)) ||
+		aggref->aggkind != AGGKIND_NORMAL ||
+		aggref->agglevelsup != 0 || aggref->aggsplit != AGGSPLIT_SIMPLE ||
+		aggref->aggvariadic)
+		return false;
+	if (get_func_namespace(aggref->aggfnoid) != PG_CATALOG_NAMESPACE)
+		return false;
+	name = get_func_name(aggref->aggfnoid);
+	if (name == NULL)
+		return false;
+
+	*argattno = InvalidAttrNumber;
+	*argtype = InvalidOid;
+	if (aggref->aggstar)
+	{
+		if (strcmp(name, "count") != 0)
+			return false;
+		*kind = GPUOPS_AGG_COUNT_STAR;
+		return aggref->aggtype == INT8OID;
+	}
+	if (list_length(aggref->args) != 1)
+		return false;
+	tle = linitial_node(TargetEntry, aggref->args);
+	if (!gpuops_plain_column((Node *) tle->expr, relid))
+		return false;
+	*argattno = ((Var *) tle->expr)->varattno;
+	*argtype = exprType((Node *) tle->expr);
+	if (!gpuops_scan_col_type(*argtype, &phys))
+		return false;
+
+	if (strcmp(name, "count") == 0)
+		*kind = GPUOPS_AGG_COUNT;
+	else if (strcmp(name, "sum") == 0 && gpuops_numeric_arg(*argtype))
+		*kind = GPUOPS_AGG_SUM;
+	else if (strcmp(name, "avg") == 0 && gpuops_numeric_arg(*argtype))
+		*kind = GPUOPS_AGG_AVG;
+	else if (strcmp(name, "min") == 0 && *argtype != BOOLOID)
+		*kind = GPUOPS_AGG_MIN;
+	else if (strcmp(name, "max") == 0 && *argtype != BOOLOID)
+		*kind = GPUOPS_AGG_MAX;
+	else
+		return false;
+	/* a catalog with other overloads than expected keeps the native plan */
+	return aggref->aggtype == gpuops_agg_result_type(*kind, *argtype);
+}
+
+/* Walker: true if the tree holds a subplan, an executor Param or a PHV. */
+bool
+gpuops_needs_executor_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) ||
+		IsA(node, SubLink))
+		return true;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+		return true;
+	if (IsA(node, PlaceHolderVar))
+		return true;
+	return expression_tree_walker(node, gpuops_needs_executor_walker, context);
+}
+
+/* A restriction clause with its evaluation order keys. */
+typedef struct GpuopsQualItem
+{
+	Expr	   *clause;
+	Index		security_level;
+	Cost		cost;
+} GpuopsQualItem;
+
+/*
+ * Split the table's restriction clauses into device and CPU clauses; false
+ * if some clause keeps the whole query native.  The CPU clauses come in the
+ * order a scan would evaluate them (createplan.c's order_qual_clauses:
+ * security level first, then cost, stable), so security barrier quals run
+ * before any user clause.
+ */
+static bool
+gpuops_agg_split_quals(PlannerInfo *root, RelOptInfo *rel,
+					   List **device_quals, List **cpu_quals)
+{
+	ListCell   *lc;
+	bool		rls = false;
+	GpuopsQualItem *items;
+	int			n = 0;
+	int			i;
+
+	*device_quals = NIL;
+	*cpu_quals = NIL;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (gpuops_needs_executor_walker((Node *) ri->clause, NULL))
+			return false;
+		if (ri->security_level > 0)
+			rls = true;
+	}
+	items = palloc(sizeof(GpuopsQualItem) *
+				   Max(list_length(rel->baserestrictinfo), 1));
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		GpuopsQualItem item;
+		QualCost	qcost;
+
+		if (!rls && !ri->pseudoconstant &&
+			gpuops_qual_on_device(ri->clause, rel->relid))
+		{
+			*device_quals = lappend(*device_quals, ri->clause);
+			continue;
+		}
+		cost_qual_eval_node(&qcost, (Node *) ri->clause, root);
+		item.clause = ri->clause;
+		item.security_level = ri->security_level;
+		item.cost = qcost.per_tuple;
+		/* insertion sort: stable, by security level, then cost */
+		for (i = n; i > 0; i--)
+		{
+			GpuopsQualItem *prev = &items[i - 1];
+
+			if (item.security_level > prev->security_level ||
+				(item.security_level == prev->security_level &&
+				 item.cost >= prev->cost))
+				break;
+			items[i] = *prev;
+		}
+		items[i] = item;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		*cpu_quals = lappend(*cpu_quals, items[i].clause);
+	return true;
+}
+
+/*
+ * Collect the grouping keys (plain columns) and the aggregates of the
+ * grouped target and HAVING; false if the node can't compute them.
+ */
+bool
+gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
+				   RelOptInfo *output_rel, GroupPathExtraData *gextra,
+				   List **keys, List **aggrefs)
+{
+	Index		relid = input_rel->relid;
+	List	   *group_exprs;
+	List	   *items;
+	ListCell   *lc;
+
+	*keys = NIL;
+	*aggrefs = NIL;
+	group_exprs = get_sortgrouplist_exprs(root->parse->groupClause,
+										  gextra->targetList);
+	foreach(lc, group_exprs)
+	{
+		Node	   *e = (Node *) lfirst(lc);
+
+		if (!gpuops_plain_column(e, relid) || !gpuops_agg_key_ok(e))
+			return false;
+		*keys = list_append_unique(*keys, e);
+	}
+	if (list_length(*keys) > GPUOPS_AGG_MAX_KEYS)
+		return false;
+
+	items = pull_var_clause((Node *) output_rel->reltarget->exprs,
+							PVC_INCLUDE_AGGREGATES |
+							PVC_INCLUDE_WINDOWFUNCS |
+							PVC_INCLUDE_PLACEHOLDERS);
+	items = list_concat(items,
+						pull_var_clause(gextra->havingQual,
+										PVC_INCLUDE_AGGREGATES |
+										PVC_INCLUDE_WINDOWFUNCS |
+										PVC_INCLUDE_PLACEHOLDERS));
+	foreach(lc, items)
+	{
+		Node	   *item = (Node *) lfirst(lc);
+
+		if (IsA(item, Var))
+		{
+			/* outside an aggregate only the grouping keys may appear */
+			if (!list_member(*keys, item))
+				return false;
+		}
+		else if (IsA(item, Aggref))
+		{
+			GpuopsAggKind kind;
+			AttrNumber	attno;
+			Oid			argtype;
+
+			if (!gpuops_agg_supported((Aggref *) item, relid, &kind, &attno,
+									  &argtype))
+				return false;
+			*aggrefs = list_append_unique(*aggrefs, item);
+		}
+		else
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Adds the tables under rel (rel itself, or every partition left after
+ * pruning, recursively) to input, with the keys and aggregates of the top
+ * relation top translated to each table's columns; false if some table
+ * can't be read by the node.
+ */
+bool
+gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top, RelOptInfo *rel,
+					  List *keys, List *aggrefs, GpuopsAggInput *input)
+{
+	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+	List	   *device_quals;
+	List	   *cpu_quals;
+	List	   *entry;
+	ListCell   *lc;
+
+	if (IS_DUMMY_REL(rel))
+		return true;
+	if (rte->inh)
+	{
+		foreach(lc, root->append_rel_list)
+		{
+			AppendRelInfo *ai = lfirst_node(AppendRelInfo, lc);
+			RelOptInfo *child;
+
+			if (ai->parent_relid != rel->relid)
+				continue;
+			child = find_base_rel(root, ai->child_relid);
+			if (!gpuops_agg_add_tables(root, top, child, keys, aggrefs, input))
+				return false;
+		}
+		return true;
+	}
+	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return false;
+	if (!gpuops_agg_split_quals(root, rel, &device_quals, &cpu_quals))
+		return false;
+	if (rel != top)
+	{
+		Relids		child = bms_make_singleton(rel->relid);
+		Relids		parent = bms_make_singleton(top->relid);
+
+		keys = (List *) adjust_appendrel_attrs_multilevel(root, (Node *) keys,
+														  child, parent);
+		aggrefs = (List *) adjust_appendrel_attrs_multilevel(root, (Node *) aggrefs,
+															 child, parent);
+	}
+	/* the translation of a plain column is a plain column; check anyway */
+	foreach(lc, keys)
+		if (!gpuops_plain_column((Node *) lfirst(lc), rel->relid))
+			return false;
+
+	entry = list_make5(makeInteger(rel->relid), makeInteger((int) rte->relid),
+					   keys, aggrefs, device_quals);
+	entry = lappend(entry, cpu_quals);
+	input->tables = lappend(input->tables, entry);
+	input->pages += rel->pages;
+	input->tuples += Max(rel->tuples, rel->rows);
+	if (list_length(input->tables) == 1)
+		input->ndevice_quals = list_length(device_quals);
+	input->cpu_quals = list_concat(input->cpu_quals, cpu_quals);
+	return true;
+}

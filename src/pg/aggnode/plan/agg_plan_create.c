@@ -1,0 +1,131 @@
+/*
+ * agg_plan_create.c
+ *	  The plan a GpuOpsAgg path turns into: its PlanCustomPath callback.
+ *
+ * The plan is a CustomScan on the table's range-table entry whose scan tuple
+ * (custom_scan_tlist) is the grouping keys followed by the aggregates; the
+ * target list and the HAVING quals refer to it, so PostgreSQL projects and
+ * filters the groups as an Agg node would.  Its custom_private is the
+ * path's (the PRIV_* positions of gpuops_agg.h) with the worker processes
+ * and each aggregate's class added, for agg_spec.c to decode.
+ */
+#include "aggnode/plan/agg_plan_int.h"
+
+#include "nodes/makefuncs.h"
+
+/* The plan's worker processes (see gpuops_agg_workers), asking for parallel mode when any. */
+static int
+gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
+{
+	Node	   *g = (Node *) list_nth(priv, PRIV_EST_GROUPS);
+	int			workers;
+
+	workers = gpuops_agg_workers(root, intVal(list_nth(priv, PRIV_RELID)),
+								 (List *) list_nth(priv, PRIV_TABLES),
+								 intVal(list_nth(priv, PRIV_INH)) != 0,
+								 (List *) list_nth(priv, PRIV_KEYS),
+								 IsA(g, Integer) ? (double) intVal(g) : floatVal(g));
+	if (workers > 0)
+		root->glob->parallelModeNeeded = true;
+	return workers;
+}
+
+/*
+ * Each aggregate's class as the planner decided it (PRIV_AGG_CLASSES): an
+ * integer list (kind, argument attno, argument type) per Aggref, so that the
+ * executor never classifies an aggregate again.
+ */
+static List *
+gpuops_agg_classes(List *aggrefs, Index relid)
+{
+	List	   *classes = NIL;
+	ListCell   *lc;
+
+	foreach(lc, aggrefs)
+	{
+		GpuopsAggKind kind;
+		AttrNumber	attno;
+		Oid			argtype;
+
+		if (!gpuops_agg_supported(lfirst_node(Aggref, lc), relid, &kind,
+								  &attno, &argtype))
+			elog(ERROR, "GpuOpsAgg path holds an unsupported aggregate");
+		classes = lappend(classes, list_make3_int((int) kind, (int) attno,
+												  (int) argtype));
+	}
+	return classes;
+}
+
+/* The scan tuple: a target entry per key, then one per aggregate. */
+static List *
+gpuops_agg_scan_tlist(List *keys, List *aggrefs)
+{
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+											 list_length(scan_tlist) + 1,
+											 NULL, false));
+	foreach(lc, aggrefs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+											 list_length(scan_tlist) + 1,
+											 NULL, false));
+	return scan_tlist;
+}
+
+/*
+ * The plan's custom_private, a copy: the path's entries (PRIV_HAVING left
+ * empty, the HAVING quals being the plan's qual), then PRIV_WORKERS and
+ * PRIV_AGG_CLASSES.
+ */
+static List *
+gpuops_agg_plan_private(PlannerInfo *root, List *priv, List *aggrefs)
+{
+	List	   *plan_priv;
+
+	plan_priv = list_make5(list_nth(priv, PRIV_KEYS),
+						   list_nth(priv, PRIV_AGGREFS),
+						   list_nth(priv, PRIV_TABLES),
+						   list_nth(priv, PRIV_INH),
+						   NIL);
+	plan_priv = lappend(plan_priv, list_nth(priv, PRIV_EST_GROUPS));
+	plan_priv = lappend(plan_priv, list_nth(priv, PRIV_DEVICE));
+	plan_priv = lappend(plan_priv, list_nth(priv, PRIV_RELID));
+	plan_priv = lappend(plan_priv, list_nth(priv, PRIV_STRATEGY));
+	plan_priv = lappend(plan_priv,
+						makeInteger(gpuops_agg_plan_workers(root, priv)));
+	plan_priv = lappend(plan_priv,
+						gpuops_agg_classes(aggrefs,
+										   intVal(list_nth(priv, PRIV_RELID))));
+	return copyObject(plan_priv);
+}
+
+/* PlanCustomPath: the CustomScan whose scan tuple is keys then aggregates. */
+Plan *
+gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
+					 CustomPath *best_path, List *tlist, List *clauses,
+					 List *custom_plans)
+{
+	List	   *priv = best_path->custom_private;
+	List	   *keys = (List *) list_nth(priv, PRIV_KEYS);
+	List	   *aggrefs = (List *) list_nth(priv, PRIV_AGGREFS);
+	Node	   *having = (Node *) list_nth(priv, PRIV_HAVING);
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *scan_tlist = gpuops_agg_scan_tlist(keys, aggrefs);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = (List *) copyObject(having);
+	/* an inheritance tree is read table by table: no one scan relation */
+	cscan->scan.scanrelid = intVal(list_nth(priv, PRIV_INH)) ? 0 :
+		intVal(list_nth(priv, PRIV_RELID));
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = NIL;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = gpuops_agg_plan_private(root, priv, aggrefs);
+	cscan->methods = &gpuops_agg_scan_methods;
+	return &cscan->scan.plan;
+}
