@@ -19,6 +19,8 @@
 #   step first (after conc): bench/first_query.sh, a new session's first
 #               query against a warm session's (FIRST_REPS)
 #   PG_EXTRA_OPTS  more server options (e.g. "-c gpuops.gpu_service=off")
+#   step smith: scripts/sqlsmith.sh SMITH_QUERIES (default 10000) under
+#               gpuops.device = 'gpu' (SMITH_SEED, SMITH_TIME seconds, SMITH_CALLS)
 #   step sql (after agg): runs SQL_FILE (a file of the tree) in one psql
 #               session and keeps the lines matching SQL_GREP (default: echo
 #               lines, timings, workers, calls, strategy)
@@ -41,7 +43,7 @@ if [[ $steps == *" bench "* ]]; then
 		cat "$OUT/$(basename $b).md"
 	done
 fi
-if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* || $steps == *" first "* ]]; then
+if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* || $steps == *" first "* || $steps == *" smith "* ]]; then
 	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops ${PG_EXTRA_OPTS:-}" \
 		source .device/pg-up.sh .device/pg.tar.xz >/dev/null || { echo "pg-up failed"; exit 1; }
 	rm -rf /tmp/w && cp -r . /tmp/w && chown -R pg /tmp/w && cd /tmp/w
@@ -124,4 +126,14 @@ if [[ $steps == *" sql "* ]]; then
 	cp /tmp/sql.log "$OUT/sql.log"
 	grep -E "${SQL_GREP:-^[a-z#=]|Time|Workers|Calls|Strategy|Chunks|ERROR}" /tmp/sql.log | tr -s ' ' | tee "$OUT/sql.txt"
 fi
-echo "SUMMARY unit=$unit_rc bench=$bench_rc regress=$reg_rc qf=$qf_rc agg=$agg_rc"
+smith_rc=-
+if [[ $steps == *" smith "* ]]; then
+	echo "== sqlsmith (gpuops.device = gpu) =="
+	chmod -R a+rX .device/sqlsmith
+	PATH="$PWD/.device/sqlsmith:$PATH" LD_LIBRARY_PATH="$PWD/.device/sqlsmith/lib:$LD_LIBRARY_PATH" \
+		SQLSMITH_USER=pg GPUOPS_DEVICE=gpu SEED=${SMITH_SEED:-1} SQLSMITH_TIME=${SMITH_TIME:-420} \
+		CALLS=${SMITH_CALLS:-2000} BINDIR="$(dirname "$(command -v psql)")" \
+		bash scripts/sqlsmith.sh ${SMITH_QUERIES:-10000} 2>&1 | tee "$OUT/sqlsmith.txt"
+	smith_rc=${PIPESTATUS[0]}
+fi
+echo "SUMMARY unit=$unit_rc bench=$bench_rc regress=$reg_rc qf=$qf_rc agg=$agg_rc smith=$smith_rc"

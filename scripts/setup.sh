@@ -1,12 +1,12 @@
 #!/bin/bash
 # Installs what building and testing gpuops needs, when it is missing:
 # PostgreSQL 15 with its server headers (PGXS), Debian's pg_virtualenv, and
-# SQLsmith (scripts/sqlsmith.sh).
+# SQLsmith (scripts/sqlsmith.sh), and Python 3 (scripts/check_layout.py).
 # Needs root (apt-get) only when something is missing.
 set -euo pipefail
 PGV=${PGV:-15}
 need=()
-for p in "postgresql-$PGV" "postgresql-server-dev-$PGV" postgresql-common make gcc sqlsmith; do
+for p in "postgresql-$PGV" "postgresql-server-dev-$PGV" postgresql-common make gcc sqlsmith python3; do
 	dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then

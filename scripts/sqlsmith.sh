@@ -6,7 +6,8 @@
 # server's log and exits non-zero on any.
 #
 # The server binaries come from pg_config (the gpuops that `make install`
-# put there); run as root it runs the cluster as user postgres.
+# put there); run as root it runs the cluster as user postgres (or
+# SQLSMITH_USER).
 #
 # env: PG_CONFIG (pg_config of the server), BINDIR (overrides its --bindir),
 #      GPUOPS_DEVICE=cpu|gpu|auto (default cpu), SEED (default 1),
@@ -28,8 +29,8 @@ chmod 755 "$dir"
 cd "$dir" || exit 2
 as_pg=()
 if [ "$(id -u)" = 0 ]; then
-	chown postgres "$dir"
-	as_pg=(runuser -u postgres --)
+	chown "${SQLSMITH_USER:-postgres}" "$dir"
+	as_pg=(runuser -u "${SQLSMITH_USER:-postgres}" --)
 fi
 port=$(( 20000 + RANDOM % 20000 ))
 log=$dir/server.log

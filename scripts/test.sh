@@ -1,7 +1,8 @@
 #!/bin/bash
-# The test command: set up, build, install, run the engine's unit tests, then
-# pg_regress in a throwaway cluster, then 2,000 SQLsmith queries (and 1,000
-# random calls of the functions) in another, then the Citus test
+# The test command: set up, check the code layout, build, install, run the
+# engine's unit tests, then pg_regress in a throwaway cluster, then 2,000
+# SQLsmith queries (and 1,000 random calls of the functions) in another,
+# then the Citus test
 # (test/citus/run.sh).  Exits non-zero on any failure.
 #
 #   GPUOPS_DEVICE=gpu bash scripts/test.sh   runs pg_regress under gpuops.device = 'gpu'
@@ -9,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 dev=${GPUOPS_DEVICE:-cpu}
+echo "== layout (README's Code layout: layers, no cycle between features) =="
+python3 scripts/check_layout.py
 make -j2 PG_CONFIG="$PG_CONFIG"
 make install PG_CONFIG="$PG_CONFIG" >/dev/null
 echo "== unit tests (src/core) =="

@@ -1,16 +1,19 @@
 /*
  * gpuops_agg.h
  *	  The GpuOpsAgg custom scan: GROUP BY and plain aggregates over one table,
- *	  planned by agg_plan.c, run by agg_exec.c, with its WHERE quals translated
- *	  by agg_quals.c and its groups kept by agg_state.c.
+ *	  planned by plan/ (agg_plan.c, agg_eligible.c, agg_cost.c,
+ *	  agg_plan_create.c), run by exec/ (agg_exec.c), with its WHERE quals
+ *	  translated by agg_quals.c and its groups kept by agg_state.c.
  *
- * The plan carries everything as copyable nodes in custom_private (see
- * GpuopsAggPrivate); the executor decodes it into a GpuopsAggSpec.
+ * The plan carries everything as copyable nodes in custom_private (the
+ * PRIV_ and TAB_ positions below); the executor decodes it into a
+ * GpuopsAggSpec (agg_spec.c).
  */
 #ifndef GPUOPS_AGG_H
 #define GPUOPS_AGG_H
 
 #include "common/gpuops.h"
+#include "budget/gpuops_budget.h"
 
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
@@ -84,7 +87,7 @@ typedef struct GpuopsAggSpec
 /* Shared extension state: custom scan method tables (agg_plan.c / agg_exec.c). */
 extern CustomScanMethods gpuops_agg_scan_methods;
 
-/* GUCs of the node (gpuops.c) */
+/* GUCs of the node (agg_settings.c) */
 extern bool gpuops_enabled;
 /* gpuops.overlap: when a helper thread aggregates a batch during the next read */
 typedef enum GpuopsOverlap
@@ -102,8 +105,10 @@ extern double gpuops_gpu_row_cost;
 extern double gpuops_cpu_setup_cost;
 extern double gpuops_cpu_row_cost;
 extern int	gpuops_max_group_memory;	/* kB */
+/* Defines the node's settings. */
+extern void gpuops_agg_settings_init(void);
 
-/* ---- the plan's custom_private (agg_plan.c writes it, agg_spec.c reads it) ---- */
+/* ---- the plan's custom_private (agg_plan_create.c writes it, agg_spec.c reads it) ---- */
 
 /* Positions in the path's and the plan's custom_private. */
 enum
@@ -135,7 +140,7 @@ enum
 	TAB_CPU_QUALS				/* List of clauses run by PostgreSQL */
 };
 
-/* ---- agg_plan.c ---- */
+/* ---- plan/ (agg_eligible.c, agg_plan.c) ---- */
 
 /*
  * Classify an Aggref: true (with *kind, *argattno, *argtype) if the node
@@ -213,7 +218,9 @@ extern void gpuops_aggstate_init(GpuopsAggState *st, int nkeys,
 								 const gpo_type *val_types);
 /*
  * Merge one chunk's groups (sorted by key; n entries): key codes and
- * validity per key, rows, and per value column the engine's results.
+ * validity per key, rows, and per value column the engine's results; in
+ * memory, whatever gpuops.max_group_memory says (gpuops_aggspill_merge
+ * heeds it).
  */
 extern void gpuops_aggstate_merge(GpuopsAggState *st, int64 n,
 								  uint64 *const *key_codes,
@@ -240,6 +247,15 @@ extern void gpuops_aggstate_put(GpuopsAggState *dst, const GpuopsAggState *src,
 
 /* ---- agg_spill.c ---- */
 
+/*
+ * gpuops_aggstate_merge within the state's limit: when the merge would
+ * hold more than limit_bytes, the groups held go to disk as a sorted run
+ * first, and so do the incoming ones when they alone are too many.
+ */
+extern void gpuops_aggspill_merge(GpuopsAggState *st, int64 n,
+								  uint64 *const *key_codes,
+								  uint8 *const *key_valid, const int64 *rows,
+								  const gpo_agg_out *vals);
 /*
  * Writes n groups (sorted by key) to the state's temporary file as one
  * sorted run.

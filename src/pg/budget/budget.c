@@ -25,7 +25,7 @@
  * otherwise every query sizes itself as gpuops.threads says and EXPLAIN
  * ANALYZE says there is no budget.
  */
-#include "common/gpuops.h"
+#include "budget/gpuops_budget.h"
 #include "service/gpuops_service.h"
 
 #include <limits.h>
@@ -308,21 +308,6 @@ gpuops_budget_seat(const GpuopsBudgetLease *lease, double *wait_ms)
 {
 	*wait_ms = lease != NULL ? lease->seat_wait_ms : 0;
 	return lease != NULL ? lease->seat : GPUOPS_SEAT_NONE;
-}
-
-/*
- * Fills ctx from the settings and takes the calling SQL function's share of
- * the budget (given back when the function's memory context goes); without
- * a GPU seat free, ctx runs on the CPU.
- */
-void
-gpuops_ctx_init_budget(gpo_ctx *ctx)
-{
-	GpuopsBudgetLease *lease = NULL;
-
-	gpuops_ctx_init(ctx);
-	(void) gpuops_budget_acquire(gpo_threads(ctx), &lease);
-	gpuops_ctx_init(ctx);
 }
 
 /* gpuops.budget(): the cap, the threads in use, this backend's share, the GPU seats. */

@@ -22,7 +22,7 @@
  * included.  The seats exist only when gpuops is in shared_preload_libraries
  * (budget.c's shared memory hooks place them).
  */
-#include "common/gpuops.h"
+#include "budget/gpuops_budget.h"
 
 #include "pgstat.h"
 #include "port/atomics.h"

@@ -17,7 +17,7 @@
  * so a chunk that starts at a row that is not a multiple of 8 gets a shifted
  * copy of its part of the bitmap.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -29,36 +29,6 @@
 
 /* Stand-in data pointer for empty chunks, so that no chunk has NULL data. */
 static int64 gpuops_empty_data;
-
-/* True if elemtype maps onto an engine physical type; sets *type. */
-bool
-gpuops_device_type(Oid elemtype, gpo_type *type)
-{
-	switch (elemtype)
-	{
-		case INT2OID:
-		case INT4OID:
-		case DATEOID:
-			*type = GPO_INT32;
-			return true;
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			*type = GPO_INT64;
-			return true;
-		case FLOAT4OID:
-			*type = GPO_FLOAT32;
-			return true;
-		case FLOAT8OID:
-			*type = GPO_FLOAT64;
-			return true;
-		case BOOLOID:
-			*type = GPO_UINT8;
-			return true;
-		default:
-			return false;
-	}
-}
 
 /* Number of elements of an array, all dimensions. */
 int64
@@ -184,19 +154,6 @@ gpuops_make_vector(gpo_vector *vec, gpo_type type, void *data,
 	}
 }
 
-/* A one-chunk vector v over n values at data (chunk c), validity optional. */
-void
-gpuops_one_chunk_vector(gpo_vector *v, gpo_chunk *c, gpo_type type,
-						void *data, uint8 *validity, int64 n)
-{
-	c->data = data;
-	c->validity = validity;
-	c->n = n;
-	v->type = type;
-	v->nchunks = 1;
-	v->chunks = c;
-}
-
 /* True if a logical row of a vector made by gpuops_make_vector is valid. */
 bool
 gpuops_vector_row_valid(const gpo_vector *vec, int64 row)
@@ -253,34 +210,4 @@ gpuops_array_to_column(ArrayType *arr, GpuopsColumn *col)
 	}
 
 	gpuops_make_vector(&col->vec, col->type, col->data, nulls, num_rows, false);
-}
-
-/* Convert row of a contiguous physical buffer back to a Datum of elemtype. */
-Datum
-gpuops_value_to_datum(Oid elemtype, gpo_type type, const void *data, int64 row)
-{
-	switch (elemtype)
-	{
-		case INT2OID:
-			return Int16GetDatum((int16) ((const int32 *) data)[row]);
-		case INT4OID:
-			return Int32GetDatum(((const int32 *) data)[row]);
-		case DATEOID:
-			return DateADTGetDatum(((const int32 *) data)[row]);
-		case INT8OID:
-			return Int64GetDatum(((const int64 *) data)[row]);
-		case TIMESTAMPOID:
-			return TimestampGetDatum(((const int64 *) data)[row]);
-		case TIMESTAMPTZOID:
-			return TimestampTzGetDatum(((const int64 *) data)[row]);
-		case FLOAT4OID:
-			return Float4GetDatum(((const float4 *) data)[row]);
-		case FLOAT8OID:
-			return Float8GetDatum(((const float8 *) data)[row]);
-		case BOOLOID:
-			return BoolGetDatum(((const uint8 *) data)[row] != 0);
-		default:
-			elog(ERROR, "type %u is not a gpuops device type", elemtype);
-	}
-	return (Datum) 0;			/* keep compiler quiet */
 }

@@ -19,7 +19,7 @@
  * fd.c does not see these writes, so temp_file_limit is checked here
  * against this file's size before each write.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include <sys/uio.h>
 #include <unistd.h>

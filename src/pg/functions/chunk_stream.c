@@ -21,6 +21,7 @@
  * context is reset and interrupts are checked.  Memory is therefore the
  * chunk buffers plus whatever the callback keeps, whatever the row count.
  */
+#include "functions/gpuops_functions.h"
 #include "heapscan/gpuops_scan.h"
 
 #include "catalog/pg_type.h"

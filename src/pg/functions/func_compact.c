@@ -9,7 +9,7 @@
  * works: only the mask goes through the engine (gpo_compact), the kept
  * elements are copied here.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include "fmgr.h"
 #include "miscadmin.h"

@@ -23,7 +23,7 @@
  * for min(n, GPUOPS_GROUPAGG_FIRST_CAPACITY) groups, and a call that finds
  * more is repeated with room for exactly the groups found.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include <math.h>
 
@@ -217,118 +217,6 @@ gpuops_groupagg_key_datum(const GpuopsColumn *keys, const gpo_agg_out *out,
 	if (keys->elemtype == BOOLOID)
 		return BoolGetDatum(((const int32 *) out->keys)[g] != 0);
 	return gpuops_value_to_datum(keys->elemtype, keys->type, out->keys, g);
-}
-
-/* An exact 128-bit integer as a numeric (through its decimal digits). */
-Datum
-gpuops_int128_to_numeric(gpo_int128 v)
-{
-	uint64		lo = v.lo;
-	uint64		hi = (uint64) v.hi;
-	bool		neg = v.hi < 0;
-	uint32		limb[4];
-	char		buf[48];
-	char	   *p = buf + sizeof(buf) - 1;
-	int			i;
-
-	if (neg)
-	{
-		/* two's complement negation across both words */
-		lo = ~lo + 1;
-		hi = ~hi + (lo == 0 ? 1 : 0);
-	}
-	limb[0] = (uint32) (hi >> 32);
-	limb[1] = (uint32) hi;
-	limb[2] = (uint32) (lo >> 32);
-	limb[3] = (uint32) lo;
-
-	*p = '\0';
-	do
-	{
-		uint64		rem = 0;
-
-		for (i = 0; i < 4; i++)
-		{
-			uint64		cur = (rem << 32) | limb[i];
-
-			limb[i] = (uint32) (cur / 10);
-			rem = cur % 10;
-		}
-		*--p = (char) ('0' + rem);
-	} while ((limb[0] | limb[1] | limb[2] | limb[3]) != 0);
-	if (neg)
-		*--p = '-';
-
-	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
-							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-}
-
-/*
- * The IEEE combination of a finite sum with the non-finite values of its
- * group: +Inf and -Inf together, or any NaN, give NaN; else an infinity
- * wins.
- */
-static float8
-gpuops_float_with_flags(float8 sum, uint8 fflags)
-{
-	if ((fflags & GPO_FF_NAN) ||
-		(fflags & (GPO_FF_PINF | GPO_FF_NINF)) == (GPO_FF_PINF | GPO_FF_NINF))
-		return get_float8_nan();
-	if (fflags & GPO_FF_PINF)
-		return get_float8_infinity();
-	if (fflags & GPO_FF_NINF)
-		return -get_float8_infinity();
-	return sum;
-}
-
-/*
- * A group's float sum as float8pl gives it, from the engine's sum of the
- * finite values (fsum), the flags of its non-finite values and its max.
- * PostgreSQL adds in row order and raises "value out of range: overflow"
- * when a partial sum becomes infinite while neither operand was, so its
- * outcome depends on where the infinities stand.  gpuops' rule: the finite
- * values are summed apart from the infinities and NaNs; if their sum
- * overflows (for sum(float4), beyond float4's range, as float4pl checks),
- * the error is raised, as PostgreSQL does whenever the overflow comes
- * before the first infinite value; otherwise the result is that sum
- * combined with the group's +Inf, -Inf and NaN by IEEE rules.  The sum of
- * a group whose values are all -0.0 is -0.0 (float8pl(-0, -0) is -0; any
- * +0.0 or any cancellation gives +0.0), which is when the largest value is
- * -0.0, as -0.0 orders before 0.0 in the engine's min/max.
- */
-float8
-gpuops_float_sum(float8 fsum, uint8 fflags, float8 mx, bool as_float4)
-{
-	if (!isfinite(fsum) || (as_float4 && isinf((float4) fsum)))
-		float_overflow_error();
-	if (as_float4)
-		fsum = (float4) fsum;
-	if (fflags != 0)
-		return gpuops_float_with_flags(fsum, fflags);
-	if (fsum == 0.0)
-		fsum = (mx == 0.0 && signbit(mx)) ? -0.0 : 0.0;
-	return fsum;
-}
-
-/*
- * A group's float avg as float8_accum and float8_avg give it.  PostgreSQL
- * keeps N, Sx and Sxx (Youngs-Cramer) and raises an overflow when Sx or
- * Sxx becomes infinite while neither the previous Sx nor the new value
- * was: again the order decides.  gpuops' rule, as for sum: an error when
- * the finite values' sum overflows, or when every value is finite and
- * their sum of squared deviations (m2) overflows (PostgreSQL may also
- * raise when an intermediate product of its update, N times a value's
- * distance from the running mean, squared, overflows while m2 does not);
- * otherwise the sum combined with the non-finite values, over count.
- * float8_accum's sum starts at +0, so its zero is +0.
- */
-float8
-gpuops_float_avg(float8 fsum, uint8 fflags, float8 m2, int64 count)
-{
-	if (!isfinite(fsum) || (fflags == 0 && !isfinite(m2)))
-		float_overflow_error();
-	fsum = gpuops_float_with_flags(fsum, fflags);
-	return (fsum == 0.0 ? 0.0 : fsum) / (float8) count;
 }
 
 /* Fills sum, min, max and avg of float8 group g (count > 0). */

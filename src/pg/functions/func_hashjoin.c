@@ -20,7 +20,7 @@
  * Size, then fill: a first engine call counts the pairs, the outputs are
  * allocated to exactly that size, and a second call fills them.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include "gpo_join.h"
 

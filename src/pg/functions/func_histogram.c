@@ -23,7 +23,7 @@
  * not supported); only one of lo and hi is 22023; more bins than one 1 GB
  * allocation of counts holds is 54000.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include <math.h>
 

@@ -6,7 +6,8 @@
  * Every key is always present; a value that does not apply (no GPU, built
  * without CUDA) is NULL.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
+#include "budget/gpuops_omp.h"
 
 #include "fmgr.h"
 #include "funcapi.h"

@@ -10,7 +10,7 @@
  * computed here on the CPU and the run heads come from gpo_compact over the
  * flags.  Two NULLs are equal; a NULL never equals a value.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include <math.h>
 

@@ -11,7 +11,7 @@
  * becomes infinite raises "value out of range: overflow", while Inf and NaN
  * inputs propagate without error.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include <math.h>
 

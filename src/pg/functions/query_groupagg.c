@@ -15,7 +15,7 @@
  * sums are added chunk by chunk, so, as between the engine's faces, their
  * last bits may depend on gpuops.chunk_size.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"

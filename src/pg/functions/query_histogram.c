@@ -40,7 +40,7 @@
  * resource owner, lies in temp_tablespaces, is held to temp_file_limit, and
  * is removed when closed, at transaction end or on an error or a cancel.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include <math.h>
 #include <sys/uio.h>

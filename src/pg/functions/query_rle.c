@@ -12,7 +12,7 @@
  * result.  Memory: the chunk buffers, one chunk's engine outputs and the
  * held-back run's value.
  */
-#include "common/gpuops.h"
+#include "functions/gpuops_functions.h"
 
 #include "fmgr.h"
 #include "funcapi.h"

@@ -119,6 +119,8 @@ extern void gpuops_scan_use_recent(GpuopsScanReader *r, Buffer *bufs,
 								   BlockNumber nblocks);
 /* gpuops.pin_ahead: the fast path pins the next page batch during decoding. */
 extern bool gpuops_pin_ahead;
+/* Defines the reader's settings (gpuops.pin_ahead). */
+extern void gpuops_scan_settings_init(void);
 /*
  * Page-locks the batch's value arrays (after gpuops_scan_double_buffer, if
  * any) for direct copies to the GPU; unlocked at gpuops_scan_end, or when

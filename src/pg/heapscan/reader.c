@@ -45,6 +45,23 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/guc.h"
+
+bool		gpuops_pin_ahead = true;
+
+/* Defines the reader's settings. */
+void
+gpuops_scan_settings_init(void)
+{
+	DefineCustomBoolVariable("gpuops.pin_ahead",
+							 "Lets GpuOpsAgg's reader pin the next page batch while its threads decode the current one.",
+							 "Off, the backend pins each page batch and then the threads decode it, one after the other.",
+							 &gpuops_pin_ahead,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+}
 
 /*
  * The physical batch type of a column type, or false if the reader can't

@@ -29,6 +29,7 @@
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
+#include "utils/memutils.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
 #include "utils/guc.h"

@@ -353,7 +353,7 @@ gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups, gpo_type ktype,
 					gpo_key_code(t, (const char *) values[k] + w * g) : 0;
 		}
 	}
-	gpuops_aggstate_merge(&s->groups, ngroups, codes, valid, first->rows,
+	gpuops_aggspill_merge(&s->groups, ngroups, codes, valid, first->rows,
 						  outs);
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);

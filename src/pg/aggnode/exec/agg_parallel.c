@@ -12,7 +12,7 @@
  * worker does its own.  The workers are PostgreSQL's parallel workers
  * (CreateParallelContext): they restore the backend's transaction, snapshot
  * and settings, and an ERROR in one is raised again in the backend.  The
- * plan asks for parallel mode (agg_plan.c), only for one heap table without
+ * plan asks for parallel mode (agg_plan_create.c), only for one heap table without
  * clauses PostgreSQL must evaluate and without text keys (whose dictionary
  * codes are per process); a rescan reads serially.
  *
@@ -261,7 +261,7 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
 			vals[v].fflags = gpuops_parallel_receive(pcxt, mqh, n);
 			vals[v].m2 = gpuops_parallel_receive(pcxt, mqh, sizeof(double) * n);
 		}
-		gpuops_aggstate_merge(st, h->ngroups, codes, valid, rows, vals);
+		gpuops_aggspill_merge(st, h->ngroups, codes, valid, rows, vals);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(s->batch_cxt);

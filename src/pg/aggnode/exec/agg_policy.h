@@ -1,7 +1,7 @@
 /*
  * agg_policy.h
  *	  GpuOpsAgg's grouping policies: how a batch's rows become groups in the
- *	  node's running groups (s->groups).  The batch loop (agg_exec.c) calls
+ *	  node's running groups (s->groups).  The batch loop (agg_table.c) calls
  *	  the node's one policy through this interface and nothing else:
  *
  *	  - plain (agg_policy_plain.c): no GROUP BY, one reduction a batch;

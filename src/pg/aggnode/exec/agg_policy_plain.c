@@ -41,7 +41,7 @@ gpuops_agg_plain_add(GpuopsAggPolicy *p, GpuopsAggTableExec *te,
 							   gpuops_alloc_scratch(bytes), NULL);
 		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg reduction");
 	}
-	gpuops_aggstate_merge(&s->groups, 1, NULL, NULL, &rows, vals);
+	gpuops_aggspill_merge(&s->groups, 1, NULL, NULL, &rows, vals);
 	return false;
 }
 

@@ -21,7 +21,6 @@
 
 #include "gpo_keypack.h"
 
-bool		gpuops_running_groups = true;
 
 /* The runs policy. */
 typedef struct GpuopsAggRunsPolicy

@@ -231,6 +231,35 @@ gpuops_aggspill_write(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 	st->spill_runs++;
 }
 
+/* Merges groups into st within its limit, spilling first (see gpuops_agg.h). */
+void
+gpuops_aggspill_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
+					  uint8 *const *key_valid, const int64 *rows,
+					  const gpo_agg_out *vals)
+{
+	Size		group_bytes = gpuops_aggstate_group_bytes(st);
+
+	if (n == 0)
+		return;
+	/* the merge holds the old and the new arrays at once */
+	if (st->limit_bytes > 0 &&
+		group_bytes * (Size) (2 * st->ngroups + n) > st->limit_bytes)
+	{
+		if (st->ngroups > 0)
+		{
+			gpuops_aggspill_write(st, st->ngroups, st->key_codes,
+								  st->key_valid, st->rows, st->vals);
+			gpuops_aggstate_clear(st);
+		}
+		if (group_bytes * (Size) n > st->limit_bytes)
+		{
+			gpuops_aggspill_write(st, n, key_codes, key_valid, rows, vals);
+			return;
+		}
+	}
+	gpuops_aggstate_merge(st, n, key_codes, key_valid, rows, vals);
+}
+
 /* Reads bytes from file, or raises an error. */
 static void
 gpuops_spill_get(BufFile *file, void *p, Size bytes)

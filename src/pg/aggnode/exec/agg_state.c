@@ -186,7 +186,8 @@ gpuops_aggstate_combine_val(gpo_type type, gpo_agg_out *dst, int64 j,
 
 /*
  * Merge one chunk's groups (sorted by key; n entries): key codes and
- * validity per key, rows, and per value column the engine's results.
+ * validity per key, rows, and per value column the engine's results, in
+ * memory (agg_spill.c's gpuops_aggspill_merge heeds the limit).
  */
 void
 gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
@@ -205,28 +206,6 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 
 	if (n == 0)
 		return;
-	if (st->limit_bytes > 0 &&
-		gpuops_aggstate_group_bytes(st) * (Size) (2 * st->ngroups + n) >
-		st->limit_bytes)
-	{
-		/*
-		 * The merge would hold more than gpuops.max_group_memory (the old
-		 * and the new arrays): the groups held go to disk as a sorted run,
-		 * and so do the incoming ones when they alone are too many.
-		 */
-		if (st->ngroups > 0)
-		{
-			gpuops_aggspill_write(st, st->ngroups, st->key_codes,
-								  st->key_valid, st->rows, st->vals);
-			gpuops_aggstate_clear(st);
-		}
-		if (gpuops_aggstate_group_bytes(st) * (Size) n > st->limit_bytes)
-		{
-			gpuops_aggspill_write(st, n, key_codes, key_valid, rows, vals);
-			pfree(nvals);
-			return;
-		}
-	}
 	gpuops_aggstate_alloc(st, st->ngroups + n, codes, valid, &nrows, nvals);
 	if (st->ngroups == 0)
 	{

@@ -1,7 +1,8 @@
 /*
  * gpuops_agg_exec.h
  *	  Executor state of the GpuOpsAgg custom scan, shared by agg_exec.c (the
- *	  node's life cycle), agg_batch.c (the engine work of one batch), the
+ *	  node's life cycle), agg_table.c (reading one table), agg_parallel.c
+ *	  (worker processes), agg_batch.c (the engine work of one batch), the
  *	  grouping policies (agg_policy.h), agg_job.c (a batch's group
  *	  aggregation on a helper thread) and agg_explain.c (EXPLAIN).
  */
@@ -198,7 +199,7 @@ extern GpuopsAggBatchKeys *gpuops_agg_batch_keys(GpuopsAggScanState *s,
 												 gpo_vector *vecs, int64 n,
 												 bool null_key_out);
 
-/* ---- agg_exec.c, for the workers ---- */
+/* ---- agg_table.c: reading one table (the backend's and each worker's) ---- */
 
 /* Sets up the reading of one table: its columns, device program and CPU qual. */
 extern void gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,

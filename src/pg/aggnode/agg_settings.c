@@ -1,0 +1,139 @@
+/*
+ * agg_settings.c
+ *	  The settings of the GpuOpsAgg node: whether the planner offers it, its
+ *	  costs, its batches' overlap and page-locking, running groups, worker
+ *	  processes and the memory its groups may take.
+ */
+#include "aggnode/gpuops_agg.h"
+
+#include <float.h>
+#include <limits.h>
+
+#include "utils/guc.h"
+
+/* gpuops.overlap values */
+static const struct config_enum_entry gpuops_overlap_options[] = {
+	{"auto", GPUOPS_OVERLAP_AUTO, false},
+	{"on", GPUOPS_OVERLAP_ON, false},
+	{"off", GPUOPS_OVERLAP_OFF, false},
+	{NULL, 0, false}
+};
+
+bool		gpuops_enabled = true;
+int			gpuops_overlap = GPUOPS_OVERLAP_AUTO;
+bool		gpuops_pinned_batches = true;
+bool		gpuops_running_groups = true;
+int			gpuops_parallel_workers = -1;
+double		gpuops_gpu_setup_cost = 5000.0;
+double		gpuops_gpu_row_cost = 0.0005;
+double		gpuops_cpu_setup_cost = 1000.0;
+double		gpuops_cpu_row_cost = 0.002;
+int			gpuops_max_group_memory = 1024 * 1024;	/* kB */
+
+/* Defines the node's settings. */
+void
+gpuops_agg_settings_init(void)
+{
+	DefineCustomBoolVariable("gpuops.enabled",
+							 "Lets the planner run eligible aggregate queries through GpuOpsAgg.",
+							 "Off always gives the native plan.",
+							 &gpuops_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("gpuops.overlap",
+							 "When GpuOpsAgg reads the next batch while a helper thread aggregates one: auto, on or off.",
+							 "auto (the default) overlaps when the GPU face aggregates (the "
+							 "helper thread mostly waits for the device); on overlaps on either "
+							 "face; off aggregates each batch in the backend, between reads.",
+							 &gpuops_overlap,
+							 GPUOPS_OVERLAP_AUTO,
+							 gpuops_overlap_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuops.pinned_batches",
+							 "Lets GpuOpsAgg page-lock its batch arrays for the GPU face.",
+							 "The GPU face then copies each batch to the device directly "
+							 "instead of through its pinned staging buffers.",
+							 &gpuops_pinned_batches,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuops.running_groups",
+							 "GpuOpsAgg keeps dense groups where the engine computes them from batch to batch.",
+							 "On the GPU the groups then stay in device memory and come back "
+							 "once; off merges every batch's groups into the node's.",
+							 &gpuops_running_groups,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuops.parallel_workers",
+							"Worker processes GpuOpsAgg reads a table with, beside the backend.",
+							"-1 takes as many as PostgreSQL would give a parallel scan of the "
+							"table, at most one a thread of gpuops.threads and none with fewer "
+							"than 3 threads; another value asks for that many, at most "
+							"max_parallel_workers_per_gather; 0 reads in the backend alone.",
+							&gpuops_parallel_workers,
+							-1, -1, 64,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuops.gpu_setup_cost",
+							 "Planner's cost of starting a GpuOpsAgg scan on the GPU.",
+							 NULL,
+							 &gpuops_gpu_setup_cost,
+							 5000.0,
+							 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuops.gpu_row_cost",
+							 "Planner's cost of one input row of a GpuOpsAgg scan on the GPU.",
+							 NULL,
+							 &gpuops_gpu_row_cost,
+							 0.0005,
+							 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuops.cpu_setup_cost",
+							 "Planner's cost of starting a GpuOpsAgg scan on the CPU cores.",
+							 NULL,
+							 &gpuops_cpu_setup_cost,
+							 1000.0,
+							 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuops.cpu_row_cost",
+							 "Planner's cost of one input row of a GpuOpsAgg scan on the CPU cores.",
+							 NULL,
+							 &gpuops_cpu_row_cost,
+							 0.002,
+							 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuops.max_group_memory",
+							"Most memory GpuOpsAgg's groups take; past it they spill to temporary files.",
+							"The planner also keeps the native plan when the estimated groups pass it.",
+							&gpuops_max_group_memory,
+							1024 * 1024,
+							64, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+}
