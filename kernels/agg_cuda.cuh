@@ -502,8 +502,8 @@ extern cudaError_t gpo_cuda_key_stats(gpo_type kt, const void *d_keys,
 									  gpo_dmem *mem);
 
 /*
- * Dense strategy (groupagg.cu): adds rows [0, n) (keys with codes in
- * [min_code, min_code + range) or NULL; values vt < 0: none) into the
+ * Dense strategy (groupagg_dense.cu): adds rows [0, n) (keys with codes
+ * in [min_code, min_code + range) or NULL; values vt < 0: none) into the
  * range + 1 slots of acc (the NULL key's last), which hold earlier rows or
  * are empty.
  */
@@ -549,7 +549,7 @@ extern cudaError_t gpo_cuda_dacc_fold(const gpo_dacc *a, const gpo_dacc *b,
 									  int64_t nslots);
 
 /*
- * Finishes device results into the host arrays of out (groupagg.cu):
+ * Finishes device results into the host arrays of out (groupagg_face.cu):
  * checks the capacity (GPO_ERR_CAPACITY if short), converts on the device,
  * copies back; kt is the key type (unused without keys), vt the value type.
  */
