@@ -112,17 +112,17 @@ gpo_cuda_groupagg_many(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
 		return GPO_ERR_INVALID;
 	}
 	if (want == GPO_AGG_DENSE)
-		st = run_dense(ctx, kt, d_keys, d_kvalid, n, nreq, reqs, stats[0],
+		st = gpo_cuda_run_dense(ctx, kt, d_keys, d_kvalid, n, nreq, reqs, stats[0],
 					   nvalid > 0 ? (int64_t) span + 1 : 0, mem, res);
 	else if (want == GPO_AGG_HASH)
 	{
 		bound = nvalid;
 		if (gpo_type_is_int(kt) && span < (uint64_t) bound)
 			bound = (int64_t) span + 1;
-		st = run_hash(ctx, kt, d_keys, d_kvalid, n, nreq, reqs, bound, mem, res);
+		st = gpo_cuda_run_hash(ctx, kt, d_keys, d_kvalid, n, nreq, reqs, bound, mem, res);
 	}
 	else
-		st = run_sort(ctx, kt, d_keys, d_kvalid, n, nreq, reqs, mem, res);
+		st = gpo_cuda_run_sort(ctx, kt, d_keys, d_kvalid, n, nreq, reqs, mem, res);
 	for (int r = 0; r < nreq; r++)
 		res[r].used = want;
 cleanup:

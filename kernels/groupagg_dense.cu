@@ -223,10 +223,10 @@ cleanup:
  * every row).
  */
 gpo_status
-run_dense(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
-		  int64_t n, int nreq, const gpo_cuda_req *reqs,
-		  unsigned long long min_code, int64_t range, gpo_dmem *mem,
-		  gpo_cuda_groups *res)
+gpo_cuda_run_dense(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
+				   int64_t n, int nreq, const gpo_cuda_req *reqs,
+				   unsigned long long min_code, int64_t range, gpo_dmem *mem,
+				   gpo_cuda_groups *res)
 {
 	gpo_status	st = GPO_OK;
 	gpo_dacc	acc;

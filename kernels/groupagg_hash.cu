@@ -303,9 +303,9 @@ pow2_at_least(int64_t x)
 
 /* Hash strategy into *res (see groupagg.cu); bound caps the groups. */
 gpo_status
-run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
-		 int64_t n, int nreq, const gpo_cuda_req *reqs, int64_t bound,
-		 gpo_dmem *mem, gpo_cuda_groups *res)
+gpo_cuda_run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
+				  int64_t n, int nreq, const gpo_cuda_req *reqs, int64_t bound,
+				  gpo_dmem *mem, gpo_cuda_groups *res)
 {
 	int			vt = reqs[0].vt;
 	const void *d_vals = reqs[0].d_vals;

@@ -12,22 +12,22 @@
 #include "agg_cuda.cuh"
 
 /* Dense strategy (groupagg_dense.cu): codes [min_code, min_code + range). */
-extern gpo_status run_dense(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
-							const uint8_t *d_kvalid, int64_t n, int nreq,
-							const gpo_cuda_req *reqs,
-							unsigned long long min_code, int64_t range,
-							gpo_dmem *mem, gpo_cuda_groups *res);
+extern gpo_status gpo_cuda_run_dense(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
+									 const uint8_t *d_kvalid, int64_t n, int nreq,
+									 const gpo_cuda_req *reqs,
+									 unsigned long long min_code, int64_t range,
+									 gpo_dmem *mem, gpo_cuda_groups *res);
 
 /* Hash strategy (groupagg_hash.cu): at most bound groups with a key. */
-extern gpo_status run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
-						   const uint8_t *d_kvalid, int64_t n, int nreq,
-						   const gpo_cuda_req *reqs, int64_t bound,
-						   gpo_dmem *mem, gpo_cuda_groups *res);
+extern gpo_status gpo_cuda_run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
+									const uint8_t *d_kvalid, int64_t n, int nreq,
+									const gpo_cuda_req *reqs, int64_t bound,
+									gpo_dmem *mem, gpo_cuda_groups *res);
 
 /* Sort strategy (groupagg_sort.cu): any key type, any number of groups. */
-extern gpo_status run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
-						   const uint8_t *d_kvalid, int64_t n, int nreq,
-						   const gpo_cuda_req *reqs, gpo_dmem *mem,
-						   gpo_cuda_groups *res);
+extern gpo_status gpo_cuda_run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
+									const uint8_t *d_kvalid, int64_t n, int nreq,
+									const gpo_cuda_req *reqs, gpo_dmem *mem,
+									gpo_cuda_groups *res);
 
 #endif							/* GROUPAGG_INTERNAL_CUH */

@@ -68,9 +68,9 @@ gpo_k_gather_values(int vt, const void *d_vals, const uint8_t *d_vvalid,
 
 /* Sort strategy into *res (see groupagg.cu). */
 gpo_status
-run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
-		 int64_t n, int nreq, const gpo_cuda_req *reqs, gpo_dmem *mem,
-		 gpo_cuda_groups *res)
+gpo_cuda_run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
+				  int64_t n, int nreq, const gpo_cuda_req *reqs, gpo_dmem *mem,
+				  gpo_cuda_groups *res)
 {
 	gpo_status	st = GPO_OK;
 	bool		wide = kt == GPO_INT64 || kt == GPO_FLOAT64;
