@@ -206,6 +206,22 @@ gpuops_svc_since(instr_time start)
 	return INSTR_TIME_GET_MILLISEC(now);
 }
 
+/* Says why no slot was had: the service is down, or it has no room (counted). */
+static void
+gpuops_svc_no_room(uint32 state, gpo_status *why, char *detail, size_t len)
+{
+	*why = GPO_ERR_DEVICE;
+	snprintf(detail, len, state == GPUOPS_SVC_DOWN ?
+			 "the GPU service is not running" :
+			 "the GPU service has no room for the batch");
+	if (state != GPUOPS_SVC_DOWN)
+	{
+		SpinLockAcquire(&gpuops_svc->lock);
+		gpuops_svc->no_room++;
+		SpinLockRelease(&gpuops_svc->lock);
+	}
+}
+
 /*
  * A slot with bytes of arena room: at once, or (wait) once the service runs
  * and room frees up; -1 with *why set when none is had.
@@ -215,6 +231,7 @@ gpuops_svc_place(Size bytes, bool wait, gpo_status *why, char *detail,
 				 size_t len)
 {
 	instr_time	start;
+	int			i = -1;
 
 	INSTR_TIME_SET_CURRENT(start);
 	if (bytes > gpuops_svc->arena_size)
@@ -224,36 +241,38 @@ gpuops_svc_place(Size bytes, bool wait, gpo_status *why, char *detail,
 				 bytes / 1024);
 		return -1;
 	}
+	if (wait)
+		ConditionVariablePrepareToSleep(&gpuops_svc->room_cv);
 	for (;;)
 	{
 		uint32		state = pg_atomic_read_u32(&gpuops_svc->state);
-		int			i;
 
 		if (state == GPUOPS_SVC_NO_DEVICE)
 		{
 			*why = GPO_ERR_NO_DEVICE;
 			snprintf(detail, len, "the GPU service found no usable GPU");
-			return -1;
+			break;
 		}
 		if (state != GPUOPS_SVC_DOWN && (i = gpuops_svc_claim(bytes)) >= 0)
-			return i;
+			break;
 		if (!wait || (state == GPUOPS_SVC_DOWN &&
 					  gpuops_svc_since(start) > GPUOPS_SVC_DOWN_WAIT_MS))
 		{
-			*why = GPO_ERR_DEVICE;
-			snprintf(detail, len, state == GPUOPS_SVC_DOWN ?
-					 "the GPU service is not running" :
-					 "the GPU service has no room for the batch");
-			if (state != GPUOPS_SVC_DOWN)
-			{
-				SpinLockAcquire(&gpuops_svc->lock);
-				gpuops_svc->no_room++;
-				SpinLockRelease(&gpuops_svc->lock);
-			}
-			return -1;
+			gpuops_svc_no_room(state, why, detail, len);
+			break;
 		}
-		gpuops_svc_sleep(state == GPUOPS_SVC_DOWN ? 100L : 2L);
+
+		/*
+		 * Woken when a slot frees up or the service's state changes; the
+		 * timeout only bounds the wait for a service that is restarting.
+		 */
+		(void) ConditionVariableTimedSleep(&gpuops_svc->room_cv,
+										   state == GPUOPS_SVC_DOWN ? 100L : 1000L,
+										   PG_WAIT_EXTENSION);
 	}
+	if (wait)
+		ConditionVariableCancelSleep();
+	return i;
 }
 
 /* Remembers call for the exit callback (and sets that callback once). */

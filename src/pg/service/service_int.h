@@ -25,6 +25,7 @@
 #include "service/gpuops_service.h"
 
 #include "port/atomics.h"
+#include "storage/condition_variable.h"
 #include "storage/latch.h"
 #include "storage/spin.h"
 
@@ -98,6 +99,8 @@ typedef struct GpuopsSvcShared
 	pg_atomic_uint64 generation;	/* bumped at each start of the service */
 	int			pid;			/* the service's, 0 when not running */
 	Latch	   *latch;			/* the service's, NULL when not running */
+	ConditionVariable room_cv;	/* broadcast when a slot frees up or the
+								 * service's state changes */
 	bool		pinned;			/* the arena is page-locked */
 	char		device_name[128];
 	uint64		next_ticket;

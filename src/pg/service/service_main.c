@@ -100,6 +100,7 @@ gpuops_svc_exit(int code, Datum arg)
 	if (gpuops_svc->pinned)
 		gpo_host_unregister(gpuops_svc_arena);
 	gpuops_svc->pinned = false;
+	ConditionVariableBroadcast(&gpuops_svc->room_cv);
 }
 
 /*
@@ -138,6 +139,7 @@ gpuops_svc_start(void)
 	pg_atomic_fetch_add_u64(&gpuops_svc->generation, 1);
 	pg_write_barrier();
 	pg_atomic_write_u32(&gpuops_svc->state, state);
+	ConditionVariableBroadcast(&gpuops_svc->room_cv);
 	if (state == GPUOPS_SVC_NO_DEVICE)
 		ereport(LOG,
 				(errmsg("gpuops GPU service found no usable GPU: sessions use the CPU face"),

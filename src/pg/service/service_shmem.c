@@ -131,6 +131,7 @@ gpuops_service_shmem_attach(void)
 		return;
 	memset(gpuops_svc, 0, sizeof(GpuopsSvcShared));
 	SpinLockInit(&gpuops_svc->lock);
+	ConditionVariableInit(&gpuops_svc->room_cv);
 	pg_atomic_init_u32(&gpuops_svc->state, GPUOPS_SVC_DOWN);
 	pg_atomic_init_u64(&gpuops_svc->generation, 0);
 	gpuops_svc->arena_size = bytes;
@@ -232,7 +233,8 @@ gpuops_svc_claim(Size len)
 /*
  * Frees slot i if it holds ticket in state from (its owner and the service
  * may both try: one wins), counting it as abandoned if its owner gave it
- * up; true when this call freed it.
+ * up, and wakes the backends waiting for room; true when this call freed
+ * it.
  */
 bool
 gpuops_svc_release(int i, uint64 ticket, uint32 from)
@@ -254,6 +256,8 @@ gpuops_svc_release(int i, uint64 ticket, uint32 from)
 		sl->owner_latch = NULL;
 	}
 	SpinLockRelease(&gpuops_svc->lock);
+	if (freed)
+		ConditionVariableBroadcast(&gpuops_svc->room_cv);
 	return freed;
 }
 
