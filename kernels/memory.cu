@@ -12,7 +12,10 @@
  * The device's default pool keeps up to gpo_pool_keep freed bytes cached
  * across calls (its release threshold), and each face's end trims the pool
  * back to that bound, so one backend never sits on more idle device memory
- * than that.  Devices without memory pools fall back to cudaMalloc/cudaFree.
+ * than that.  Under gpo_gpu_set_memory_limit the pool's bytes, in use and
+ * cached, stay within the limit (give or take the pool's granularity): an
+ * allocation past it fails as out of memory, after the pending frees have
+ * landed and the cached bytes were trimmed.  Devices without memory pools fall back to cudaMalloc/cudaFree.
  * The pool is set up lazily, on the first allocation of the process (always
  * in the backend, never in the postmaster, which never calls CUDA).
  *
@@ -63,6 +66,8 @@ static bool gpo_pool_on = false;	/* cudaMallocAsync in use */
 static cudaMemPool_t gpo_pool;
 static size_t gpo_pool_keep = 0;
 static bool gpo_pool_used = false;	/* something was allocated from it */
+/* gpo_gpu_set_memory_limit's bound on the pool's bytes; 0: none. */
+static size_t gpo_pool_limit = 0;
 
 /* Staging state (the backend's thread only). */
 static char *gpo_stage_buf[2];
@@ -96,6 +101,8 @@ gpo_pool_setup(void)
 	keep = total_b / GPO_POOL_KEEP_DIVISOR;
 	if (keep > GPO_POOL_KEEP_MAX)
 		keep = GPO_POOL_KEEP_MAX;
+	if (gpo_pool_limit > 0 && keep > gpo_pool_limit)
+		keep = gpo_pool_limit;
 	if (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold,
 								&keep) != cudaSuccess)
 	{
@@ -107,7 +114,48 @@ gpo_pool_setup(void)
 	gpo_pool_on = true;
 }
 
-/* Device memory of bytes (at least 1) into *d_ptr, from the pool. */
+/* One of the pool's byte counts (cudaMemPoolAttr...Current); 0 if unknown. */
+static size_t
+gpo_pool_attr(cudaMemPoolAttr attr)
+{
+	uint64_t	v = 0;
+
+	if (cudaMemPoolGetAttribute(gpo_pool, attr, &v) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return 0;
+	}
+	return (size_t) v;
+}
+
+/*
+ * Whether bytes more fit under gpo_pool_limit: the pool's bytes in use
+ * (after the pending frees have landed, if need be) plus bytes; cached
+ * bytes are trimmed to make room.
+ */
+static bool
+gpo_pool_fits(size_t bytes)
+{
+	size_t		used = gpo_pool_attr(cudaMemPoolAttrUsedMemCurrent);
+
+	if (used + bytes > gpo_pool_limit)
+	{
+		if (cudaStreamSynchronize(0) != cudaSuccess)
+			(void) cudaGetLastError();
+		used = gpo_pool_attr(cudaMemPoolAttrUsedMemCurrent);
+		if (used + bytes > gpo_pool_limit)
+			return false;
+	}
+	if (gpo_pool_attr(cudaMemPoolAttrReservedMemCurrent) + bytes > gpo_pool_limit &&
+		cudaMemPoolTrimTo(gpo_pool, gpo_pool_limit - bytes) != cudaSuccess)
+		(void) cudaGetLastError();
+	return true;
+}
+
+/*
+ * Device memory of bytes (at least 1) into *d_ptr, from the pool;
+ * cudaErrorMemoryAllocation past gpo_gpu_set_memory_limit's bound.
+ */
 cudaError_t
 gpo_cuda_malloc(void **d_ptr, size_t bytes)
 {
@@ -125,6 +173,8 @@ gpo_cuda_malloc(void **d_ptr, size_t bytes)
 		return err;
 	}
 	gpo_pool_used = true;
+	if (gpo_pool_limit > 0 && !gpo_pool_fits(bytes))
+		return cudaErrorMemoryAllocation;
 	err = cudaMallocAsync(d_ptr, bytes, 0);
 	if (err == cudaErrorMemoryAllocation)
 	{
@@ -166,6 +216,38 @@ gpo_cuda_pool_trim(void)
 		return;
 	if (cudaMemPoolTrimTo(gpo_pool, gpo_pool_keep) != cudaSuccess)
 		(void) cudaGetLastError();
+}
+
+/* Bounds the pool's device memory (see gpo.h). */
+extern "C" void
+gpo_gpu_set_memory_limit(int64_t bytes)
+{
+	uint64_t	keep;
+	size_t		limit = bytes > 0 ? (size_t) bytes : 0;
+
+	if (limit == gpo_pool_limit)
+		return;
+	gpo_pool_limit = limit;
+	if (!gpo_pool_on)
+		return;
+	keep = gpo_pool_keep;
+	if (gpo_pool_limit > 0 && keep > gpo_pool_limit)
+		keep = gpo_pool_limit;
+	if (cudaMemPoolSetAttribute(gpo_pool, cudaMemPoolAttrReleaseThreshold,
+								&keep) != cudaSuccess)
+		(void) cudaGetLastError();
+}
+
+/* The pool's device memory held now and at most, in bytes (see gpo.h). */
+extern "C" void
+gpo_gpu_memory_use(int64_t *held, int64_t *peak)
+{
+	*held = 0;
+	*peak = 0;
+	if (!gpo_pool_on)
+		return;
+	*held = (int64_t) gpo_pool_attr(cudaMemPoolAttrReservedMemCurrent);
+	*peak = (int64_t) gpo_pool_attr(cudaMemPoolAttrReservedMemHigh);
 }
 
 /* Page-locks bytes of host memory at p for direct copies (see gpo.h). */

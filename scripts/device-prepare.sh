@@ -14,13 +14,12 @@ mkdir -p .device
 "$shared/device/make-pg-bundle.sh" .device/pg.tar.xz /tmp/gpuops-stage
 cp "$shared/device/pg-up.sh" .device/
 cp test/unit/test_core $(ls bench/gpu_* | grep -v "\.cu$") .device/
-# SQLsmith and the libraries it needs beyond the C library (step smith)
+# SQLsmith and the libraries it needs beyond those of the PostgreSQL bundle
+# (step smith)
 if command -v sqlsmith >/dev/null; then
 	rm -rf .device/sqlsmith && mkdir -p .device/sqlsmith/lib
 	cp "$(command -v sqlsmith)" .device/sqlsmith/
-	ldd "$(command -v sqlsmith)" | awk '/=> \//{print $3}' | while read -r l; do
-		case ${l##*/} in libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|libresolv.so.*|ld-linux*) continue;; esac
-		cp -L "$l" .device/sqlsmith/lib/
-	done
+	ldd "$(command -v sqlsmith)" | awk '/=> \//{print $3}' | grep -E 'libpqxx|libsqlite3' |
+		xargs -r -I{} cp -L {} .device/sqlsmith/lib/
 fi
 du -sh .device

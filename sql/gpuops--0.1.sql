@@ -107,14 +107,15 @@ COMMENT ON FUNCTION gpuops.budget() IS
 CREATE FUNCTION gpuops.service(OUT configured bool, OUT state text, OUT pid int,
                                OUT device text, OUT pinned bool,
                                OUT arena_bytes bigint, OUT arena_used bigint,
-                               OUT arena_peak bigint, OUT in_flight int,
+                               OUT arena_peak bigint, OUT device_held bigint,
+                               OUT device_peak bigint, OUT in_flight int,
                                OUT served bigint, OUT abandoned bigint,
                                OUT lost bigint, OUT starts bigint)
 AS 'MODULE_PATHNAME', 'gpuops_service_sql'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuops.service() IS
-'the GPU service: whether this server runs it, its state (gpu, cpu under gpuops.debug_gpu_service, no device, down), pid and device, whether its staging arena is page-locked, the arena''s bytes, use and peak, the requests in flight, served, given up by their sessions and lost to a restart, and how often it started';
+'the GPU service: whether this server runs it, its state (gpu, cpu under gpuops.debug_gpu_service, no device, down), pid and device, whether its staging arena is page-locked, the arena''s bytes, use and peak, the device memory its pool holds and held at most (within gpuops.gpu_memory_limit), the requests in flight, served, given up by their sessions and lost to a restart, and how often it started';
 
 -- Stops the GPU service, which the postmaster starts again a second later.
 CREATE FUNCTION gpuops.service_restart()

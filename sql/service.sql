@@ -106,8 +106,11 @@ RESET gpuops.device;
 RESET gpuops.gpu_setup_cost;
 RESET gpuops.cpu_setup_cost;
 
--- every request answered and given back
+-- every request answered and given back; the pool's device memory is
+-- counted (0 on the CPU face)
 SELECT in_flight, arena_used FROM gpuops.service();
+SELECT device_held >= 0 AND device_peak >= device_held AS device_counted
+  FROM gpuops.service();
 
 -- only a superuser restarts it
 CREATE ROLE svc_user;

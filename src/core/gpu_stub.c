@@ -87,3 +87,18 @@ gpo_rle_gpu(gpo_ctx *ctx, const gpo_vector *in, gpo_vector *values,
 		gpo_set_detail(ctx, "%s", no_cuda);
 	return GPO_ERR_NO_DEVICE;
 }
+
+/* No device memory: nothing to bound. */
+void
+gpo_gpu_set_memory_limit(int64_t bytes)
+{
+	(void) bytes;
+}
+
+/* No device memory held. */
+void
+gpo_gpu_memory_use(int64_t *held, int64_t *peak)
+{
+	*held = 0;
+	*peak = 0;
+}

@@ -1087,6 +1087,67 @@ run_case(tgroup *tg, gpo_type kt, gpo_type vt, bool with_values, int64_t n,
 	flat_free(&vals);
 }
 
+/*
+ * gpo_gpu_set_memory_limit: a GPU group aggregation whose working memory
+ * passes the bound fails as out of device memory, under auto it runs on the
+ * CPU with the same groups, and without the bound the GPU takes it again.
+ */
+static void
+memory_limit_case(tgroup *tg)
+{
+	const int64_t n = 1000000;
+	tcase		c;
+	gpo_ctx		ctx;
+	outbuf		ob;
+	tvec		k;
+	int32_t    *a = malloc(sizeof(int32_t) * n);
+	gpo_agg_strategy s;
+	int64_t		ng = 0;
+	int64_t		held = 0;
+	int64_t		peak = 0;
+	gpo_status	st;
+	char		dummy;
+
+	if (!have_gpu)
+	{
+		gpu_skip(tg);
+		free(a);
+		return;
+	}
+	case_begin(&c, "gpu memory limit");
+	for (int64_t i = 0; i < n; i++)
+		a[i] = (int32_t) (i % 100003) * 7;
+	tvec_make_kind(&k, GPO_INT32, PART_ONE, n, false);
+	tvec_fill(&k, a, NULL);
+	outbuf_make(&ob, 100003);
+	gpo_gpu_set_memory_limit(1024 * 1024);
+	test_ctx(&ctx, GPO_DEVICE_GPU, 0);
+	s = GPO_AGG_HASH;
+	st = gpo_groupagg(&ctx, &k.v, NULL, 0, &s, &ob.o, &ng, &dummy, NULL);
+	expect(&c, st == GPO_ERR_DEVICE_NOMEM, "1 MB bound, gpu: %s", gpo_status_text(st));
+	test_ctx(&ctx, GPO_DEVICE_AUTO, 0);
+	ctx.gpu_min_rows = 0;
+	s = GPO_AGG_HASH;
+	st = gpo_groupagg(&ctx, &k.v, NULL, 0, &s, &ob.o, &ng, &dummy, NULL);
+	expect(&c, st == GPO_OK && ctx.used == GPO_DEVICE_CPU && ng == 100003,
+		   "1 MB bound, auto: %s on %s, %lld groups", gpo_status_text(st),
+		   ctx.used == GPO_DEVICE_CPU ? "cpu" : "gpu", (long long) ng);
+	gpo_gpu_set_memory_limit(0);
+	test_ctx(&ctx, GPO_DEVICE_GPU, 0);
+	s = GPO_AGG_HASH;
+	st = gpo_groupagg(&ctx, &k.v, NULL, 0, &s, &ob.o, &ng, &dummy, NULL);
+	expect(&c, st == GPO_OK && ctx.used == GPO_DEVICE_GPU && ng == 100003 &&
+		   ob.o.rows[1] == 10 && ob.o.keys != NULL,
+		   "no bound, gpu: %s, %lld groups", gpo_status_text(st), (long long) ng);
+	gpo_gpu_memory_use(&held, &peak);
+	expect(&c, peak > 1024 * 1024 && held <= peak,
+		   "pool held %lld, peak %lld", (long long) held, (long long) peak);
+	tvec_free(&k);
+	outbuf_free(&ob);
+	free(a);
+	case_result(tg, c.ok, c.msg);
+}
+
 /* A run's argument checks. */
 static void
 run_errors_case(tgroup *tg)
@@ -1195,6 +1256,7 @@ test_agg(void)
 	groupagg_case(&g, GPO_INT64, GPO_INT32, true, 3000, KEYS_SMALL, 0, 100, PART_MIXED, PART_UNEVEN);
 	groupagg_case(&g, GPO_INT32, GPO_FLOAT64, true, 3000, KEYS_SMALL, 100, 0, PART_UNEVEN, PART_MIXED);
 	overflow_case(&g);
+	memory_limit_case(&g);
 	group_end(&g);
 
 	group_begin(&g, "agg groupagg many");

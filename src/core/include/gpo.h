@@ -163,6 +163,19 @@ extern bool gpo_gpu_compiled(void);
 extern bool gpo_host_register(void *p, size_t bytes);
 /* Undoes gpo_host_register(p, ...). */
 extern void gpo_host_unregister(void *p);
+/*
+ * Bounds the device memory this process's GPU faces take from their pool,
+ * in use and cached together, to bytes (0: no bound but the device's); a
+ * call whose working memory does not fit fails with GPO_ERR_DEVICE_NOMEM
+ * (GPO_DEVICE_AUTO: runs on the CPU).  The CUDA context's own memory is
+ * not counted.  Set it while no engine call runs.
+ */
+extern void gpo_gpu_set_memory_limit(int64_t bytes);
+/*
+ * The device memory this process's pool holds now (in use plus cached) and
+ * the most it has held, in bytes; 0 without a GPU.
+ */
+extern void gpo_gpu_memory_use(int64_t *held, int64_t *peak);
 
 /* ---- scan (scan.c) ----
  *

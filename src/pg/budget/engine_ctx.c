@@ -24,6 +24,7 @@ gpuops_ctx_init(gpo_ctx *ctx)
 	ctx->device = gpuops_device_now();
 	ctx->gpu_min_rows = gpuops_gpu_min_rows;
 	ctx->threads = gpuops_threads;
+	gpo_gpu_set_memory_limit((int64) gpuops_gpu_memory_limit * 1024 * 1024);
 }
 
 /*

@@ -30,6 +30,7 @@ extern int	gpuops_gpu_min_rows;
 extern int	gpuops_threads;
 extern int	gpuops_chunk_size;
 extern int	gpuops_agg_strategy;	/* a gpo_agg_strategy */
+extern int	gpuops_gpu_memory_limit;	/* MB; 0: none */
 
 /* ---- settings.c: the engine-wide settings ---- */
 

@@ -1,8 +1,8 @@
 /*
  * settings.c
  *	  The engine-wide settings (gpuops.device, gpu_min_rows, threads,
- *	  chunk_size, debug_chunk_size, agg_strategy) that every feature's
- *	  engine calls read.
+ *	  chunk_size, debug_chunk_size, agg_strategy, gpu_memory_limit) that
+ *	  every feature's engine calls read.
  */
 #include "common/gpuops.h"
 
@@ -34,6 +34,7 @@ int			gpuops_threads = 0;
 int			gpuops_chunk_size = 64 * 1024 * 1024;	/* effective */
 static int	gpuops_chunk_size_setting = 64 * 1024 * 1024;
 static int	gpuops_debug_chunk_size = 0;
+int			gpuops_gpu_memory_limit = 0;	/* MB; 0: none */
 
 /* Smallest gpuops.chunk_size (bytes); gpuops.debug_chunk_size goes lower. */
 #define GPUOPS_MIN_CHUNK_SIZE (1024 * 1024)
@@ -155,6 +156,18 @@ gpuops_settings_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuops.gpu_memory_limit",
+							"Most device memory a process's GPU work may take; 0 means no limit but the device's.",
+							"Bounds the memory pool of the GPU service (and of a backend that runs the SQL "
+							"functions on the GPU), in use and cached; a batch that does not fit runs on the "
+							"CPU under gpuops.device = auto and fails under gpu.  The CUDA context's own "
+							"memory (about 0.5 GB) is not counted.",
+							&gpuops_gpu_memory_limit,
+							0,
+							0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
 }
 
 /* Name of the current gpuops.device setting. */

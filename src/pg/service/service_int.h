@@ -112,6 +112,8 @@ typedef struct GpuopsSvcShared
 	int64		no_room;		/* requests that found no room at once */
 	Size		arena_used;
 	Size		arena_peak;
+	int64		device_held;	/* the pool's device bytes after the last request */
+	int64		device_peak;	/* the most the pool held */
 	Size		arena_size;
 	GpuopsSvcSlot slots[GPUOPS_SVC_SLOTS];
 } GpuopsSvcShared;

@@ -146,6 +146,20 @@ gpuops_svc_start(void)
 				 info.error[0] != '\0' ? errdetail("%s", info.error) : 0));
 }
 
+/* Publishes the device memory the pool holds now and has held at most. */
+static void
+gpuops_svc_note_memory(void)
+{
+	int64		held;
+	int64		peak;
+
+	gpo_gpu_memory_use(&held, &peak);
+	SpinLockAcquire(&gpuops_svc->lock);
+	gpuops_svc->device_held = held;
+	gpuops_svc->device_peak = Max(gpuops_svc->device_peak, peak);
+	SpinLockRelease(&gpuops_svc->lock);
+}
+
 /* The queued slot submitted first, taken (RUNNING); -1 when none is queued. */
 static int
 gpuops_svc_take(uint64 *ticket)
@@ -344,6 +358,7 @@ gpuops_service_main(Datum arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
+		gpo_gpu_set_memory_limit((int64) gpuops_gpu_memory_limit * 1024 * 1024);
 		while (state != GPUOPS_SVC_NO_DEVICE && !got_sigterm &&
 			   (i = gpuops_svc_take(&ticket)) >= 0)
 		{
@@ -352,6 +367,7 @@ gpuops_service_main(Datum arg)
 			gpuops_svc_serve(i, ticket, state == GPUOPS_SVC_READY);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(cxt);
+			gpuops_svc_note_memory();
 		}
 		gpuops_svc_reap();
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

@@ -48,15 +48,15 @@ gpuops_svc_in_flight(void)
 /*
  * gpuops.service(): whether the server runs the service, its state, pid
  * and device, whether its arena is page-locked, the arena's size, use and
- * peak, and its requests (in flight, served, given up, lost to a restart,
+ * peak, its pool's device memory now and at most, and its requests (in flight, served, given up, lost to a restart,
  * turned away for room) and starts.
  */
 Datum
 gpuops_service_sql(PG_FUNCTION_ARGS)
 {
 	TupleDesc	tupdesc;
-	Datum		values[13];
-	bool		nulls[13];
+	Datum		values[15];
+	bool		nulls[15];
 	GpuopsSvcShared copy;
 	int			i;
 
@@ -78,6 +78,8 @@ gpuops_service_sql(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum((int64) copy.arena_size);
 		values[i++] = Int64GetDatum((int64) copy.arena_used);
 		values[i++] = Int64GetDatum((int64) copy.arena_peak);
+		values[i++] = Int64GetDatum(copy.device_held);
+		values[i++] = Int64GetDatum(copy.device_peak);
 		values[i++] = Int32GetDatum(gpuops_svc_in_flight());
 		values[i++] = Int64GetDatum(copy.served);
 		values[i++] = Int64GetDatum(copy.abandoned);
