@@ -117,16 +117,16 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpuops.service() IS
 'the GPU service: whether this server runs it, its state (gpu, cpu under gpuops.debug_gpu_service, no device, down), pid and device, whether its staging arena is page-locked, the arena''s bytes, use and peak, the device memory its pool holds and held at most (within gpuops.gpu_memory_limit), the requests in flight, served, given up by their sessions and lost to a restart, and how often it started';
 
--- Stops the GPU service, which the postmaster starts again a second later.
-CREATE FUNCTION gpuops.service_restart()
+-- Stops the GPU service's executor, which its supervisor starts again.
+CREATE FUNCTION gpuops.service_restart(immediate boolean DEFAULT false)
 RETURNS bool
 AS 'MODULE_PATHNAME', 'gpuops_service_restart_sql'
 LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 
-REVOKE ALL ON FUNCTION gpuops.service_restart() FROM PUBLIC;
+REVOKE ALL ON FUNCTION gpuops.service_restart(boolean) FROM PUBLIC;
 
-COMMENT ON FUNCTION gpuops.service_restart() IS
-'stops the GPU service (superuser only); the postmaster starts it again a second later; false when it is not running';
+COMMENT ON FUNCTION gpuops.service_restart(boolean) IS
+'restarts the GPU service''s executor (superuser only): it finishes the request it runs first, or, immediate, is killed at once (that request fails under gpuops.device = gpu, runs on the CPU under auto); no other process restarts; false when it is not running';
 
 -- Histogram with even bins: width_bucket(v::float8, lo, hi, bins) counts of
 -- an int2, int4, int8, float4 or float8 array; lo and hi both NULL: the

@@ -358,10 +358,8 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 	pg_write_barrier();
 	pg_atomic_write_u32(&sl->state, GPUOPS_SVC_QUEUED);
 	pg_memory_barrier();
-	SpinLockAcquire(&gpuops_svc->lock);
-	if (gpuops_svc->latch != NULL)
-		SetLatch(gpuops_svc->latch);
-	SpinLockRelease(&gpuops_svc->lock);
+	/* the executor waits on the semaphore */
+	(void) sem_post(&gpuops_svc->work);
 	return call;
 }
 

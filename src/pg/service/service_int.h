@@ -11,18 +11,26 @@
  * range, and what happened); the columns and the output arrays follow.
  *
  * A slot's state moves FREE -> FILLING (a backend claimed it, under the
- * lock, with its arena range) -> QUEUED (filled; the service's latch set)
- * -> RUNNING (the service took it) -> DONE (results written; the owner's
- * latch set) -> FREE (the owner copied them out).  An owner that gives up
- * (cancel, error, exit) sets abandoned: a QUEUED or DONE slot it frees
- * itself, a RUNNING one the service frees when it is done.  Both sides
- * write their own word, then read the other's, with full barriers between,
- * so one of them always frees the slot.
+ * lock, with its arena range) -> QUEUED (filled; the work semaphore
+ * posted) -> RUNNING (the executor took it) -> DONE (results written; the
+ * owner's latch set) -> FREE (the owner copied them out).  An owner that
+ * gives up (cancel, error, exit) sets abandoned: a QUEUED or DONE slot it
+ * frees itself, a RUNNING one the supervisor frees once the executor is
+ * done with it.  Both sides write their own word, then read the other's,
+ * with full barriers between, so one of them always frees the slot.
+ *
+ * The executor (service_exec.c) is a child process of the supervisor (the
+ * background worker, service_main.c), not of the postmaster: it takes no
+ * lock and calls nothing of PostgreSQL that can raise an error, so that
+ * its death, even by SIGKILL, costs the request it was running and nothing
+ * else.
  */
 #ifndef GPUOPS_SERVICE_INT_H
 #define GPUOPS_SERVICE_INT_H
 
 #include "service/gpuops_service.h"
+
+#include <semaphore.h>
 
 #include "port/atomics.h"
 #include "storage/condition_variable.h"
@@ -96,9 +104,17 @@ typedef struct GpuopsSvcShared
 {
 	slock_t		lock;			/* slots' claims and arena ranges, counters */
 	pg_atomic_uint32 state;		/* GpuopsSvcState */
-	pg_atomic_uint64 generation;	/* bumped at each start of the service */
-	int			pid;			/* the service's, 0 when not running */
-	Latch	   *latch;			/* the service's, NULL when not running */
+	pg_atomic_uint64 generation;	/* bumped at each start of the executor */
+	int			pid;			/* the executor's, 0 when not running */
+	Latch	   *latch;			/* the supervisor's, NULL when not running */
+	sem_t		work;			/* posted when a request is queued */
+	/* published by the supervisor for the executor (which reads no GUCs) */
+	pg_atomic_uint32 memory_limit_mb;	/* gpuops.gpu_memory_limit */
+	pg_atomic_uint32 delay_ms;	/* gpuops.debug_gpu_service_delay */
+	/* written by the executor, which takes no lock */
+	pg_atomic_uint64 served;
+	pg_atomic_uint64 device_held;	/* the pool's bytes after the last request */
+	pg_atomic_uint64 device_peak;	/* the most the pool held */
 	ConditionVariable room_cv;	/* broadcast when a slot frees up or the
 								 * service's state changes */
 	bool		pinned;			/* the arena is page-locked */
@@ -106,14 +122,11 @@ typedef struct GpuopsSvcShared
 	uint64		next_ticket;
 	uint64		next_seq;
 	/* counters, under the lock */
-	int64		served;
 	int64		abandoned;
 	int64		lost;			/* requests dropped by a service restart */
 	int64		no_room;		/* requests that found no room at once */
 	Size		arena_used;
 	Size		arena_peak;
-	int64		device_held;	/* the pool's device bytes after the last request */
-	int64		device_peak;	/* the most the pool held */
 	Size		arena_size;
 	GpuopsSvcSlot slots[GPUOPS_SVC_SLOTS];
 } GpuopsSvcShared;
@@ -121,6 +134,14 @@ typedef struct GpuopsSvcShared
 extern GpuopsSvcShared *gpuops_svc;
 /* The staging arena (main shared memory: the same address in every process). */
 extern char *gpuops_svc_arena;
+
+/* The executor's body, in the child the supervisor forked; never returns. */
+extern void gpuops_svc_exec_main(pid_t supervisor) pg_attribute_noreturn();
+/*
+ * Publishes slot i's answer (written before): DONE, then the owner's latch,
+ * or (its owner gave it up) the supervisor's, which frees it.  Lock-free.
+ */
+extern void gpuops_svc_answer(int i);
 
 /* Claims a free slot with a range of len arena bytes; -1 when none fits. */
 extern int	gpuops_svc_claim(Size len);

@@ -1,27 +1,26 @@
 /*
  * service_main.c
- *	  The GPU service's background worker: it starts CUDA in its own process
- *	  (the only CUDA context of the server), page-locks the staging arena once,
- *	  and runs the queued requests of every backend, oldest first.
+ *	  The GPU service's supervisor: the background worker that forks the
+ *	  executor (service_exec.c, which owns the server's only CUDA context and
+ *	  runs the requests), publishes the settings the executor needs, frees
+ *	  the slots their owners gave up, and replaces an executor that died.
  *
- * One request runs at a time, on the legacy default stream of the one
- * context and its one device memory pool: device memory is bounded by one
- * request's working set plus the pool's cached bytes, whatever the number
- * of sessions.  A request's columns are read by the device straight from
- * the page-locked arena, and its results written back there.
- *
- * Faults: a SIGTERM (gpuops.service_restart(), or shutdown) ends the
- * service with exit code 1, which the postmaster restarts a second later;
- * the request it was running is answered as lost (its backend raises an
- * error under gpuops.device = gpu and runs the batch on the CPU under auto)
- * and queued ones wait for the new service.  The service never raises an
- * ERROR over a request: the engine returns a status, which goes back to
- * the backend.  A service that crashes (SIGSEGV, SIGKILL) makes the
- * postmaster restart every process, as for any process that shares memory.
+ * Faults: an executor that ends for any reason (gpuops.service_restart()
+ * sends it SIGTERM, which lets the request it runs finish; immediate =>
+ * true sends SIGKILL; a crash in a GPU library) is reaped here: the request
+ * it was running is answered as lost (its backend raises 58000 under
+ * gpuops.device = gpu and runs the batch on the CPU under auto), queued
+ * ones wait, and a new executor starts at once (a second later when the
+ * last one lived less than a second).  Since the executor is the
+ * supervisor's child, not the postmaster's, none of this restarts other
+ * processes.  The supervisor itself runs no GPU code; a SIGTERM
+ * (shutdown) ends it and its executor.
  */
 #include "service/service_int.h"
 
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -29,7 +28,6 @@
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
-#include "utils/memutils.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
 #include "utils/guc.h"
@@ -37,8 +35,12 @@
 PGDLLEXPORT void gpuops_service_main(Datum arg);
 
 static volatile sig_atomic_t got_sigterm = false;
+/* The executor's pid, 0 when none runs. */
+static pid_t exec_pid = 0;
+/* When it started. */
+static instr_time exec_started;
 
-/* SIGTERM: leave at the next wake-up (a running request finishes first). */
+/* SIGTERM: stop the executor and leave. */
 static void
 gpuops_svc_sigterm(SIGNAL_ARGS)
 {
@@ -49,25 +51,17 @@ gpuops_svc_sigterm(SIGNAL_ARGS)
 	errno = save_errno;
 }
 
-/*
- * Publishes slot i's answer (written before): DONE, then the owner's latch,
- * or the slot freed when its owner gave it up meanwhile.
- */
+/* SIGCHLD: the executor ended; the loop reaps it. */
 static void
-gpuops_svc_answer(int i, uint64 ticket)
+gpuops_svc_sigchld(SIGNAL_ARGS)
 {
-	GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
+	int			save_errno = errno;
 
-	pg_write_barrier();
-	pg_atomic_write_u32(&sl->state, GPUOPS_SVC_DONE);
-	pg_memory_barrier();
-	if (pg_atomic_read_u32(&sl->abandoned) != 0)
-		gpuops_svc_release(i, ticket, GPUOPS_SVC_DONE);
-	else if (sl->owner_latch != NULL)
-		SetLatch(sl->owner_latch);
+	SetLatch(MyLatch);
+	errno = save_errno;
 }
 
-/* Answers slot i's request as lost and wakes its owner. */
+/* Answers slot i's request as lost (no executor runs it any more). */
 static void
 gpuops_svc_mark_lost(int i, const char *why)
 {
@@ -77,240 +71,113 @@ gpuops_svc_mark_lost(int i, const char *why)
 	req->status = GPO_ERR_DEVICE;
 	req->lost = 1;
 	strlcpy(req->detail, why, sizeof(req->detail));
-	gpuops_svc_answer(i, sl->ticket);
+	gpuops_svc_answer(i);
 	SpinLockAcquire(&gpuops_svc->lock);
 	gpuops_svc->lost++;
 	SpinLockRelease(&gpuops_svc->lock);
 }
 
-/* Exit callback: no longer serving; the request being run is lost. */
+/*
+ * No executor any more: its running request is lost, the service is down
+ * until the next one is ready, and its page-locking went with it.
+ */
 static void
-gpuops_svc_exit(int code, Datum arg)
+gpuops_svc_executor_gone(const char *why)
 {
 	int			i;
 
 	pg_atomic_write_u32(&gpuops_svc->state, GPUOPS_SVC_DOWN);
 	SpinLockAcquire(&gpuops_svc->lock);
 	gpuops_svc->pid = 0;
+	SpinLockRelease(&gpuops_svc->lock);
+	gpuops_svc->pinned = false;
+	for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
+		if (pg_atomic_read_u32(&gpuops_svc->slots[i].state) == GPUOPS_SVC_RUNNING)
+			gpuops_svc_mark_lost(i, why);
+	ConditionVariableBroadcast(&gpuops_svc->room_cv);
+}
+
+/* Exit callback: the executor goes too, and what it ran is lost. */
+static void
+gpuops_svc_exit(int code, Datum arg)
+{
+	if (exec_pid > 0)
+	{
+		(void) kill(exec_pid, SIGKILL);
+		(void) waitpid(exec_pid, NULL, 0);
+		exec_pid = 0;
+	}
+	gpuops_svc_executor_gone("the GPU service stopped while running this request");
+	SpinLockAcquire(&gpuops_svc->lock);
 	gpuops_svc->latch = NULL;
 	SpinLockRelease(&gpuops_svc->lock);
-	for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
-		if (pg_atomic_read_u32(&gpuops_svc->slots[i].state) == GPUOPS_SVC_RUNNING)
-			gpuops_svc_mark_lost(i, "the GPU service stopped while running this request");
-	if (gpuops_svc->pinned)
-		gpo_host_unregister(gpuops_svc_arena);
-	gpuops_svc->pinned = false;
-	ConditionVariableBroadcast(&gpuops_svc->room_cv);
 }
 
-/*
- * Starts serving: answers what an earlier service left running as lost,
- * finds the device, page-locks the arena and publishes the service.
- */
+/* Publishes the settings the executor reads (it reads no GUC itself). */
 static void
-gpuops_svc_start(void)
+gpuops_svc_publish_settings(void)
 {
-	GpuopsSvcState state;
-	gpo_device_info info;
-	int			i;
+	pg_atomic_write_u32(&gpuops_svc->memory_limit_mb,
+						(uint32) gpuops_gpu_memory_limit);
+	pg_atomic_write_u32(&gpuops_svc->delay_ms,
+						(uint32) gpuops_debug_gpu_service_delay);
+}
 
-	for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
-		if (pg_atomic_read_u32(&gpuops_svc->slots[i].state) == GPUOPS_SVC_RUNNING)
-			gpuops_svc_mark_lost(i, "the GPU service restarted while running this request");
-	memset(&info, 0, sizeof(info));
-	if (gpo_gpu_available())
-	{
-		gpo_gpu_info(&info);
-		state = GPUOPS_SVC_READY;
-		gpuops_svc->pinned = gpo_host_register(gpuops_svc_arena,
-											   gpuops_svc->arena_size);
-	}
-	else
-		state = gpuops_debug_gpu_service ? GPUOPS_SVC_READY_CPU :
-			GPUOPS_SVC_NO_DEVICE;
-	SpinLockAcquire(&gpuops_svc->lock);
-	strlcpy(gpuops_svc->device_name,
-			state == GPUOPS_SVC_READY ? info.name :
-			state == GPUOPS_SVC_READY_CPU ? "CPU (gpuops.debug_gpu_service)" : "",
-			sizeof(gpuops_svc->device_name));
-	gpuops_svc->pid = MyProcPid;
-	gpuops_svc->latch = MyLatch;
-	SpinLockRelease(&gpuops_svc->lock);
+/* Forks a new executor. */
+static void
+gpuops_svc_fork(void)
+{
+	pid_t		pid;
+
 	pg_atomic_fetch_add_u64(&gpuops_svc->generation, 1);
-	pg_write_barrier();
-	pg_atomic_write_u32(&gpuops_svc->state, state);
-	ConditionVariableBroadcast(&gpuops_svc->room_cv);
-	if (state == GPUOPS_SVC_NO_DEVICE)
+	pid = fork();
+	if (pid == 0)
+		gpuops_svc_exec_main(getppid());
+	if (pid < 0)
+	{
 		ereport(LOG,
-				(errmsg("gpuops GPU service found no usable GPU: sessions use the CPU face"),
-				 info.error[0] != '\0' ? errdetail("%s", info.error) : 0));
-}
-
-/* Publishes the device memory the pool holds now and has held at most. */
-static void
-gpuops_svc_note_memory(void)
-{
-	int64		held;
-	int64		peak;
-
-	gpo_gpu_memory_use(&held, &peak);
+				(errmsg("gpuops GPU service could not start its executor: %m")));
+		return;
+	}
+	exec_pid = pid;
+	INSTR_TIME_SET_CURRENT(exec_started);
 	SpinLockAcquire(&gpuops_svc->lock);
-	gpuops_svc->device_held = held;
-	gpuops_svc->device_peak = Max(gpuops_svc->device_peak, peak);
+	gpuops_svc->pid = (int) pid;
 	SpinLockRelease(&gpuops_svc->lock);
 }
 
-/* The queued slot submitted first, taken (RUNNING); -1 when none is queued. */
-static int
-gpuops_svc_take(uint64 *ticket)
+/* Reaps an executor that ended and says why; false while it runs. */
+static bool
+gpuops_svc_reaped(void)
 {
-	int			best = -1;
-	uint64		best_seq = PG_UINT64_MAX;
-	int			i;
+	int			status;
+	char		why[128];
 
-	for (;;)
-	{
-		for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
-		{
-			GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
-
-			if (pg_atomic_read_u32(&sl->state) == GPUOPS_SVC_QUEUED &&
-				sl->seq < best_seq)
-			{
-				best = i;
-				best_seq = sl->seq;
-			}
-		}
-		if (best < 0)
-			return -1;
-		{
-			uint32		queued = GPUOPS_SVC_QUEUED;
-
-			pg_read_barrier();
-			*ticket = gpuops_svc->slots[best].ticket;
-			if (pg_atomic_compare_exchange_u32(&gpuops_svc->slots[best].state,
-											   &queued, GPUOPS_SVC_RUNNING))
-				return best;
-		}
-		/* its owner gave it up meanwhile: look again */
-		best = -1;
-		best_seq = PG_UINT64_MAX;
-	}
-}
-
-/* A one-chunk vector over the arena. */
-static void
-gpuops_svc_vector(gpo_vector *v, gpo_chunk *c, gpo_type type, char *base,
-				  uint64 off, uint64 off_valid, int64 n)
-{
-	c->data = base + off;
-	c->validity = off_valid != 0 ? (uint8_t *) (base + off_valid) : NULL;
-	c->n = n;
-	v->type = type;
-	v->nchunks = 1;
-	v->chunks = c;
-}
-
-/* Runs request req (in the arena at base) with the engine; fills its results. */
-static void
-gpuops_svc_run_agg(GpuopsSvcAggReq *req, char *base, bool on_gpu)
-{
-	gpo_vector	keys;
-	gpo_chunk	kchunk;
-	gpo_vector *vals = palloc0(sizeof(gpo_vector) * GPO_AGG_MAX_REQS);
-	gpo_chunk  *vchunks = palloc0(sizeof(gpo_chunk) * GPO_AGG_MAX_REQS);
-	gpo_agg_out *outs = palloc0(sizeof(gpo_agg_out) * GPO_AGG_MAX_REQS);
-	gpo_agg_strategy strategy = (gpo_agg_strategy) req->strategy;
-	gpo_ctx		ctx;
-	instr_time	start;
-	instr_time	end;
-	int			nouts = Max(req->nvals, 1);
-	int			v;
-	int			f;
-
-	gpuops_svc_vector(&keys, &kchunk, (gpo_type) req->key_type, base,
-					  req->off_keys, req->off_keys_valid, req->nrows);
-	for (v = 0; v < nouts; v++)
-	{
-		if (v < req->nvals)
-			gpuops_svc_vector(&vals[v], &vchunks[v], (gpo_type) req->val_type[v],
-							  base, req->off_vals[v], req->off_vals_valid[v],
-							  req->nrows);
-		outs[v].capacity = req->cap;
-		for (f = 0; f < GPUOPS_SVC_NOUT; f++)
-			if (req->off_out[v][f] != 0)
-				*gpuops_svc_out_field(&outs[v], f) = base + req->off_out[v][f];
-	}
-	gpo_ctx_init(&ctx);
-	ctx.device = on_gpu ? GPO_DEVICE_GPU : GPO_DEVICE_CPU;
-	ctx.gpu_min_rows = 0;
-	ctx.threads = 1;
-	INSTR_TIME_SET_CURRENT(start);
-	req->status = gpuops_groupagg_many_call(&ctx, &keys, vals, req->nvals,
-											req->est_groups, &strategy, outs,
-											&req->ngroups);
-	INSTR_TIME_SET_CURRENT(end);
-	INSTR_TIME_SUBTRACT(end, start);
-	req->device_ms = INSTR_TIME_GET_MILLISEC(end);
-	req->strategy_used = strategy;
-	req->face_used = ctx.used;
-	strlcpy(req->detail, ctx.detail, sizeof(req->detail));
-	pfree(vals);
-	pfree(vchunks);
-	pfree(outs);
+	if (exec_pid <= 0 || waitpid(exec_pid, &status, WNOHANG) != exec_pid)
+		return exec_pid <= 0;
+	if (WIFSIGNALED(status))
+		snprintf(why, sizeof(why),
+				 "the GPU service's executor was terminated by signal %d while running this request",
+				 WTERMSIG(status));
+	else
+		snprintf(why, sizeof(why),
+				 "the GPU service's executor stopped while running this request");
+	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
+		ereport(LOG,
+				(errmsg("gpuops GPU service executor (PID %d) was terminated by signal %d; starting a new one",
+						(int) exec_pid, WTERMSIG(status))));
+	exec_pid = 0;
+	gpuops_svc_executor_gone(why);
+	return true;
 }
 
 /*
- * gpuops.debug_gpu_service_delay: waits that long before a request (for
- * tests), leaving at once on SIGTERM, which loses the request being run.
+ * Frees the slots that nobody else will: DONE ones whose owner gave them up
+ * while the executor ran them, and those of backends that are gone without
+ * giving them up (they do at exit; this covers the rest).
  */
 static void
-gpuops_svc_debug_delay(void)
-{
-	instr_time	start;
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(start);
-	for (;;)
-	{
-		double		left;
-
-		if (got_sigterm)
-			proc_exit(1);
-		INSTR_TIME_SET_CURRENT(now);
-		INSTR_TIME_SUBTRACT(now, start);
-		left = gpuops_debug_gpu_service_delay - INSTR_TIME_GET_MILLISEC(now);
-		if (left <= 0)
-			return;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 Min((long) left + 1, 100L), PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-	}
-}
-
-/* Runs slot i's request, answers it and wakes its owner (or frees it). */
-static void
-gpuops_svc_serve(int i, uint64 ticket, bool on_gpu)
-{
-	GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
-	char	   *base = gpuops_svc_arena + sl->off;
-
-	if (gpuops_debug_gpu_service_delay > 0)
-		gpuops_svc_debug_delay();
-
-	gpuops_svc_run_agg((GpuopsSvcAggReq *) base, base, on_gpu);
-	SpinLockAcquire(&gpuops_svc->lock);
-	gpuops_svc->served++;
-	SpinLockRelease(&gpuops_svc->lock);
-	gpuops_svc_answer(i, ticket);
-}
-
-/*
- * Frees the slots of backends that are gone without giving them up (they
- * do at exit; this covers the rest).
- */
-static void
-gpuops_svc_reap(void)
+gpuops_svc_reap_slots(void)
 {
 	int			i;
 
@@ -321,6 +188,11 @@ gpuops_svc_reap(void)
 		uint64		ticket = sl->ticket;
 		int			pid = sl->owner_pid;
 
+		if (st == GPUOPS_SVC_DONE && pg_atomic_read_u32(&sl->abandoned) != 0)
+		{
+			gpuops_svc_release(i, ticket, st);
+			continue;
+		}
 		if ((st != GPUOPS_SVC_QUEUED && st != GPUOPS_SVC_DONE) || pid <= 0 ||
 			kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
@@ -329,26 +201,42 @@ gpuops_svc_reap(void)
 	}
 }
 
+/* Whether the last executor lived long enough to start the next one now. */
+static bool
+gpuops_svc_may_fork(void)
+{
+	instr_time	now;
+
+	if (INSTR_TIME_IS_ZERO(exec_started))
+		return true;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, exec_started);
+	return INSTR_TIME_GET_MILLISEC(now) >= 1000.0;
+}
+
 /* The service's main function (registered by service_shmem.c). */
 void
 gpuops_service_main(Datum arg)
 {
-	MemoryContext cxt;
+	uint32		state = GPUOPS_SVC_DOWN;
 
 	pqsignal(SIGTERM, gpuops_svc_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGCHLD, gpuops_svc_sigchld);
 	BackgroundWorkerUnblockSignals();
 	if (gpuops_svc == NULL)
 		proc_exit(0);
 	before_shmem_exit(gpuops_svc_exit, (Datum) 0);
-	gpuops_svc_start();
-	cxt = AllocSetContextCreate(TopMemoryContext, "gpuops GPU service",
-								ALLOCSET_DEFAULT_SIZES);
+	/* what an earlier service left running is lost */
+	gpuops_svc_executor_gone("the GPU service restarted while running this request");
+	SpinLockAcquire(&gpuops_svc->lock);
+	gpuops_svc->latch = MyLatch;
+	SpinLockRelease(&gpuops_svc->lock);
+	INSTR_TIME_SET_ZERO(exec_started);
+	gpuops_svc_publish_settings();
 	for (;;)
 	{
-		GpuopsSvcState state = pg_atomic_read_u32(&gpuops_svc->state);
-		uint64		ticket;
-		int			i;
+		uint32		now;
 
 		ResetLatch(MyLatch);
 		if (got_sigterm)
@@ -357,20 +245,23 @@ gpuops_service_main(Datum arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			gpuops_svc_publish_settings();
 		}
-		gpo_gpu_set_memory_limit((int64) gpuops_gpu_memory_limit * 1024 * 1024);
-		while (state != GPUOPS_SVC_NO_DEVICE && !got_sigterm &&
-			   (i = gpuops_svc_take(&ticket)) >= 0)
+		if (gpuops_svc_reaped() && gpuops_svc_may_fork())
+			gpuops_svc_fork();
+		/* backends waiting for the service to come up sleep on room_cv */
+		now = pg_atomic_read_u32(&gpuops_svc->state);
+		if (now != state)
 		{
-			MemoryContext old = MemoryContextSwitchTo(cxt);
-
-			gpuops_svc_serve(i, ticket, state == GPUOPS_SVC_READY);
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(cxt);
-			gpuops_svc_note_memory();
+			state = now;
+			ConditionVariableBroadcast(&gpuops_svc->room_cv);
+			if (state == GPUOPS_SVC_NO_DEVICE)
+				ereport(LOG,
+						(errmsg("gpuops GPU service found no usable GPU: sessions use the CPU face")));
 		}
-		gpuops_svc_reap();
+		gpuops_svc_reap_slots();
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 1000L, PG_WAIT_EXTENSION);
+						 exec_pid > 0 && state != GPUOPS_SVC_DOWN ? 1000L : 50L,
+						 PG_WAIT_EXTENSION);
 	}
 }

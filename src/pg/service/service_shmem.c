@@ -134,6 +134,13 @@ gpuops_service_shmem_attach(void)
 	ConditionVariableInit(&gpuops_svc->room_cv);
 	pg_atomic_init_u32(&gpuops_svc->state, GPUOPS_SVC_DOWN);
 	pg_atomic_init_u64(&gpuops_svc->generation, 0);
+	pg_atomic_init_u32(&gpuops_svc->memory_limit_mb, 0);
+	pg_atomic_init_u32(&gpuops_svc->delay_ms, 0);
+	pg_atomic_init_u64(&gpuops_svc->served, 0);
+	pg_atomic_init_u64(&gpuops_svc->device_held, 0);
+	pg_atomic_init_u64(&gpuops_svc->device_peak, 0);
+	if (sem_init(&gpuops_svc->work, 1, 0) != 0)
+		elog(FATAL, "gpuops GPU service: could not create its semaphore: %m");
 	gpuops_svc->arena_size = bytes;
 	gpuops_svc->next_ticket = 1;
 	for (i = 0; i < GPUOPS_SVC_SLOTS; i++)

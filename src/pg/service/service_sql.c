@@ -78,10 +78,10 @@ gpuops_service_sql(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum((int64) copy.arena_size);
 		values[i++] = Int64GetDatum((int64) copy.arena_used);
 		values[i++] = Int64GetDatum((int64) copy.arena_peak);
-		values[i++] = Int64GetDatum(copy.device_held);
-		values[i++] = Int64GetDatum(copy.device_peak);
+		values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&gpuops_svc->device_held));
+		values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&gpuops_svc->device_peak));
 		values[i++] = Int32GetDatum(gpuops_svc_in_flight());
-		values[i++] = Int64GetDatum(copy.served);
+		values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&gpuops_svc->served));
 		values[i++] = Int64GetDatum(copy.abandoned);
 		values[i++] = Int64GetDatum(copy.lost);
 		values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&gpuops_svc->generation));
@@ -92,9 +92,9 @@ gpuops_service_sql(PG_FUNCTION_ARGS)
 }
 
 /*
- * gpuops.service_restart(): stops the service (SIGTERM); the postmaster
- * starts it again a second later.  Superuser only; false when it isn't
- * running.
+ * gpuops.service_restart(immediate): stops the service's executor (SIGTERM,
+ * or SIGKILL when immediate); its supervisor starts a new one.  Superuser
+ * only; false when it isn't running.
  */
 Datum
 gpuops_service_restart_sql(PG_FUNCTION_ARGS)
@@ -111,5 +111,6 @@ gpuops_service_restart_sql(PG_FUNCTION_ARGS)
 	SpinLockAcquire(&gpuops_svc->lock);
 	pid = gpuops_svc->pid;
 	SpinLockRelease(&gpuops_svc->lock);
-	PG_RETURN_BOOL(pid > 0 && kill(pid, SIGTERM) == 0);
+	PG_RETURN_BOOL(pid > 0 &&
+				   kill(pid, PG_GETARG_BOOL(0) ? SIGKILL : SIGTERM) == 0);
 }
