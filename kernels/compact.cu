@@ -7,8 +7,9 @@
  * core is one CUB DeviceSelect::If over the row numbers 0 .. n-1 (64-bit
  * offsets) whose predicate reads the mask; counting alone is one pass of
  * 16-byte loads with a per-block reduction.  The run-length encoder reuses
- * the same selection on its boundary flags, so CUB's selection is
- * instantiated once for the whole library.
+ * the same selection on its boundary flags, so the two share one
+ * instantiation of CUB's selection (the hash and dense GROUP BY strategies
+ * select their occupied slots with predicates of their own).
  *
  * The host face sizes before it fills: it counts first, publishes the count,
  * and selects only when the index map is wanted and has room.

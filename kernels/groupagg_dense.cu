@@ -4,6 +4,9 @@
  *	  [min, max] plus a NULL slot (see groupagg.cu), its kernels, and the
  *	  accumulate and groups steps that groupagg_run.cu shares.
  */
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
 #include "agg_cuda.cuh"
 #include "gpo_cuda.cuh"
 #include "groupagg_internal.cuh"
@@ -75,31 +78,27 @@ gpo_k_dense(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid, int vt,
 	}
 }
 
-/* Flags of nonempty dense slots [0, range). */
+/* Selects the nonempty dense slots (rows reached them). */
+struct gpo_dense_nonempty
+{
+	const unsigned long long *rows;
+
+	/* True if slot i has rows. */
+	__host__ __device__ __forceinline__ bool operator()(int64_t i) const
+	{
+		return rows[i] > 0;
+	}
+};
+
+/* Codes of the nkeyed groups from their dense slots: min_code + slot. */
 __global__ void
-gpo_k_dense_flags(const unsigned long long *d_rows, int64_t range,
-				  uint32_t *d_flags)
+gpo_k_dense_codes(const int64_t *d_slot, int64_t nkeyed,
+				  unsigned long long min_code, unsigned long long *d_code)
 {
 	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
 
-	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < range; i += stride)
-		d_flags[i] = d_rows[i] > 0;
-}
-
-/* Groups of nonempty dense slots: code and slot. */
-__global__ void
-gpo_k_dense_pack(const uint32_t *d_flags, const uint32_t *d_pos, int64_t range,
-				 unsigned long long min_code, unsigned long long *d_code,
-				 int64_t *d_slot)
-{
-	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
-
-	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < range; i += stride)
-		if (d_flags[i])
-		{
-			d_code[d_pos[i]] = min_code + (unsigned long long) i;
-			d_slot[d_pos[i]] = i;
-		}
+	for (int64_t j = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; j < nkeyed; j += stride)
+		d_code[j] = min_code + (unsigned long long) d_slot[j];
 }
 
 /* Dense m2 pass: each row's squared deviation into its slot's m2. */
@@ -174,15 +173,41 @@ gpo_cuda_dense_accumulate(gpo_type kt, const void *d_keys,
 	return GPO_LAUNCHED();
 }
 
+/*
+ * The nonempty slots of [0, range) (range > 0) in ascending order into
+ * d_slot (room for range), their number into *nkeyed, by CUB's
+ * DeviceSelect::If over the slot numbers (temp from mem).
+ */
+static cudaError_t
+dense_nonempty(const unsigned long long *d_rows, int64_t range, int64_t *d_slot,
+			   int64_t *nkeyed, gpo_dmem *mem)
+{
+	gpo_dense_nonempty pred = {d_rows};
+	thrust::counting_iterator<int64_t> slots(0);
+	int64_t    *d_count = NULL;
+	void	   *d_temp = NULL;
+	size_t		temp_bytes = 0;
+	cudaError_t err;
+
+	err = cub::DeviceSelect::If(NULL, temp_bytes, slots, d_slot, d_count, range, pred);
+	/* the count sits before the temporary memory, in one allocation */
+	if (err == cudaSuccess)
+		err = gpo_dmem_alloc(mem, (void **) &d_count, 256 + temp_bytes);
+	if (err != cudaSuccess)
+		return err;
+	d_temp = (char *) d_count + 256;
+	err = cub::DeviceSelect::If(d_temp, temp_bytes, slots, d_slot, d_count, range, pred);
+	if (err == cudaSuccess)
+		err = cudaMemcpy(nkeyed, d_count, sizeof(*nkeyed), cudaMemcpyDeviceToHost);
+	return err;
+}
+
 /* The groups of dense accumulators into *res (see agg_cuda.cuh). */
 gpo_status
 gpo_cuda_dense_groups(gpo_ctx *ctx, unsigned long long min_code, int64_t range,
 					  const gpo_dacc *acc, gpo_dmem *mem, gpo_cuda_groups *res)
 {
 	gpo_status	st = GPO_OK;
-	uint32_t   *d_flags = NULL;
-	uint32_t   *d_pos = NULL;
-	uint32_t	last[2] = {0, 0};
 	unsigned long long null_rows = 0;
 
 	res->used = GPO_AGG_DENSE;
@@ -192,17 +217,13 @@ gpo_cuda_dense_groups(gpo_ctx *ctx, unsigned long long min_code, int64_t range,
 	res->nkeyed = 0;
 	if (range > 0)
 	{
-		GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_flags, 4 * (size_t) range));
-		GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_pos, 4 * (size_t) range));
-		gpo_k_dense_flags<<<gpo_cuda_blocks(range), GPO_CUDA_THREADS>>>(res->acc.rows, range, d_flags);
-		GPO_CUDA_TRY(GPO_LAUNCHED());
-		GPO_CUDA_TRY(gpo_cuda_exsum_u32(d_flags, d_pos, range, mem));
-		gpo_k_dense_pack<<<gpo_cuda_blocks(range), GPO_CUDA_THREADS>>>
-			(d_flags, d_pos, range, min_code, res->d_code, res->d_slot);
-		GPO_CUDA_TRY(GPO_LAUNCHED());
-		GPO_CUDA_TRY(cudaMemcpy(&last[0], d_flags + range - 1, 4, cudaMemcpyDeviceToHost));
-		GPO_CUDA_TRY(cudaMemcpy(&last[1], d_pos + range - 1, 4, cudaMemcpyDeviceToHost));
-		res->nkeyed = (int64_t) last[0] + last[1];
+		GPO_CUDA_TRY(dense_nonempty(res->acc.rows, range, res->d_slot, &res->nkeyed, mem));
+		if (res->nkeyed > 0)
+		{
+			gpo_k_dense_codes<<<gpo_cuda_blocks(res->nkeyed), GPO_CUDA_THREADS>>>
+				(res->d_slot, res->nkeyed, min_code, res->d_code);
+			GPO_CUDA_TRY(GPO_LAUNCHED());
+		}
 	}
 	GPO_CUDA_TRY(cudaMemcpy(&null_rows, res->acc.rows + range, 8, cudaMemcpyDeviceToHost));
 	res->ngroups = res->nkeyed;

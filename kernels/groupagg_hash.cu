@@ -4,6 +4,9 @@
  *	  memory behind block-private shared-memory tables (see groupagg.cu),
  *	  the occupied slots then sorted by key code.
  */
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
 #include "agg_cuda.cuh"
 #include "gpo_cuda.cuh"
 #include "groupagg_internal.cuh"
@@ -151,32 +154,34 @@ gpo_k_hash(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid, int vt,
 	}
 }
 
-/* Flags of occupied slots [0, cap] (slot cap: key code 2^64 - 1). */
-__global__ void
-gpo_k_hash_flags(const unsigned long long *d_tkeys, int64_t cap,
-				 const unsigned long long *d_rows, uint32_t *d_flags)
+/* Selects the occupied slots of [0, cap] (slot cap: key code 2^64 - 1). */
+struct gpo_hash_occupied
 {
-	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
+	const unsigned long long *tkeys;
+	const unsigned long long *rows;
+	int64_t		cap;
 
-	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i <= cap; i += stride)
-		d_flags[i] = i < cap ? d_tkeys[i] != GPO_HASH_EMPTY : d_rows[cap] > 0;
-}
+	/* True if slot i holds a group with a key. */
+	__host__ __device__ __forceinline__ bool operator()(int64_t i) const
+	{
+		return i < cap ? tkeys[i] != GPO_HASH_EMPTY : rows[cap] > 0;
+	}
+};
 
-/* Occupied slots' codes and slot numbers, packed. */
+/* Codes of the m occupied slots d_ids (slot cap: key code 2^64 - 1). */
 template <typename K>
 __global__ void
-gpo_k_hash_pack(const unsigned long long *d_tkeys, int64_t cap,
-				const uint32_t *d_flags, const uint32_t *d_pos, K *d_codes,
-				uint32_t *d_ids)
+gpo_k_hash_codes(const unsigned long long *d_tkeys, int64_t cap,
+				 const uint32_t *d_ids, int64_t m, K *d_codes)
 {
 	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
 
-	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i <= cap; i += stride)
-		if (d_flags[i])
-		{
-			d_codes[d_pos[i]] = (K) (i < cap ? d_tkeys[i] : GPO_HASH_EMPTY);
-			d_ids[d_pos[i]] = (uint32_t) i;
-		}
+	for (int64_t j = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; j < m; j += stride)
+	{
+		int64_t		i = d_ids[j];
+
+		d_codes[j] = (K) (i < cap ? d_tkeys[i] : GPO_HASH_EMPTY);
+	}
 }
 
 /* Sorted (code, id) pairs of m groups into the group arrays. */
@@ -290,6 +295,36 @@ gpo_k_hash_add(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid, int vt,
 	}
 }
 
+/*
+ * The occupied slots of [0, cap] (gpo_hash_occupied) in ascending order
+ * into d_ids (room for cap + 1), their number into *m, by CUB's
+ * DeviceSelect::If over the slot numbers (temp from mem).
+ */
+static cudaError_t
+hash_occupied(const unsigned long long *d_tkeys, int64_t cap,
+			  const unsigned long long *d_rows, uint32_t *d_ids, int64_t *m,
+			  gpo_dmem *mem)
+{
+	gpo_hash_occupied pred = {d_tkeys, d_rows, cap};
+	thrust::counting_iterator<int64_t> slots(0);
+	int64_t    *d_count = NULL;
+	void	   *d_temp = NULL;
+	size_t		temp_bytes = 0;
+	cudaError_t err;
+
+	err = cub::DeviceSelect::If(NULL, temp_bytes, slots, d_ids, d_count, cap + 1, pred);
+	/* the count sits before the temporary memory, in one allocation */
+	if (err == cudaSuccess)
+		err = gpo_dmem_alloc(mem, (void **) &d_count, 256 + temp_bytes);
+	if (err != cudaSuccess)
+		return err;
+	d_temp = (char *) d_count + 256;
+	err = cub::DeviceSelect::If(d_temp, temp_bytes, slots, d_ids, d_count, cap + 1, pred);
+	if (err == cudaSuccess)
+		err = cudaMemcpy(m, d_count, sizeof(*m), cudaMemcpyDeviceToHost);
+	return err;
+}
+
 /* Smallest power of two >= x (x >= 1). */
 static int64_t
 pow2_at_least(int64_t x)
@@ -318,13 +353,10 @@ gpo_cuda_run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *
 	unsigned long long *d_tkeys = NULL;
 	unsigned int *d_full = NULL;
 	unsigned int full = 0;
-	uint32_t   *d_flags = NULL;
-	uint32_t   *d_pos = NULL;
 	void	   *d_codes = NULL;
 	uint32_t   *d_ids = NULL;
-	uint32_t	last[2] = {0, 0};
 	unsigned long long null_rows = 0;
-	int64_t		m;
+	int64_t		m = 0;
 
 	GPO_CUDA_TRY(gpo_dacc_alloc(mem, fields, cap + 2, &res->acc));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_tkeys, 8 * (size_t) cap));
@@ -398,23 +430,19 @@ gpo_cuda_run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *
 	}
 
 	/* occupied slots -> (code, slot) pairs -> sorted by code */
-	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_flags, 4 * (size_t) (cap + 1)));
-	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_pos, 4 * (size_t) (cap + 1)));
-	gpo_k_hash_flags<<<gpo_cuda_blocks(cap + 1), GPO_CUDA_THREADS>>>(d_tkeys, cap, res->acc.rows, d_flags);
-	GPO_CUDA_TRY(GPO_LAUNCHED());
-	GPO_CUDA_TRY(gpo_cuda_exsum_u32(d_flags, d_pos, cap + 1, mem));
-	GPO_CUDA_TRY(cudaMemcpy(&last[0], d_flags + cap, 4, cudaMemcpyDeviceToHost));
-	GPO_CUDA_TRY(cudaMemcpy(&last[1], d_pos + cap, 4, cudaMemcpyDeviceToHost));
-	m = (int64_t) last[0] + last[1];
+	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_ids, 4 * (size_t) (cap + 1)));
+	GPO_CUDA_TRY(hash_occupied(d_tkeys, cap, res->acc.rows, d_ids, &m, mem));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d_codes, (wide ? 8 : 4) * (size_t) (m + 1)));
-	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_ids, 4 * (size_t) (m + 1)));
-	if (wide)
-		gpo_k_hash_pack<<<gpo_cuda_blocks(cap + 1), GPO_CUDA_THREADS>>>
-			(d_tkeys, cap, d_flags, d_pos, (unsigned long long *) d_codes, d_ids);
-	else
-		gpo_k_hash_pack<<<gpo_cuda_blocks(cap + 1), GPO_CUDA_THREADS>>>
-			(d_tkeys, cap, d_flags, d_pos, (unsigned int *) d_codes, d_ids);
-	GPO_CUDA_TRY(GPO_LAUNCHED());
+	if (m > 0)
+	{
+		if (wide)
+			gpo_k_hash_codes<<<gpo_cuda_blocks(m), GPO_CUDA_THREADS>>>
+				(d_tkeys, cap, d_ids, m, (unsigned long long *) d_codes);
+		else
+			gpo_k_hash_codes<<<gpo_cuda_blocks(m), GPO_CUDA_THREADS>>>
+				(d_tkeys, cap, d_ids, m, (unsigned int *) d_codes);
+		GPO_CUDA_TRY(GPO_LAUNCHED());
+	}
 	GPO_CUDA_TRY(gpo_cuda_sort_varying(wide, &d_codes, &d_ids, m, m, mem));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &res->d_code, 8 * (size_t) (m + 1)));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &res->d_slot, 8 * (size_t) (m + 1)));

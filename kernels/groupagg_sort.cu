@@ -90,6 +90,15 @@ gpo_cuda_run_sort(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *
 	GPO_CUDA_TRY(gpo_cuda_sort_varying(wide, &d_codes, &d_ids, nvalid, n, mem));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_flags, 4 * (size_t) (n + 1)));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_seg, 4 * (size_t) (n + 1)));
+	/*
+	 * Run heads, then their exclusive sum: a segment id for every row.  Not
+	 * cub::DeviceRunLengthEncode::Encode or DeviceReduce::ReduceByKey: those
+	 * give each run's code and length (or one reduced value array per call)
+	 * but no per-row segment id, which the row-parallel reduction of every
+	 * request over the same segments (gpo_cuda_segreduce_rows) and the m2
+	 * pass (gpo_cuda_m2_segments) read; and comparing codes alone would
+	 * join a last run of code 0 to the NULL tail (codes 0 too).
+	 */
 	if (n > 0)
 	{
 		if (wide)
