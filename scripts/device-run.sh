@@ -131,7 +131,7 @@ if [[ $steps == *" smith "* ]]; then
 	echo "== sqlsmith (gpuops.device = gpu) =="
 	chmod -R a+rX .device/sqlsmith
 	PATH="$PWD/.device/sqlsmith:$PATH" LD_LIBRARY_PATH="$PWD/.device/sqlsmith/lib:$LD_LIBRARY_PATH" \
-		SQLSMITH_USER=pg GPUOPS_DEVICE=gpu SEED=${SMITH_SEED:-1} SQLSMITH_TIME=${SMITH_TIME:-420} \
+		SQLSMITH_USER=pg GPUOPS_DEVICE=gpu SQLSMITH_CONF="${SMITH_CONF:-}" SEED=${SMITH_SEED:-1} SQLSMITH_TIME=${SMITH_TIME:-420} \
 		CALLS=${SMITH_CALLS:-2000} BINDIR="$(dirname "$(command -v psql)")" \
 		bash scripts/sqlsmith.sh ${SMITH_QUERIES:-10000} 2>&1 | tee "$OUT/sqlsmith.txt"
 	smith_rc=${PIPESTATUS[0]}

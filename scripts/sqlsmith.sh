@@ -13,7 +13,9 @@
 #      GPUOPS_DEVICE=cpu|gpu|auto (default cpu), SEED (default 1),
 #      SQLSMITH_TIME (seconds SQLsmith may run, default 1800),
 #      CALLS (random function calls, default N/2),
-#      SQLSMITH_KEEP=1 (keep the cluster's directory, for the log)
+#      SQLSMITH_KEEP=1 (keep the cluster's directory, for the log),
+#      SQLSMITH_CONF (more lines for postgresql.conf, e.g.
+#      "gpuops.running_groups = off" so that dense groups go to the GPU too)
 set -uo pipefail
 n=${1:?usage: scripts/sqlsmith.sh N}
 seed=${SEED:-1}
@@ -61,6 +63,7 @@ work_mem = '16MB'
 log_min_messages = warning
 log_min_error_statement = panic
 fsync = off
+${SQLSMITH_CONF:-}
 EOF
 "${as_pg[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$log" -w start >/dev/null || { cat "$log"; exit 2; }
 psql=("${as_pg[@]}" "$bindir/psql" -X -q -h "$dir" -p "$port" -U postgres -v ON_ERROR_STOP=1)
@@ -78,6 +81,9 @@ rc=$?
 [ $rc -eq 124 ] && echo "sqlsmith: stopped after $limit s"
 echo "sqlsmith: $(tr '\r' '\n' < "$dir/sqlsmith.err" | grep -E '^queries:' | tail -1)," \
 	"$(( $(date +%s) - start )) s"
+
+# how much reached the engine: GpuOpsAgg batches the GPU service served
+"${psql[@]}" -d smith -At -c "SELECT 'GPU service: ' || coalesce(served::text, 'not running') || ' requests served, ' || coalesce(lost::text, '0') || ' lost' FROM gpuops.service()" 2>/dev/null
 
 start=$(date +%s)
 calls=${CALLS:-$(( n / 2 ))}

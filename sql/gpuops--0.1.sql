@@ -115,7 +115,7 @@ AS 'MODULE_PATHNAME', 'gpuops_service_sql'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuops.service() IS
-'the GPU service: whether this server runs it, its state (gpu, cpu under gpuops.debug_gpu_service, no device, down), its executor's pid and device, whether its staging arena is page-locked, the arena''s bytes, use and peak, the device memory its pool holds and held at most (within gpuops.gpu_memory_limit), the requests in flight, served, given up by their sessions and lost to a restart, and how often its executor started';
+'the GPU service: whether this server runs it, its state (gpu, cpu under gpuops.debug_gpu_service, no device, down), its executor''s pid and device, whether its staging arena is page-locked, the arena''s bytes, use and peak, the device memory its pool holds and held at most (within gpuops.gpu_memory_limit), the requests in flight, served, given up by their sessions and lost to a restart, and how often its executor started';
 
 -- Stops the GPU service's executor, which its supervisor starts again.
 CREATE FUNCTION gpuops.service_restart(immediate boolean DEFAULT false)
