@@ -252,7 +252,8 @@ def parse(path):
                 r["node_runs"] += 1
             if "Workers Launched:" in line:
                 r["launched"].append(int(line.split(":")[1]))
-            if "GPU Calls:" in line:
+            # the backend's own GPU calls, and the batches the GPU service ran
+            if "GPU Calls:" in line or "GPU Service Batches:" in line:
                 r["gpu_calls"].append(int(line.split(":")[1]))
             if line.strip().startswith("Execution Time:"):
                 r["times"].append(float(line.split()[2]))
