@@ -4,9 +4,6 @@
  *	  [min, max] plus a NULL slot (see groupagg.cu), its kernels, and the
  *	  accumulate and groups steps that groupagg_run.cu shares.
  */
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-
 #include "agg_cuda.cuh"
 #include "gpo_cuda.cuh"
 #include "groupagg_internal.cuh"
@@ -173,35 +170,6 @@ gpo_cuda_dense_accumulate(gpo_type kt, const void *d_keys,
 	return GPO_LAUNCHED();
 }
 
-/*
- * The nonempty slots of [0, range) (range > 0) in ascending order into
- * d_slot (room for range), their number into *nkeyed, by CUB's
- * DeviceSelect::If over the slot numbers (temp from mem).
- */
-static cudaError_t
-dense_nonempty(const unsigned long long *d_rows, int64_t range, int64_t *d_slot,
-			   int64_t *nkeyed, gpo_dmem *mem)
-{
-	gpo_dense_nonempty pred = {d_rows};
-	thrust::counting_iterator<int64_t> slots(0);
-	int64_t    *d_count = NULL;
-	void	   *d_temp = NULL;
-	size_t		temp_bytes = 0;
-	cudaError_t err;
-
-	err = cub::DeviceSelect::If(NULL, temp_bytes, slots, d_slot, d_count, range, pred);
-	/* the count sits before the temporary memory, in one allocation */
-	if (err == cudaSuccess)
-		err = gpo_dmem_alloc(mem, (void **) &d_count, 256 + temp_bytes);
-	if (err != cudaSuccess)
-		return err;
-	d_temp = (char *) d_count + 256;
-	err = cub::DeviceSelect::If(d_temp, temp_bytes, slots, d_slot, d_count, range, pred);
-	if (err == cudaSuccess)
-		err = cudaMemcpy(nkeyed, d_count, sizeof(*nkeyed), cudaMemcpyDeviceToHost);
-	return err;
-}
-
 /* The groups of dense accumulators into *res (see agg_cuda.cuh). */
 gpo_status
 gpo_cuda_dense_groups(gpo_ctx *ctx, unsigned long long min_code, int64_t range,
@@ -209,6 +177,7 @@ gpo_cuda_dense_groups(gpo_ctx *ctx, unsigned long long min_code, int64_t range,
 {
 	gpo_status	st = GPO_OK;
 	unsigned long long null_rows = 0;
+	gpo_dense_nonempty nonempty;
 
 	res->used = GPO_AGG_DENSE;
 	res->acc = *acc;
@@ -217,7 +186,9 @@ gpo_cuda_dense_groups(gpo_ctx *ctx, unsigned long long min_code, int64_t range,
 	res->nkeyed = 0;
 	if (range > 0)
 	{
-		GPO_CUDA_TRY(dense_nonempty(res->acc.rows, range, res->d_slot, &res->nkeyed, mem));
+		nonempty.rows = res->acc.rows;
+		GPO_CUDA_TRY(gpo_cuda_select_slots(nonempty, range, res->d_slot,
+										   &res->nkeyed, mem));
 		if (res->nkeyed > 0)
 		{
 			gpo_k_dense_codes<<<gpo_cuda_blocks(res->nkeyed), GPO_CUDA_THREADS>>>

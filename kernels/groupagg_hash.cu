@@ -4,9 +4,6 @@
  *	  memory behind block-private shared-memory tables (see groupagg.cu),
  *	  the occupied slots then sorted by key code.
  */
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-
 #include "agg_cuda.cuh"
 #include "gpo_cuda.cuh"
 #include "groupagg_internal.cuh"
@@ -295,36 +292,6 @@ gpo_k_hash_add(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid, int vt,
 	}
 }
 
-/*
- * The occupied slots of [0, cap] (gpo_hash_occupied) in ascending order
- * into d_ids (room for cap + 1), their number into *m, by CUB's
- * DeviceSelect::If over the slot numbers (temp from mem).
- */
-static cudaError_t
-hash_occupied(const unsigned long long *d_tkeys, int64_t cap,
-			  const unsigned long long *d_rows, uint32_t *d_ids, int64_t *m,
-			  gpo_dmem *mem)
-{
-	gpo_hash_occupied pred = {d_tkeys, d_rows, cap};
-	thrust::counting_iterator<int64_t> slots(0);
-	int64_t    *d_count = NULL;
-	void	   *d_temp = NULL;
-	size_t		temp_bytes = 0;
-	cudaError_t err;
-
-	err = cub::DeviceSelect::If(NULL, temp_bytes, slots, d_ids, d_count, cap + 1, pred);
-	/* the count sits before the temporary memory, in one allocation */
-	if (err == cudaSuccess)
-		err = gpo_dmem_alloc(mem, (void **) &d_count, 256 + temp_bytes);
-	if (err != cudaSuccess)
-		return err;
-	d_temp = (char *) d_count + 256;
-	err = cub::DeviceSelect::If(d_temp, temp_bytes, slots, d_ids, d_count, cap + 1, pred);
-	if (err == cudaSuccess)
-		err = cudaMemcpy(m, d_count, sizeof(*m), cudaMemcpyDeviceToHost);
-	return err;
-}
-
 /* Smallest power of two >= x (x >= 1). */
 static int64_t
 pow2_at_least(int64_t x)
@@ -355,6 +322,7 @@ gpo_cuda_run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *
 	unsigned int full = 0;
 	void	   *d_codes = NULL;
 	uint32_t   *d_ids = NULL;
+	gpo_hash_occupied occupied;
 	unsigned long long null_rows = 0;
 	int64_t		m = 0;
 
@@ -431,7 +399,10 @@ gpo_cuda_run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys, const uint8_t *
 
 	/* occupied slots -> (code, slot) pairs -> sorted by code */
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_ids, 4 * (size_t) (cap + 1)));
-	GPO_CUDA_TRY(hash_occupied(d_tkeys, cap, res->acc.rows, d_ids, &m, mem));
+	occupied.tkeys = d_tkeys;
+	occupied.rows = res->acc.rows;
+	occupied.cap = cap;
+	GPO_CUDA_TRY(gpo_cuda_select_slots(occupied, cap + 1, d_ids, &m, mem));
 	GPO_CUDA_TRY(gpo_dmem_alloc(mem, &d_codes, (wide ? 8 : 4) * (size_t) (m + 1)));
 	if (m > 0)
 	{

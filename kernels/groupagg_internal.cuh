@@ -9,7 +9,38 @@
 #ifndef GROUPAGG_INTERNAL_CUH
 #define GROUPAGG_INTERNAL_CUH
 
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
 #include "agg_cuda.cuh"
+
+/*
+ * The slots i of [0, n) with pred(i), in ascending order, into d_out (room
+ * for n), and their number into *count: CUB's DeviceSelect::If over the
+ * slot numbers, its count and temporary memory in one piece from mem.
+ */
+template <typename Pred, typename Out>
+static cudaError_t
+gpo_cuda_select_slots(Pred pred, int64_t n, Out *d_out, int64_t *count,
+					  gpo_dmem *mem)
+{
+	thrust::counting_iterator<int64_t> slots(0);
+	int64_t    *d_count = NULL;
+	size_t		temp_bytes = 0;
+	cudaError_t err;
+
+	err = cub::DeviceSelect::If(NULL, temp_bytes, slots, d_out, d_count, n, pred);
+	/* the count sits before the temporary memory, in one allocation */
+	if (err == cudaSuccess)
+		err = gpo_dmem_alloc(mem, (void **) &d_count, 256 + temp_bytes);
+	if (err != cudaSuccess)
+		return err;
+	err = cub::DeviceSelect::If((char *) d_count + 256, temp_bytes, slots, d_out,
+								d_count, n, pred);
+	if (err == cudaSuccess)
+		err = cudaMemcpy(count, d_count, sizeof(*count), cudaMemcpyDeviceToHost);
+	return err;
+}
 
 /* Dense strategy (groupagg_dense.cu): codes [min_code, min_code + range). */
 extern gpo_status gpo_cuda_run_dense(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
