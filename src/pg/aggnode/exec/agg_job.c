@@ -38,21 +38,6 @@
  */
 #define GPUOPS_AGG_JOB_THREADS 1
 
-/*
- * gpo_groupagg of keys with values (NULL: rows only) into out: its sizing
- * call, then the run (the group aggregation needs no scratch); no
- * PostgreSQL call, so any thread may make it.
- */
-gpo_status
-gpuops_agg_group_call(gpo_ctx *ctx, const gpo_vector *keys,
-					  const gpo_vector *values, int64 est_groups,
-					  gpo_agg_strategy *strategy, gpo_agg_out *out,
-					  int64 *ngroups)
-{
-	return gpuops_groupagg_many_call(ctx, keys, values, values ? 1 : 0,
-									  est_groups, strategy, out, ngroups);
-}
-
 static void gpuops_agg_job_run_here(GpuopsAggJob *job);
 
 /*

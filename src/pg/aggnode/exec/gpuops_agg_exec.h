@@ -254,12 +254,6 @@ extern GpuopsAggJob *gpuops_agg_job_create(const gpo_vector *keys,
 extern void gpuops_agg_job_start(GpuopsAggJob *job);
 /* Runs the job's engine calls here (no PostgreSQL call: any thread). */
 extern void gpuops_agg_job_run(GpuopsAggJob *job);
-/* gpo_groupagg's sizing and running calls (no PostgreSQL call). */
-extern gpo_status gpuops_agg_group_call(gpo_ctx *ctx, const gpo_vector *keys,
-										const gpo_vector *values,
-										int64 est_groups,
-										gpo_agg_strategy *strategy,
-										gpo_agg_out *out, int64 *ngroups);
 /* Waits for the job's thread or its GPU service request, if any. */
 extern void gpuops_agg_job_wait(GpuopsAggJob *job);
 /* Whether a batch of n rows goes to the GPU service. */
