@@ -51,10 +51,10 @@ SELECT pg_temp.plan('SELECT k, count(*), sum(v), avg(v), min(v), max(v) FROM agg
 SELECT pg_temp.plan('SELECT k, kb, count(w) FROM agg_t WHERE w > 0 AND (v < 10 OR kb) AND txt LIKE ''a%'' GROUP BY k, kb');
 SELECT pg_temp.plan('SELECT count(*), sum(w8) FROM agg_t WHERE k IN (1, 2, 3) AND kd BETWEEN ''2020-02-01'' AND ''2020-03-01''');
 SELECT pg_temp.plan('SELECT k, sum(v) FROM agg_t GROUP BY k HAVING count(*) > 90 ORDER BY 2 DESC LIMIT 3');
--- not eligible: an expression key, a DISTINCT aggregate, a FILTER the
--- engine can't evaluate, numeric input, a join, a subquery in WHERE,
--- grouping sets
+-- an expression key is computed on the device (sql/agg_expr.sql has more)
 SELECT pg_temp.plan('SELECT k + 1, count(*) FROM agg_t GROUP BY k + 1');
+-- not eligible: a DISTINCT aggregate, a FILTER the engine can't evaluate,
+-- numeric input, a join, a subquery in WHERE, grouping sets
 SELECT pg_temp.plan('SELECT count(DISTINCT k) FROM agg_t');
 SELECT pg_temp.plan('SELECT sum(v) FILTER (WHERE txt LIKE ''a%'') FROM agg_t');
 SELECT pg_temp.plan('SELECT sum(v::numeric) FROM agg_t');

@@ -6,13 +6,16 @@
  * Environment: GPO_TEST_QUICK=1 skips the cases above 10M rows;
  * GPO_TEST_SEED=n fixes the random seed (printed at the start);
  * GPO_TEST_ONLY=name runs only that group (dispatch, scan, compact, rle, agg,
- * histjoin, keypack or filter).
+ * histjoin, keypack, filter, transfer or expr).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "test_util.h"
+
+/* The expression machine's group (test_expr.c). */
+extern void test_expr(void);
 
 /* Runs the groups and reports. */
 int
@@ -47,6 +50,7 @@ main(void)
 	GROUP(keypack);
 	GROUP(filter);
 	GROUP(transfer);
+	GROUP(expr);
 #undef GROUP
 
 	printf("%d passed, %d failed, %d skipped\n",

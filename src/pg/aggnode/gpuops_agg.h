@@ -19,7 +19,11 @@
 #include "nodes/pathnodes.h"
 #include "optimizer/planner.h"
 
+#include "gpo_expr.h"
 #include "gpo_filter.h"
+
+/* The argument "attno" of an aggregate over an expression (PRIV_AGG_CLASSES). */
+#define GPUOPS_AGG_ARG_EXPR		(-1)
 
 /* Most grouping keys the node takes. */
 #define GPUOPS_AGG_MAX_KEYS		4
@@ -55,8 +59,11 @@ typedef struct GpuopsAggTable
 {
 	Oid			relid;			/* pg_class OID */
 	Index		rti;			/* range-table index at planning time */
-	AttrNumber	key_attnos[GPUOPS_AGG_MAX_KEYS];
-	AttrNumber *val_attnos;		/* [nvals] */
+	AttrNumber	key_attnos[GPUOPS_AGG_MAX_KEYS];	/* 0: an expression */
+	Expr	   *key_exprs[GPUOPS_AGG_MAX_KEYS]; /* the device evaluates, or
+												 * NULL for a column */
+	AttrNumber *val_attnos;		/* [nvals]; 0: an expression or none */
+	Expr	  **val_exprs;		/* [nvals]: the device evaluates, or NULL */
 	List	   *device_quals;	/* implicit-AND clauses run as a device mask */
 	List	   *cpu_quals;		/* implicit-AND clauses run by PostgreSQL */
 	List	  **filter_quals;	/* [nfilters]: FILTER clauses (one-element lists) */
@@ -186,6 +193,29 @@ extern int	gpuops_quals_program(List *clauses, Index relid,
 								 const gpo_type *col_types, gpo_pred **prog);
 /* Attribute numbers used by clauses, added to *attnos (as a Bitmapset). */
 extern Bitmapset *gpuops_quals_attnos(List *clauses, Bitmapset *attnos);
+
+/* ---- agg_expr.c ---- */
+
+/* An expression compiled for the device. */
+typedef struct GpuopsExprProgram
+{
+	gpo_xnode  *nodes;
+	int			n;
+	bool		out_double;		/* the result is a double slot */
+	gpo_type	out_type;		/* the column the result fills */
+	Oid			restype;		/* its SQL type */
+} GpuopsExprProgram;
+
+/*
+ * Compiles e, an expression over plain columns of relid, into *prog; false
+ * if the device can't evaluate it.  attno_col maps attribute numbers (up to
+ * max_attno) to the ncols columns the program reads; NULL when planning.
+ */
+extern bool gpuops_expr_compile(Expr *e, Index relid, const int *attno_col,
+								int max_attno, int ncols,
+								GpuopsExprProgram *prog);
+/* True if the device can evaluate e over plain columns of relid. */
+extern bool gpuops_expr_on_device(Expr *e, Index relid);
 
 /* ---- agg_state.c ---- */
 

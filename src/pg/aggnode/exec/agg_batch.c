@@ -19,18 +19,6 @@
 #include "gpo_join.h"
 #include "gpo_keypack.h"
 
-/* Counts an engine call's face and checks its status (see gpuops_agg_exec.h). */
-void
-gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st, gpo_ctx *ctx,
-				   const char *op)
-{
-	gpuops_check_status(st, ctx, op, InvalidOid);
-	if (ctx->used == GPO_DEVICE_GPU)
-		s->gpu_calls++;
-	else
-		s->cpu_calls++;
-}
-
 /*
  * A validity bitmap of n rows from a gpo_filter mask (one byte a row, 0 or
  * 1): eight mask bytes make one bitmap byte, row 8j at bit 0.
@@ -95,7 +83,8 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	*null_key_out = false;
 	if (count == n || count == 0)
 		return count;
-	if (s->spec.nkeys == 1 && count * 2 >= n &&
+	/* (not with computed columns: the failing rows must not be evaluated) */
+	if (s->spec.nkeys == 1 && count * 2 >= n && te->ncomputed == 0 &&
 		chunks[te->key_col[0]].validity == NULL)
 	{
 		chunks[te->key_col[0]].validity =
@@ -202,26 +191,8 @@ gpuops_agg_value_vectors(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		if (f < 0)
 			continue;
 		if (fbits[f] == NULL)
-		{
-			gpo_vector	maskv;
-			gpo_chunk	maskc;
-			uint8	   *mask = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
-			gpo_ctx		ctx;
-			gpo_status	st;
-			size_t		bytes = 0;
-			int64		count = 0;
-
-			gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, mask, NULL, n);
-			gpuops_agg_ctx_init(s, &ctx);
-			st = gpo_filter(&ctx, te->ncols, vecs, te->fprog[f], te->fnprog[f],
-							&maskv, &count, NULL, &bytes);
-			if (st == GPO_OK)
-				st = gpo_filter(&ctx, te->ncols, vecs, te->fprog[f],
-								te->fnprog[f], &maskv, &count,
-								gpuops_alloc_scratch(bytes), NULL);
-			gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg FILTER");
-			fbits[f] = gpuops_agg_mask_bits(mask, n);
-		}
+			fbits[f] = gpuops_agg_mask_bits(gpuops_agg_filter_mask(s, te, vecs,
+																   n, f), n);
 		valid = palloc_extended((n + 7) / 8 + 1, MCXT_ALLOC_HUGE);
 		for (i = 0; i < (n + 7) / 8; i++)
 			valid[i] = fbits[f][i] &

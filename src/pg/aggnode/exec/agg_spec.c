@@ -2,8 +2,8 @@
  * agg_spec.c
  *	  The GpuOpsAgg plan's custom_private decoded for the executor: the
  *	  aggregates and their value columns (one per distinct argument and
- *	  FILTER), and for each table read its key and value attribute numbers,
- *	  its device and CPU clauses and its FILTER clauses.
+ *	  FILTER), and for each table read its key and value attribute numbers
+ *	  (or expressions), its device and CPU clauses and its FILTER clauses.
  */
 #include "aggnode/gpuops_agg.h"
 
@@ -42,6 +42,16 @@ gpuops_agg_set_varno(Node *node, Index from, Index to)
 	return gpuops_set_varno_mutator(node, varnos);
 }
 
+/* A copy of a plan expression with its operators' function OIDs filled in. */
+static Expr *
+gpuops_spec_expr(Node *e)
+{
+	Expr	   *copy = (Expr *) copyObject(e);
+
+	fix_opfuncids((Node *) copy);
+	return copy;
+}
+
 /*
  * Decode a plan's custom_private into spec.  The quals and Vars kept there
  * were not seen by set_plan_references, so they carry the range-table
@@ -56,7 +66,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	List	   *aggrefs = (List *) list_nth(priv, PRIV_AGGREFS);
 	List	   *tables = (List *) list_nth(priv, PRIV_TABLES);
 	List	   *classes = (List *) list_nth(priv, PRIV_AGG_CLASSES);
-	AttrNumber *val_attnos;
+	Node	  **val_srcs;
 	List	   *filters = NIL;
 	ListCell   *lc;
 	int			i;
@@ -67,8 +77,8 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	i = 0;
 	foreach(lc, keys)
 	{
-		spec->key_types[i] = lfirst_node(Var, lc)->vartype;
-		spec->key_collations[i++] = lfirst_node(Var, lc)->varcollid;
+		spec->key_types[i] = exprType((Node *) lfirst(lc));
+		spec->key_collations[i++] = exprCollation((Node *) lfirst(lc));
 	}
 
 	/*
@@ -80,19 +90,20 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	spec->aggs = palloc0(sizeof(GpuopsAggCol) * Max(spec->naggs, 1));
 	spec->val_types = palloc0(sizeof(Oid) * Max(spec->naggs, 1));
 	spec->val_filters = palloc0(sizeof(int) * Max(spec->naggs, 1));
-	val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->naggs, 1));
+	val_srcs = palloc0(sizeof(Node *) * Max(spec->naggs, 1));
 	i = 0;
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *a = lfirst_node(Aggref, lc);
 		List	   *cls = (List *) list_nth(classes, i);
 		GpuopsAggCol *col = &spec->aggs[i++];
-		AttrNumber	attno;
+		Node	   *src = NULL;
 		int			f = -1;
 		int			v;
 
 		col->kind = (GpuopsAggKind) linitial_int(cls);
-		attno = (AttrNumber) lsecond_int(cls);
+		if (a->args != NIL)
+			src = (Node *) linitial_node(TargetEntry, a->args)->expr;
 		col->argtype = (Oid) lthird_int(cls);
 		col->restype = a->aggtype;
 		col->valcol = -1;
@@ -107,17 +118,17 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 			{
 				col->kind = GPUOPS_AGG_COUNT;
 				col->argtype = INT4OID;
-				attno = InvalidAttrNumber;
+				src = NULL;
 			}
 		}
 		if (col->kind == GPUOPS_AGG_COUNT_STAR)
 			continue;
 		for (v = 0; v < spec->nvals; v++)
-			if (val_attnos[v] == attno && spec->val_filters[v] == f)
+			if (equal(val_srcs[v], src) && spec->val_filters[v] == f)
 				break;
 		if (v == spec->nvals)
 		{
-			val_attnos[v] = attno;
+			val_srcs[v] = src;
 			spec->val_types[v] = col->argtype;
 			spec->val_filters[v] = f;
 			spec->nvals++;
@@ -141,8 +152,16 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		tab->relid = (Oid) intVal(list_nth(entry, TAB_OID));
 		i = 0;
 		foreach(lc2, (List *) list_nth(entry, TAB_KEYS))
-			tab->key_attnos[i++] = lfirst_node(Var, lc2)->varattno;
+		{
+			Node	   *k = (Node *) lfirst(lc2);
+
+			if (IsA(k, Var))
+				tab->key_attnos[i++] = ((Var *) k)->varattno;
+			else
+				tab->key_exprs[i++] = gpuops_spec_expr(k);
+		}
 		tab->val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->nvals, 1));
+		tab->val_exprs = palloc0(sizeof(Expr *) * Max(spec->nvals, 1));
 		tab->filter_quals = palloc0(sizeof(List *) * Max(spec->nfilters, 1));
 		a = 0;
 		foreach(lc2, (List *) list_nth(entry, TAB_AGGREFS))
@@ -153,9 +172,15 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 
 			if (col->valcol < 0)
 				continue;
-			if (agg->args != NIL)
-				tab->val_attnos[col->valcol] =
-					castNode(Var, linitial_node(TargetEntry, agg->args)->expr)->varattno;
+			if (agg->args != NIL && val_srcs[col->valcol] != NULL)
+			{
+				Node	   *arg = (Node *) linitial_node(TargetEntry, agg->args)->expr;
+
+				if (IsA(arg, Var))
+					tab->val_attnos[col->valcol] = ((Var *) arg)->varattno;
+				else
+					tab->val_exprs[col->valcol] = gpuops_spec_expr(arg);
+			}
 			f = spec->val_filters[col->valcol];
 			if (f >= 0 && tab->filter_quals[f] == NIL)
 			{

@@ -8,7 +8,9 @@
  */
 #include "aggnode/exec/agg_policy.h"
 
+#include "access/sysattr.h"
 #include "executor/executor.h"
+#include "optimizer/optimizer.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
@@ -55,10 +57,10 @@ gpuops_agg_state_types(GpuopsAggScanState *s)
 	int			i;
 
 	for (i = 0; i < s->spec.nkeys; i++)
-		key_types[i] = te->cols[te->key_col[i]].type;
+		key_types[i] = gpuops_agg_col_type(te, te->key_col[i]);
 	for (i = 0; i < s->spec.nvals; i++)
-		val_types[i] = te->val_col[i] >= 0 ? te->cols[te->val_col[i]].type :
-			GPO_INT32;
+		val_types[i] = te->val_col[i] >= 0 ?
+			gpuops_agg_col_type(te, te->val_col[i]) : GPO_INT32;
 
 	gpuops_aggstate_init(&s->groups, s->spec.nkeys, key_types, s->spec.nvals,
 						 val_types);
@@ -92,8 +94,8 @@ gpuops_agg_batch_rows(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	double		bytes;
 	int			i;
 
-	for (i = 0; i < te->ncols; i++)
-		widest = Max(widest, gpo_type_size(te->cols[i].type));
+	for (i = 0; i < te->ncols + te->ncomputed; i++)
+		widest = Max(widest, gpo_type_size(gpuops_agg_col_type(te, i)));
 	bytes = gpuops_agg_gpu_possible() ?
 		GPUOPS_AGG_BATCH_GPU_BYTES : GPUOPS_AGG_BATCH_CPU_BYTES;
 	bytes = Max(bytes, s->spec.est_groups * 64.0 * widest);
@@ -120,12 +122,25 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	te->cols = palloc0(sizeof(GpuopsScanCol) * (natts + 1));
 	te->val_col = palloc0(sizeof(int) * Max(s->spec.nvals, 1));
+	te->computed = palloc0(sizeof(GpuopsAggComputed) *
+						   (s->spec.nkeys + s->spec.nvals + 1));
 	for (i = 0; i < s->spec.nkeys; i++)
-		te->key_col[i] = gpuops_agg_add_col(te, tab->key_attnos[i],
-											s->spec.key_dicts[i]);
+		if (tab->key_exprs[i] == NULL)
+			te->key_col[i] = gpuops_agg_add_col(te, tab->key_attnos[i],
+												s->spec.key_dicts[i]);
 	for (i = 0; i < s->spec.nvals; i++)
 		te->val_col[i] = tab->val_attnos[i] > 0 ?
 			gpuops_agg_add_col(te, tab->val_attnos[i], NULL) : -1;
+	/* the columns the expressions read */
+	qual_attnos = NULL;
+	for (i = 0; i < s->spec.nkeys; i++)
+		pull_varattnos((Node *) tab->key_exprs[i], tab->rti, &qual_attnos);
+	for (i = 0; i < s->spec.nvals; i++)
+		pull_varattnos((Node *) tab->val_exprs[i], tab->rti, &qual_attnos);
+	x = -1;
+	while ((x = bms_next_member(qual_attnos, x)) >= 0)
+		gpuops_agg_add_col(te, (AttrNumber) (x + FirstLowInvalidHeapAttributeNumber),
+						   NULL);
 	qual_attnos = gpuops_quals_attnos(tab->device_quals, NULL);
 	for (i = 0; i < s->spec.nfilters; i++)
 		qual_attnos = gpuops_quals_attnos(tab->filter_quals[i], qual_attnos);
@@ -142,14 +157,36 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		attno_col[te->cols[i].attnum] = i;
 		col_types[i] = te->cols[i].type;
 	}
+	for (i = 0; i < s->spec.nkeys; i++)
+		if (tab->key_exprs[i] != NULL)
+			te->key_col[i] = gpuops_agg_add_computed(te, tab->key_exprs[i], -1,
+													 attno_col, natts);
+	for (i = 0; i < s->spec.nvals; i++)
+		if (tab->val_exprs[i] != NULL)
+			te->val_col[i] = gpuops_agg_add_computed(te, tab->val_exprs[i],
+													 s->spec.val_filters[i],
+													 attno_col, natts);
 	te->nprog = gpuops_quals_program(tab->device_quals, tab->rti, attno_col,
 									 natts, col_types, &te->prog);
 	te->fprog = palloc0(sizeof(gpo_pred *) * Max(s->spec.nfilters, 1));
 	te->fnprog = palloc0(sizeof(int) * Max(s->spec.nfilters, 1));
+	te->fexpr = palloc0(sizeof(GpuopsExprProgram *) * Max(s->spec.nfilters, 1));
 	for (i = 0; i < s->spec.nfilters; i++)
-		te->fnprog[i] = gpuops_quals_program(tab->filter_quals[i], tab->rti,
-											 attno_col, natts, col_types,
-											 &te->fprog[i]);
+	{
+		Expr	   *f = (Expr *) linitial(tab->filter_quals[i]);
+
+		if (gpuops_qual_on_device(f, tab->rti))
+			te->fnprog[i] = gpuops_quals_program(tab->filter_quals[i],
+												 tab->rti, attno_col, natts,
+												 col_types, &te->fprog[i]);
+		else
+		{
+			te->fexpr[i] = palloc0(sizeof(GpuopsExprProgram));
+			if (!gpuops_expr_compile(f, tab->rti, attno_col, natts, te->ncols,
+									 te->fexpr[i]))
+				elog(ERROR, "GpuOpsAgg cannot evaluate a FILTER it planned");
+		}
+	}
 
 	/*
 	 * No parent: the node's own scan slot is virtual (the groups), while this
@@ -248,8 +285,9 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 			passed = n;
 		s->rows_passed += passed;
 		if (passed > 0)
-			in_flight = s->policy->funcs->add_batch(s->policy, te, vecs, n,
-													null_key_out);
+			in_flight = s->policy->funcs->add_batch(s->policy, te,
+													gpuops_agg_batch_columns(s, te, vecs, n),
+													n, null_key_out);
 		MemoryContextSwitchTo(old);
 		if (!in_flight)
 			gpuops_agg_settle(s, start, false);

@@ -18,6 +18,14 @@
 
 #include "commands/explain.h"
 
+/* A column a batch computes from the reader's (agg_eval.c). */
+typedef struct GpuopsAggComputed
+{
+	GpuopsExprProgram prog;
+	int			filter;			/* the FILTER clause whose rows alone are
+								 * evaluated, or -1 */
+} GpuopsAggComputed;
+
 /* How the node reads one of its tables. */
 typedef struct GpuopsAggTableExec
 {
@@ -26,8 +34,15 @@ typedef struct GpuopsAggTableExec
 	bool		opened;			/* opened here (partitions), to be closed */
 	int			ncols;			/* columns the reader extracts */
 	GpuopsScanCol *cols;
-	int			key_col[GPUOPS_AGG_MAX_KEYS];	/* reader column of each key */
-	int		   *val_col;		/* reader column of each value column */
+	int			key_col[GPUOPS_AGG_MAX_KEYS];	/* batch column of each key */
+	int		   *val_col;		/* batch column of each value column */
+	int			ncomputed;		/* batch columns ncols ... computed here */
+	GpuopsAggComputed *computed;	/* [nkeys + nvals] room */
+	GpuopsExprProgram **fexpr;	/* [nfilters]: a FILTER clause the device
+								 * evaluates as an expression, or NULL (its
+								 * fprog) */
+	uint8	  **fmasks;			/* [nfilters]: the batch's FILTER masks met
+								 * so far (batch memory), or NULL */
 	gpo_pred   *prog;			/* device clauses, postfix */
 	int			nprog;
 	gpo_pred  **fprog;			/* [nfilters]: FILTER clauses, postfix */
@@ -170,10 +185,6 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
 
 /* ---- agg_batch.c ---- */
 
-/* Counts an engine call's face (for EXPLAIN ANALYZE) and raises its error, if any. */
-extern void gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st,
-							   gpo_ctx *ctx, const char *op);
-
 /*
  * Converts ngroups groups in outs (keys of type ktype, packed by pack when
  * there are several) into the running state's key codes and merges them
@@ -198,6 +209,39 @@ extern GpuopsAggBatchKeys *gpuops_agg_batch_keys(GpuopsAggScanState *s,
 												 GpuopsAggTableExec *te,
 												 gpo_vector *vecs, int64 n,
 												 bool null_key_out);
+
+/* The type of batch column i of te (read or computed). */
+static inline gpo_type
+gpuops_agg_col_type(const GpuopsAggTableExec *te, int i)
+{
+	return i < te->ncols ? te->cols[i].type :
+		te->computed[i - te->ncols].prog.out_type;
+}
+
+/* ---- agg_eval.c ---- */
+
+/* Counts an engine call's face (for EXPLAIN ANALYZE) and raises its error, if any. */
+extern void gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st,
+							   gpo_ctx *ctx, const char *op);
+
+/*
+ * The byte mask (one byte a row, 1 where it holds) of FILTER clause f over
+ * the batch's n rows, evaluated once per batch.
+ */
+extern uint8 *gpuops_agg_filter_mask(GpuopsAggScanState *s,
+									 GpuopsAggTableExec *te,
+									 gpo_vector *vecs, int64 n, int f);
+/*
+ * The batch's n rows as the policies take them: the reader's columns, then
+ * the computed ones; raises the error of the lowest row that has one.
+ */
+extern gpo_vector *gpuops_agg_batch_columns(GpuopsAggScanState *s,
+											GpuopsAggTableExec *te,
+											gpo_vector *vecs, int64 n);
+/* Adds expr as a computed column of te; returns its batch column. */
+extern int	gpuops_agg_add_computed(GpuopsAggTableExec *te, Expr *expr,
+									int filter, const int *attno_col,
+									int natts);
 
 /* ---- agg_table.c: reading one table (the backend's and each worker's) ---- */
 

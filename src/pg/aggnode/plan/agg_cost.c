@@ -11,6 +11,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/paths.h"
@@ -151,10 +152,10 @@ gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
 		return gpuops_agg_strategy;
 	foreach(lc, keys)
 	{
-		Var		   *var = (Var *) lfirst(lc);
 		uint64		one;
 
-		if (!gpuops_agg_key_range(root, var, rows, &one))
+		if (!IsA(lfirst(lc), Var) ||
+			!gpuops_agg_key_range(root, (Var *) lfirst(lc), rows, &one))
 		{
 			packed = -1;
 			break;
@@ -163,9 +164,9 @@ gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
 		packed *= (double) one + 2;
 	}
 	if (list_length(keys) == 1)
-		gpuops_scan_col_type(((Var *) linitial(keys))->vartype, &type);
-	if (gpuops_agg_text_key(((Var *) linitial(keys))->vartype,
-							((Var *) linitial(keys))->varcollid))
+		gpuops_scan_col_type(exprType((Node *) linitial(keys)), &type);
+	if (gpuops_agg_text_key(exprType((Node *) linitial(keys)),
+							exprCollation((Node *) linitial(keys))))
 		type = GPO_INT32;
 	if (packed > 0 && packed < (double) PG_INT64_MAX)
 		span = (uint64) packed - 1;
@@ -230,9 +231,9 @@ gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables, bool inh,
 		return 0;
 	foreach(lc, keys)
 	{
-		Var		   *var = (Var *) lfirst(lc);
+		Node	   *key = (Node *) lfirst(lc);
 
-		if (gpuops_agg_text_key(var->vartype, var->varcollid))
+		if (gpuops_agg_text_key(exprType(key), exprCollation(key)))
 			return 0;
 	}
 	return workers;

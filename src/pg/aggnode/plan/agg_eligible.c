@@ -102,7 +102,9 @@ gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
 
 /*
  * Classify an Aggref: true (with *kind, *argattno, *argtype) if the node
- * computes it over a plain column of relid exactly as PostgreSQL does.
+ * computes it over a plain column of relid (*argattno its attno) or an
+ * expression the device evaluates (GPUOPS_AGG_ARG_EXPR) exactly as
+ * PostgreSQL does.
  */
 bool
 gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
@@ -114,7 +116,9 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 
 	if (aggref->aggorder != NIL || aggref->aggdistinct != NIL ||
 		(aggref->aggfilter != NULL &&
-		 !gpuops_qual_on_device(aggref->aggfilter, relid)) ||
+		 !gpuops_qual_on_device(aggref->aggfilter, relid) &&
+		 !(exprType((Node *) aggref->aggfilter) == BOOLOID &&
+		   gpuops_expr_on_device(aggref->aggfilter, relid))) ||
 		aggref->aggkind != AGGKIND_NORMAL ||
 		aggref->agglevelsup != 0 || aggref->aggsplit != AGGSPLIT_SIMPLE ||
 		aggref->aggvariadic)
@@ -137,9 +141,12 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 	if (list_length(aggref->args) != 1)
 		return false;
 	tle = linitial_node(TargetEntry, aggref->args);
-	if (!gpuops_plain_column((Node *) tle->expr, relid))
+	if (gpuops_plain_column((Node *) tle->expr, relid))
+		*argattno = ((Var *) tle->expr)->varattno;
+	else if (gpuops_expr_on_device(tle->expr, relid))
+		*argattno = GPUOPS_AGG_ARG_EXPR;
+	else
 		return false;
-	*argattno = ((Var *) tle->expr)->varattno;
 	*argtype = exprType((Node *) tle->expr);
 	if (!gpuops_scan_col_type(*argtype, &phys))
 		return false;
@@ -250,8 +257,61 @@ gpuops_agg_split_quals(PlannerInfo *root, RelOptInfo *rel,
 }
 
 /*
- * Collect the grouping keys (plain columns) and the aggregates of the
- * grouped target and HAVING; false if the node can't compute them.
+ * True if grouping key e can be the node's: a plain column of relid of a
+ * key type, or an expression the device evaluates.
+ */
+static bool
+gpuops_agg_key_source_ok(Node *e, Index relid)
+{
+	if (gpuops_plain_column(e, relid))
+		return gpuops_agg_key_ok(e);
+	return gpuops_expr_on_device((Expr *) e, relid);
+}
+
+/* What the output walker knows and collects. */
+typedef struct GpuopsOutputCheck
+{
+	List	   *keys;
+	Index		relid;
+	List	   *aggrefs;		/* the aggregates met */
+} GpuopsOutputCheck;
+
+/*
+ * Walker over the grouped target and HAVING: true (stop) at what the node
+ * can't give: a column outside the keys and the aggregates, a window
+ * function, a placeholder, an aggregate it doesn't compute.  A grouping
+ * key, however deep, is a value the node gives; so is a supported Aggref,
+ * which is collected.
+ */
+static bool
+gpuops_agg_output_walker(Node *node, GpuopsOutputCheck *oc)
+{
+	if (node == NULL)
+		return false;
+	if (list_member(oc->keys, node))
+		return false;
+	if (IsA(node, Aggref))
+	{
+		GpuopsAggKind kind;
+		AttrNumber	attno;
+		Oid			argtype;
+
+		if (!gpuops_agg_supported((Aggref *) node, oc->relid, &kind, &attno,
+								  &argtype))
+			return true;
+		oc->aggrefs = list_append_unique(oc->aggrefs, node);
+		return false;
+	}
+	if (IsA(node, Var) || IsA(node, WindowFunc) ||
+		IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc))
+		return true;
+	return expression_tree_walker(node, gpuops_agg_output_walker, oc);
+}
+
+/*
+ * Collect the grouping keys (plain columns, or expressions the device
+ * evaluates) and the aggregates of the grouped target and HAVING; false if
+ * the node can't compute them.
  */
 bool
 gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
@@ -260,7 +320,7 @@ gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
 {
 	Index		relid = input_rel->relid;
 	List	   *group_exprs;
-	List	   *items;
+	GpuopsOutputCheck oc;
 	ListCell   *lc;
 
 	*keys = NIL;
@@ -271,46 +331,20 @@ gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
 	{
 		Node	   *e = (Node *) lfirst(lc);
 
-		if (!gpuops_plain_column(e, relid) || !gpuops_agg_key_ok(e))
+		if (!gpuops_agg_key_source_ok(e, relid))
 			return false;
 		*keys = list_append_unique(*keys, e);
 	}
 	if (list_length(*keys) > GPUOPS_AGG_MAX_KEYS)
 		return false;
 
-	items = pull_var_clause((Node *) output_rel->reltarget->exprs,
-							PVC_INCLUDE_AGGREGATES |
-							PVC_INCLUDE_WINDOWFUNCS |
-							PVC_INCLUDE_PLACEHOLDERS);
-	items = list_concat(items,
-						pull_var_clause(gextra->havingQual,
-										PVC_INCLUDE_AGGREGATES |
-										PVC_INCLUDE_WINDOWFUNCS |
-										PVC_INCLUDE_PLACEHOLDERS));
-	foreach(lc, items)
-	{
-		Node	   *item = (Node *) lfirst(lc);
-
-		if (IsA(item, Var))
-		{
-			/* outside an aggregate only the grouping keys may appear */
-			if (!list_member(*keys, item))
-				return false;
-		}
-		else if (IsA(item, Aggref))
-		{
-			GpuopsAggKind kind;
-			AttrNumber	attno;
-			Oid			argtype;
-
-			if (!gpuops_agg_supported((Aggref *) item, relid, &kind, &attno,
-									  &argtype))
-				return false;
-			*aggrefs = list_append_unique(*aggrefs, item);
-		}
-		else
-			return false;
-	}
+	memset(&oc, 0, sizeof(oc));
+	oc.keys = *keys;
+	oc.relid = relid;
+	if (gpuops_agg_output_walker((Node *) output_rel->reltarget->exprs, &oc) ||
+		gpuops_agg_output_walker(gextra->havingQual, &oc))
+		return false;
+	*aggrefs = oc.aggrefs;
 	return true;
 }
 
@@ -362,9 +396,9 @@ gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top, RelOptInfo *rel,
 		aggrefs = (List *) adjust_appendrel_attrs_multilevel(root, (Node *) aggrefs,
 															 child, parent);
 	}
-	/* the translation of a plain column is a plain column; check anyway */
+	/* the translation of a key is a key of the partition; check anyway */
 	foreach(lc, keys)
-		if (!gpuops_plain_column((Node *) lfirst(lc), rel->relid))
+		if (!gpuops_agg_key_source_ok((Node *) lfirst(lc), rel->relid))
 			return false;
 
 	entry = list_make5(makeInteger(rel->relid), makeInteger((int) rte->relid),

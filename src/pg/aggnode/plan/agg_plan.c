@@ -27,6 +27,8 @@
 #include "catalog/pg_am.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
@@ -59,23 +61,24 @@ gpuops_agg_pathkeys(PlannerInfo *root, List *keys)
 		return NIL;
 	forboth(lk, keys, lp, root->group_pathkeys)
 	{
-		Var		   *var = (Var *) lfirst(lk);
+		Node	   *key = (Node *) lfirst(lk);
+		Oid			keytype = exprType(key);
 		PathKey    *pk = (PathKey *) lfirst(lp);
 		EquivalenceClass *ec = pk->pk_eclass;
 		ListCell   *lm;
 		bool		found = false;
 		gpo_type	phys;
 
-		if (!gpuops_scan_col_type(var->vartype, &phys) ||
+		if (!gpuops_scan_col_type(keytype, &phys) ||
 			pk->pk_strategy != BTLessStrategyNumber || pk->pk_nulls_first ||
-			pk->pk_opfamily != get_opclass_family(GetDefaultOpClass(var->vartype,
+			pk->pk_opfamily != get_opclass_family(GetDefaultOpClass(keytype,
 																	 BTREE_AM_OID)))
 			return NIL;
 		foreach(lm, ec->ec_members)
 		{
 			EquivalenceMember *em = (EquivalenceMember *) lfirst(lm);
 
-			if (equal(em->em_expr, var))
+			if (equal(em->em_expr, key))
 				found = true;
 		}
 		if (!found)
@@ -142,24 +145,36 @@ gpuops_agg_groups_fit(List *keys, List *aggrefs, double groups)
 	return true;
 }
 
-/* The distinct columns the keys and the aggregates' arguments read. */
+/*
+ * The distinct columns the keys and the aggregates' arguments read, and
+ * the expressions among them.
+ */
 static int
-gpuops_agg_ncols(List *keys, List *aggrefs)
+gpuops_agg_ncols(List *keys, List *aggrefs, Index relid)
 {
 	Bitmapset  *cols = NULL;
 	ListCell   *lc;
+	int			exprs = 0;
 
 	foreach(lc, keys)
-		cols = bms_add_member(cols, ((Var *) lfirst(lc))->varattno);
+	{
+		pull_varattnos((Node *) lfirst(lc), relid, &cols);
+		exprs += !IsA(lfirst(lc), Var);
+	}
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *a = (Aggref *) lfirst(lc);
 
 		if (!a->aggstar)
-			cols = bms_add_member(cols,
-								  ((Var *) linitial_node(TargetEntry, a->args)->expr)->varattno);
+		{
+			Node	   *arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+
+			pull_varattnos(arg, relid, &cols);
+			exprs += !IsA(arg, Var);
+		}
 	}
-	return bms_num_members(cols);
+	/* a computed column costs about as much as a read one */
+	return bms_num_members(cols) + exprs;
 }
 
 /*
@@ -185,7 +200,7 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *input_rel,
 	cp->path.rows = groups;
 	cp->path.pathkeys = gpuops_agg_pathkeys(root, keys);
 	gpuops_agg_cost(root, input, groups,
-					gpuops_agg_ncols(keys, aggrefs) + input->ndevice_quals,
+					gpuops_agg_ncols(keys, aggrefs, input_rel->relid) + input->ndevice_quals,
 					gpuops_agg_workers(root, input_rel->relid, input->tables,
 									   rte->inh, keys, groups),
 					&cp->path);

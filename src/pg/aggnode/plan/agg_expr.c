@@ -1,0 +1,576 @@
+/*
+ * agg_expr.c
+ *	  Expressions of a GpuOpsAgg scan that the device evaluates: grouping
+ *	  keys and aggregate arguments built from plain columns of the scanned
+ *	  table, constants, the operators and casts of the integer, float, bool,
+ *	  date and timestamp types (agg_expr_funcs.c), date_part, date_trunc,
+ *	  AND / OR / NOT, IS [NOT] NULL, IS [NOT] TRUE / FALSE, CASE, COALESCE
+ *	  and NULLIF, compiled into a gpo_expr program.
+ *
+ * The compiler is also the test of eligibility: the planner compiles an
+ * expression to learn whether the device can evaluate it, and the executor
+ * compiles it again with the reader's column numbers.  Every operator keeps
+ * PostgreSQL's semantics (gpo_expr.h): strictness, three-valued logic,
+ * short-circuits (a CASE branch not taken, an AND after a FALSE is not
+ * evaluated, so raises no error) and the errors themselves.
+ */
+#include "aggnode/plan/agg_expr_int.h"
+#include "heapscan/gpuops_scan.h"
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+/* The value classes of the machine's slots, by SQL type. */
+typedef enum XClass
+{
+	XC_NONE = 0,
+	XC_INT,						/* int2, int4, int8 (width 2, 4, 8) */
+	XC_FLOAT,					/* float4, float8 (width 4, 8) */
+	XC_BOOL,
+	XC_DATE,
+	XC_TS
+} XClass;
+
+/* A program under construction. */
+typedef struct XBuild
+{
+	gpo_xnode  *nodes;
+	int			n;
+	int			cap;
+	int			depth;			/* slots on the stack after the last node */
+	Index		relid;
+	const int  *attno_col;		/* NULL: a column's index is its attno */
+	int			max_attno;
+	Node	   *case_arg;		/* the innermost CASE operand, if any */
+} XBuild;
+
+static bool gpuops_x_expr(XBuild *b, Node *e);
+
+/* The class and width of SQL type typid. */
+static XClass
+gpuops_x_class(Oid typid, int *width)
+{
+	*width = 8;
+	switch (typid)
+	{
+		case INT2OID:
+			*width = 2;
+			return XC_INT;
+		case INT4OID:
+			*width = 4;
+			return XC_INT;
+		case INT8OID:
+			return XC_INT;
+		case FLOAT4OID:
+			*width = 4;
+			return XC_FLOAT;
+		case FLOAT8OID:
+			return XC_FLOAT;
+		case BOOLOID:
+			*width = 4;
+			return XC_BOOL;
+		case DATEOID:
+			*width = 4;
+			return XC_DATE;
+		case TIMESTAMPOID:
+			return XC_TS;
+	}
+	return XC_NONE;
+}
+
+/* The class of an expression's result. */
+static XClass
+gpuops_x_class_of(Node *e)
+{
+	int			w;
+
+	return gpuops_x_class(exprType(e), &w);
+}
+
+/* Appends a node of op changing the stack depth by delta; NULL when full. */
+static gpo_xnode *
+gpuops_x_push(XBuild *b, int op, int delta)
+{
+	gpo_xnode  *x;
+
+	if (b->n >= GPO_EXPR_MAX_NODES)
+		return NULL;
+	if (b->n == b->cap)
+	{
+		b->cap = Max(16, b->cap * 2);
+		b->nodes = b->nodes ? repalloc(b->nodes, sizeof(gpo_xnode) * b->cap) :
+			palloc(sizeof(gpo_xnode) * b->cap);
+	}
+	x = &b->nodes[b->n++];
+	memset(x, 0, sizeof(*x));
+	x->op = (int16) op;
+	b->depth += delta;
+	return b->depth > GPO_EXPR_MAX_DEPTH ? NULL : x;
+}
+
+/* A plain column of the scanned table of a class the machine holds. */
+static bool
+gpuops_x_var(XBuild *b, Var *var)
+{
+	gpo_xnode  *x;
+	gpo_type	t;
+
+	if (var->varno != (int) b->relid || var->varlevelsup != 0 ||
+		var->varattno <= 0 || gpuops_x_class_of((Node *) var) == XC_NONE ||
+		!gpuops_scan_col_type(var->vartype, &t))
+		return false;
+	if ((x = gpuops_x_push(b, GPO_X_COL, 1)) == NULL)
+		return false;
+	if (b->attno_col == NULL)
+		x->arg = var->varattno;
+	else if (var->varattno > b->max_attno || b->attno_col[var->varattno] < 0)
+		return false;
+	else
+		x->arg = b->attno_col[var->varattno];
+	return true;
+}
+
+/* A constant of a class the machine holds. */
+static bool
+gpuops_x_const(XBuild *b, Const *c)
+{
+	int			w;
+	XClass		cls = gpuops_x_class(c->consttype, &w);
+	gpo_xnode  *x;
+
+	if (cls == XC_NONE || (x = gpuops_x_push(b, GPO_X_CONST, 1)) == NULL)
+		return false;
+	x->width = cls == XC_FLOAT ? 1 : 0;
+	x->is_null = c->constisnull;
+	if (c->constisnull)
+		return true;
+	switch (c->consttype)
+	{
+		case INT2OID:
+			x->ival = DatumGetInt16(c->constvalue);
+			break;
+		case INT4OID:
+		case DATEOID:
+			x->ival = DatumGetInt32(c->constvalue);
+			break;
+		case BOOLOID:
+			x->ival = DatumGetBool(c->constvalue) ? 1 : 0;
+			break;
+		case FLOAT4OID:
+			x->fval = (double) DatumGetFloat4(c->constvalue);
+			break;
+		case FLOAT8OID:
+			x->fval = DatumGetFloat8(c->constvalue);
+			break;
+		default:
+			x->ival = DatumGetInt64(c->constvalue);
+			break;
+	}
+	return true;
+}
+
+/* The arguments' classes a function's operator takes, and its result's. */
+static bool
+gpuops_x_func_types(const GpuopsXFunc *f, List *args, Oid restype)
+{
+	int			w;
+	XClass		r = gpuops_x_class(restype, &w);
+	XClass		a0 = gpuops_x_class_of(linitial(args));
+	XClass		a1 = list_length(args) > 1 ? gpuops_x_class_of(lsecond(args)) : XC_NONE;
+
+	switch (f->op)
+	{
+		case GPO_X_IADD:
+		case GPO_X_ISUB:
+		case GPO_X_IMUL:
+		case GPO_X_IDIV:
+		case GPO_X_IMOD:
+			return r == XC_INT && a0 == XC_INT && a1 == XC_INT;
+		case GPO_X_INEG:
+		case GPO_X_IABS:
+		case GPO_X_I2I:
+			return r == XC_INT && a0 == XC_INT;
+		case GPO_X_FADD:
+		case GPO_X_FSUB:
+		case GPO_X_FMUL:
+		case GPO_X_FDIV:
+			return r == XC_FLOAT && a0 == XC_FLOAT && a1 == XC_FLOAT;
+		case GPO_X_FNEG:
+		case GPO_X_FABS:
+		case GPO_X_F2F:
+			return r == XC_FLOAT && a0 == XC_FLOAT;
+		case GPO_X_ICMP:
+			return r == XC_BOOL && a0 == a1 && a0 != XC_FLOAT && a0 != XC_NONE;
+		case GPO_X_FCMP:
+			return r == XC_BOOL && a0 == XC_FLOAT && a1 == XC_FLOAT;
+		case GPO_X_I2F:
+			return r == XC_FLOAT && a0 == XC_INT;
+		case GPO_X_F2I:
+			return r == XC_INT && a0 == XC_FLOAT;
+		case GPO_X_BOOL2I:
+			return r == XC_INT && a0 == XC_BOOL;
+		case GPO_X_DATE_PLI:
+		case GPO_X_DATE_MII:
+			return r == XC_DATE && a0 == XC_DATE && a1 == XC_INT;
+		case GPO_X_DATE_MI:
+			return r == XC_INT && a0 == XC_DATE && a1 == XC_DATE;
+		case GPO_X_DATE2TS:
+			return r == XC_TS && a0 == XC_DATE;
+		case GPO_X_TS2DATE:
+			return r == XC_DATE && a0 == XC_TS;
+		case GPO_X_TS_PL_INTERVAL:
+		case GPO_X_TS_MI_INTERVAL:
+			return r == XC_TS && a0 == (f->date_arg ? XC_DATE : XC_TS);
+		case GPO_X_TS_PART:
+			return r == XC_FLOAT && a1 == XC_TS;
+		case GPO_X_TS_TRUNC:
+			return r == XC_TS && a1 == XC_TS;
+		case -1:
+			return r == a0;
+	}
+	return false;
+}
+
+/* date_part / date_trunc: a constant unit, then the timestamp. */
+static bool
+gpuops_x_datetime_field(XBuild *b, const GpuopsXFunc *f, List *args)
+{
+	Const	   *units = (Const *) linitial(args);
+	int			field;
+	gpo_xnode  *x;
+
+	if (!IsA(units, Const) || units->constisnull ||
+		units->consttype != TEXTOID ||
+		!gpuops_xfunc_field(DatumGetTextPP(units->constvalue),
+							f->op == GPO_X_TS_TRUNC, &field))
+		return false;
+	if (!gpuops_x_expr(b, lsecond(args)) ||
+		(x = gpuops_x_push(b, f->op, 0)) == NULL)
+		return false;
+	x->arg = field;
+	x->width = f->op == GPO_X_TS_PART ? 8 : 0;
+	return true;
+}
+
+/* timestamp (or date) +/- a constant interval. */
+static bool
+gpuops_x_interval(XBuild *b, const GpuopsXFunc *f, List *args)
+{
+	Const	   *c = (Const *) lsecond(args);
+	Interval   *iv;
+	gpo_xnode  *x;
+
+	if (!IsA(c, Const) || c->constisnull || c->consttype != INTERVALOID)
+		return false;
+	iv = DatumGetIntervalP(c->constvalue);
+	if (!gpuops_x_expr(b, linitial(args)))
+		return false;
+	if (f->date_arg && gpuops_x_push(b, GPO_X_DATE2TS, 0) == NULL)
+		return false;
+	if ((x = gpuops_x_push(b, f->op, 0)) == NULL)
+		return false;
+	x->months = iv->month;
+	x->days = iv->day;
+	x->ival = iv->time;
+	return true;
+}
+
+/* A call of funcid over args with result restype (OpExpr or FuncExpr). */
+static bool
+gpuops_x_call(XBuild *b, Oid funcid, List *args, Oid restype, bool retset)
+{
+	GpuopsXFunc f;
+	ListCell   *lc;
+	gpo_xnode  *x;
+	int			w;
+
+	if (retset || args == NIL ||
+		!gpuops_xfunc_lookup(funcid, list_length(args), &f) ||
+		!gpuops_x_func_types(&f, args, restype))
+		return false;
+	if (f.op == GPO_X_TS_PART || f.op == GPO_X_TS_TRUNC)
+		return gpuops_x_datetime_field(b, &f, args);
+	if (f.op == GPO_X_TS_PL_INTERVAL || f.op == GPO_X_TS_MI_INTERVAL)
+		return gpuops_x_interval(b, &f, args);
+	foreach(lc, args)
+		if (!gpuops_x_expr(b, (Node *) lfirst(lc)))
+			return false;
+	if (f.op < 0)
+		return true;
+	if ((x = gpuops_x_push(b, f.op, 1 - list_length(args))) == NULL)
+		return false;
+	(void) gpuops_x_class(restype, &w);
+	x->width = (int16) w;
+	if (f.op == GPO_X_ICMP || f.op == GPO_X_FCMP)
+		x->arg = f.cmp;
+	return true;
+}
+
+/* AND / OR as accumulating steps that jump to the end on FALSE / TRUE. */
+static bool
+gpuops_x_bool(XBuild *b, BoolExpr *be)
+{
+	int			first = b->n;
+	int			end_op = be->boolop == AND_EXPR ? GPO_X_AND_STEP : GPO_X_OR_STEP;
+	ListCell   *lc;
+	gpo_xnode  *x;
+	int			i;
+
+	if (be->boolop == NOT_EXPR)
+		return gpuops_x_expr(b, linitial(be->args)) &&
+			gpuops_x_push(b, GPO_X_NOT, 0) != NULL;
+	if ((x = gpuops_x_push(b, GPO_X_CONST, 1)) == NULL)
+		return false;
+	x->ival = be->boolop == AND_EXPR ? 1 : 0;
+	foreach(lc, be->args)
+	{
+		if (!gpuops_x_expr(b, (Node *) lfirst(lc)) ||
+			gpuops_x_push(b, end_op, -1) == NULL)
+			return false;
+	}
+	for (i = first; i < b->n; i++)
+		if (b->nodes[i].op == end_op && b->nodes[i].arg == 0)
+			b->nodes[i].arg = b->n;
+	return true;
+}
+
+/* Walker: true if the tree holds a CaseTestExpr. */
+static bool
+gpuops_x_has_case_test(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, CaseTestExpr))
+		return true;
+	return expression_tree_walker(node, gpuops_x_has_case_test, context);
+}
+
+/*
+ * CASE: each WHEN's condition, a jump past its result when not TRUE, the
+ * result, a jump to the end; then the ELSE result.  Each branch leaves one
+ * slot.  The CASE operand is compiled anew wherever a WHEN compares it.
+ */
+static bool
+gpuops_x_case(XBuild *b, CaseExpr *ce)
+{
+	Node	   *saved = b->case_arg;
+	int		   *to_end = palloc(sizeof(int) * (list_length(ce->args) + 1));
+	int			nend = 0;
+	int			base = b->depth;
+	ListCell   *lc;
+	int			i;
+
+	/* an operand that itself refers to an outer CASE's is left native */
+	if (ce->arg != NULL && gpuops_x_has_case_test((Node *) ce->arg, NULL))
+		return false;
+	b->case_arg = (Node *) ce->arg;
+	foreach(lc, ce->args)
+	{
+		CaseWhen   *w = lfirst_node(CaseWhen, lc);
+		int			skip;
+
+		if (!gpuops_x_expr(b, (Node *) w->expr) ||
+			gpuops_x_push(b, GPO_X_JUMP_IF_NOT_TRUE, -1) == NULL)
+			return false;
+		skip = b->n - 1;
+		if (!gpuops_x_expr(b, (Node *) w->result) ||
+			gpuops_x_push(b, GPO_X_JUMP, -1) == NULL)
+			return false;
+		to_end[nend++] = b->n - 1;
+		b->nodes[skip].arg = b->n;
+	}
+	b->case_arg = saved;
+	if (ce->defresult == NULL || !gpuops_x_expr(b, (Node *) ce->defresult))
+		return false;
+	for (i = 0; i < nend; i++)
+		b->nodes[to_end[i]].arg = b->n;
+	return b->depth == base + 1;
+}
+
+/* COALESCE: each argument but the last, then a jump to the end if not NULL. */
+static bool
+gpuops_x_coalesce(XBuild *b, CoalesceExpr *ce)
+{
+	int			first = b->n;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, ce->args)
+	{
+		if (!gpuops_x_expr(b, (Node *) lfirst(lc)))
+			return false;
+		if (++i < list_length(ce->args) &&
+			gpuops_x_push(b, GPO_X_JUMP_IF_NOT_NULL, -1) == NULL)
+			return false;
+	}
+	for (i = first; i < b->n; i++)
+		if (b->nodes[i].op == GPO_X_JUMP_IF_NOT_NULL && b->nodes[i].arg == 0)
+			b->nodes[i].arg = b->n;
+	return true;
+}
+
+/* NULLIF(a, b) of two values of one class, equal by that class's equality. */
+static bool
+gpuops_x_nullif(XBuild *b, NullIfExpr *ne)
+{
+	XClass		a0 = gpuops_x_class_of(linitial(ne->args));
+	GpuopsXFunc f;
+	gpo_xnode  *x;
+
+	set_opfuncid((OpExpr *) ne);
+	if (list_length(ne->args) != 2 ||
+		a0 != gpuops_x_class_of(lsecond(ne->args)) || a0 == XC_NONE ||
+		!gpuops_xfunc_lookup(ne->opfuncid, 2, &f) || f.cmp != GPO_CMP_EQ)
+		return false;
+	if (!gpuops_x_expr(b, linitial(ne->args)) ||
+		!gpuops_x_expr(b, lsecond(ne->args)) ||
+		(x = gpuops_x_push(b, GPO_X_NULLIF, -1)) == NULL)
+		return false;
+	x->width = a0 == XC_FLOAT ? 1 : 0;
+	return true;
+}
+
+/* IS [NOT] TRUE / FALSE / UNKNOWN. */
+static bool
+gpuops_x_booltest(XBuild *b, BooleanTest *bt)
+{
+	gpo_xnode  *x;
+	int			op = GPO_X_ISTRUE;
+	int64		variant = 0;
+
+	switch (bt->booltesttype)
+	{
+		case IS_TRUE:
+			variant = 0;
+			break;
+		case IS_FALSE:
+			variant = 1;
+			break;
+		case IS_NOT_TRUE:
+			variant = 2;
+			break;
+		case IS_NOT_FALSE:
+			variant = 3;
+			break;
+		case IS_UNKNOWN:
+		case IS_NOT_UNKNOWN:
+			op = GPO_X_ISNULL;
+			variant = bt->booltesttype == IS_NOT_UNKNOWN;
+			break;
+	}
+	if (!gpuops_x_expr(b, (Node *) bt->arg) || (x = gpuops_x_push(b, op, 0)) == NULL)
+		return false;
+	x->ival = variant;
+	return true;
+}
+
+/* Appends the code of e; false if the device can't evaluate it. */
+static bool
+gpuops_x_expr(XBuild *b, Node *e)
+{
+	gpo_xnode  *x;
+
+	if (e == NULL)
+		return false;
+	check_stack_depth();
+	switch (nodeTag(e))
+	{
+		case T_Var:
+			return gpuops_x_var(b, (Var *) e);
+		case T_Const:
+			return gpuops_x_const(b, (Const *) e);
+		case T_RelabelType:
+			return gpuops_x_class_of(e) != XC_NONE &&
+				gpuops_x_class_of(e) == gpuops_x_class_of((Node *) ((RelabelType *) e)->arg) &&
+				gpuops_x_expr(b, (Node *) ((RelabelType *) e)->arg);
+		case T_OpExpr:
+			set_opfuncid((OpExpr *) e);
+			return gpuops_x_call(b, ((OpExpr *) e)->opfuncid,
+								 ((OpExpr *) e)->args,
+								 ((OpExpr *) e)->opresulttype,
+								 ((OpExpr *) e)->opretset);
+		case T_FuncExpr:
+			return !((FuncExpr *) e)->funcvariadic &&
+				gpuops_x_call(b, ((FuncExpr *) e)->funcid,
+							  ((FuncExpr *) e)->args,
+							  ((FuncExpr *) e)->funcresulttype,
+							  ((FuncExpr *) e)->funcretset);
+		case T_BoolExpr:
+			return gpuops_x_bool(b, (BoolExpr *) e);
+		case T_NullTest:
+			if (((NullTest *) e)->argisrow ||
+				gpuops_x_class_of((Node *) ((NullTest *) e)->arg) == XC_NONE ||
+				!gpuops_x_expr(b, (Node *) ((NullTest *) e)->arg) ||
+				(x = gpuops_x_push(b, GPO_X_ISNULL, 0)) == NULL)
+				return false;
+			x->ival = ((NullTest *) e)->nulltesttype == IS_NOT_NULL;
+			return true;
+		case T_BooleanTest:
+			return gpuops_x_booltest(b, (BooleanTest *) e);
+		case T_CaseExpr:
+			return gpuops_x_class_of(e) != XC_NONE &&
+				gpuops_x_case(b, (CaseExpr *) e);
+		case T_CaseTestExpr:
+			return b->case_arg != NULL && gpuops_x_expr(b, b->case_arg);
+		case T_CoalesceExpr:
+			return gpuops_x_class_of(e) != XC_NONE &&
+				gpuops_x_coalesce(b, (CoalesceExpr *) e);
+		case T_NullIfExpr:
+			return gpuops_x_nullif(b, (NullIfExpr *) e);
+		default:
+			return false;
+	}
+}
+
+/*
+ * Compiles e, an expression over plain columns of relid, into *prog; false
+ * if the device can't evaluate it.  attno_col maps attribute numbers (up to
+ * max_attno) to the ncols columns the program reads; NULL when only
+ * planning.  A bare column is no expression (the reader gives it).
+ */
+bool
+gpuops_expr_compile(Expr *e, Index relid, const int *attno_col,
+					int max_attno, int ncols, GpuopsExprProgram *prog)
+{
+	XBuild		b;
+	int			w;
+	gpo_ctx		ctx;
+	XClass		cls;
+
+	memset(prog, 0, sizeof(*prog));
+	if (e == NULL || IsA(e, Var) || contain_volatile_functions((Node *) e))
+		return false;
+	cls = gpuops_x_class(exprType((Node *) e), &w);
+	if (cls == XC_NONE)
+		return false;
+	memset(&b, 0, sizeof(b));
+	b.relid = relid;
+	b.attno_col = attno_col;
+	b.max_attno = max_attno;
+	if (!gpuops_x_expr(&b, (Node *) e) || b.depth != 1)
+		return false;
+	gpo_ctx_init(&ctx);
+	if (gpo_expr_check(&ctx, attno_col ? ncols : MaxAttrNumber + 1,
+					   b.nodes, b.n) != GPO_OK)
+		return false;
+	prog->nodes = b.nodes;
+	prog->n = b.n;
+	prog->out_double = cls == XC_FLOAT;
+	prog->restype = exprType((Node *) e);
+	if (!gpuops_scan_col_type(prog->restype, &prog->out_type))
+		return false;
+	return true;
+}
+
+/* True if the device can evaluate e over plain columns of relid. */
+bool
+gpuops_expr_on_device(Expr *e, Index relid)
+{
+	GpuopsExprProgram prog;
+
+	return gpuops_expr_compile(e, relid, NULL, 0, 0, &prog);
+}

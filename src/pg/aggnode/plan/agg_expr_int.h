@@ -1,0 +1,29 @@
+/*
+ * agg_expr_int.h
+ *	  What the expression compiler's files share: agg_expr.c (the compiler)
+ *	  and agg_expr_funcs.c (the built-in functions it knows).
+ */
+#ifndef GPUOPS_AGG_EXPR_INT_H
+#define GPUOPS_AGG_EXPR_INT_H
+
+#include "aggnode/gpuops_agg.h"
+
+/* A built-in function the device evaluates. */
+typedef struct GpuopsXFunc
+{
+	int			op;				/* a gpo_xop; -1: its argument itself */
+	int			cmp;			/* a gpo_cmp_op for ICMP / FCMP */
+	int			nargs;
+	bool		date_arg;		/* date_pl_interval / date_mi_interval: the
+								 * date becomes a timestamp first */
+} GpuopsXFunc;
+
+/*
+ * The operator the device evaluates for a call of funcid with nargs
+ * arguments; false if there is none.
+ */
+extern bool gpuops_xfunc_lookup(Oid funcid, int nargs, GpuopsXFunc *f);
+/* The gpo_xfield a date_part / date_trunc unit names; false if none. */
+extern bool gpuops_xfunc_field(text *units, bool trunc, int *field);
+
+#endif							/* GPUOPS_AGG_EXPR_INT_H */
