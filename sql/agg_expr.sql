@@ -382,7 +382,8 @@ SELECT n, q FROM unnest(ARRAY[
   $$SELECT max(ts + interval '300000 years') AS m, min(ts - interval '2147483647 hours') AS m2 FROM agg_ex WHERE ts IN ('infinity', '-infinity')$$,
   $$SELECT max(CASE WHEN d > '-infinity' AND d < 'infinity' THEN d - date '2000-01-01' END) AS m FROM agg_ex$$,
   $$SELECT count(*) FILTER (WHERE d > '-infinity' AND d < 'infinity' AND d - date '2000-01-01' > 0) AS c FROM agg_ex$$,
-  $$SELECT x4 % 10 AS k, sum(10 / x4) FILTER (WHERE x4 <> 0) AS a, sum(10 / x4) FILTER (WHERE x4 > 0) AS b, count(*) FILTER (WHERE x4 = 0) AS z FROM agg_ex GROUP BY 1$$
+  $$SELECT x4 % 10 AS k, sum(10 / x4) FILTER (WHERE x4 <> 0) AS a, sum(10 / x4) FILTER (WHERE x4 > 0) AS b, count(*) FILTER (WHERE x4 = 0) AS z FROM agg_ex GROUP BY 1$$,
+  $$SELECT i, count(*) FILTER (WHERE 10 / x4 > 0) AS c FROM agg_ex WHERE x4 <> 0 GROUP BY i$$
 ]) WITH ORDINALITY AS t(q, n);
 SELECT n, q, pg_temp.check(q) AS result FROM agg_ex_safe ORDER BY n;
 

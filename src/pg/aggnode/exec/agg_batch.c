@@ -49,8 +49,9 @@ gpuops_agg_mask_bits(const uint8 *mask, int64 n)
 
 /*
  * Runs the device program over the batch of *n rows; returns the rows that
- * pass.  When at least half pass and the one grouping key has no NULL in the
- * batch, the failing rows' keys become NULL (the key column's validity is
+ * pass.  When at least half pass, the one grouping key has no NULL in the
+ * batch and no expression is evaluated over it, the failing rows' keys
+ * become NULL (the key column's validity is
  * the mask) and *null_key_out is set: those rows then form the NULL group,
  * which the caller drops, and no column is copied.  Otherwise the passing
  * rows of every column are compacted into new buffers (chunks updated) and
@@ -83,8 +84,8 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	*null_key_out = false;
 	if (count == n || count == 0)
 		return count;
-	/* (not with computed columns: the failing rows must not be evaluated) */
-	if (s->spec.nkeys == 1 && count * 2 >= n && te->ncomputed == 0 &&
+	if (s->spec.nkeys == 1 && count * 2 >= n &&
+		!gpuops_agg_evaluates(&s->spec, te) &&
 		chunks[te->key_col[0]].validity == NULL)
 	{
 		chunks[te->key_col[0]].validity =
