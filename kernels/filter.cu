@@ -9,14 +9,15 @@
  * most GPO_FILTER_MAX_DEPTH = 32, checked on the host), and the program
  * sits in shared memory when it fits.  Each thread counts its 1s and the
  * block adds them with one atomic.  Comparisons follow the same rules as
- * the CPU face (filter.c), written as PostgreSQL writes its float order:
- * a three-way compare with NaN above everything, then the operator.
+ * the CPU face (filter.c): the expression machine's three-way compare in
+ * PostgreSQL's float order and its operator test (gpo_expr_eval.h).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gpo_cuda.cuh"
+#include "gpo_expr_eval.h"
 #include "gpo_filter.h"
 
 /* Truth values on the device stack. */
@@ -35,38 +36,6 @@ struct gpo_filter_dcol
 	int32_t		type;
 };
 
-/* PostgreSQL's float8 three-way order: NaN = NaN, NaN above all, -0.0 = 0.0. */
-__device__ __forceinline__ int
-gpo_filter_fcmp(double x, double k)
-{
-	if (isnan(x))
-		return isnan(k) ? 0 : 1;
-	if (isnan(k))
-		return -1;
-	return (x > k) - (x < k);
-}
-
-/* True if a three-way result cmp satisfies op. */
-__device__ __forceinline__ bool
-gpo_filter_op(int cmp, int op)
-{
-	switch (op)
-	{
-		case GPO_CMP_EQ:
-			return cmp == 0;
-		case GPO_CMP_NE:
-			return cmp != 0;
-		case GPO_CMP_LT:
-			return cmp < 0;
-		case GPO_CMP_LE:
-			return cmp <= 0;
-		case GPO_CMP_GT:
-			return cmp > 0;
-		default:
-			return cmp >= 0;
-	}
-}
-
 /* The truth value of a (non-NULL-constant) CMP node at row. */
 __device__ __forceinline__ unsigned int
 gpo_filter_cmp_row(const gpo_filter_dcol &c, int64_t row, const gpo_pred *p)
@@ -79,11 +48,11 @@ gpo_filter_cmp_row(const gpo_filter_dcol &c, int64_t row, const gpo_pred *p)
 	switch (c.type)
 	{
 		case GPO_FLOAT32:
-			cmp = gpo_filter_fcmp((double) ((const float *) c.data)[row], p->fval);
-			return gpo_filter_op(cmp, p->op) ? GPO_FV_TRUE : GPO_FV_FALSE;
+			cmp = gpo_x_fcmp3((double) ((const float *) c.data)[row], p->fval);
+			return gpo_x_holds(cmp, p->op) ? GPO_FV_TRUE : GPO_FV_FALSE;
 		case GPO_FLOAT64:
-			cmp = gpo_filter_fcmp(((const double *) c.data)[row], p->fval);
-			return gpo_filter_op(cmp, p->op) ? GPO_FV_TRUE : GPO_FV_FALSE;
+			cmp = gpo_x_fcmp3(((const double *) c.data)[row], p->fval);
+			return gpo_x_holds(cmp, p->op) ? GPO_FV_TRUE : GPO_FV_FALSE;
 		case GPO_INT32:
 			x = ((const int32_t *) c.data)[row];
 			break;
@@ -98,7 +67,7 @@ gpo_filter_cmp_row(const gpo_filter_dcol &c, int64_t row, const gpo_pred *p)
 			break;
 	}
 	cmp = (x > p->ival) - (x < p->ival);
-	return gpo_filter_op(cmp, p->op) ? GPO_FV_TRUE : GPO_FV_FALSE;
+	return gpo_x_holds(cmp, p->op) ? GPO_FV_TRUE : GPO_FV_FALSE;
 }
 
 /* Truth value number k (0 = bottom) of a packed stack. */

@@ -8,9 +8,7 @@
  */
 #include "aggnode/exec/agg_policy.h"
 
-#include "access/sysattr.h"
 #include "executor/executor.h"
-#include "optimizer/optimizer.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
@@ -131,19 +129,18 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	for (i = 0; i < s->spec.nvals; i++)
 		te->val_col[i] = tab->val_attnos[i] > 0 ?
 			gpuops_agg_add_col(te, tab->val_attnos[i], NULL) : -1;
-	/* the columns the expressions read */
-	qual_attnos = NULL;
-	for (i = 0; i < s->spec.nkeys; i++)
-		pull_varattnos((Node *) tab->key_exprs[i], tab->rti, &qual_attnos);
-	for (i = 0; i < s->spec.nvals; i++)
-		pull_varattnos((Node *) tab->val_exprs[i], tab->rti, &qual_attnos);
-	x = -1;
-	while ((x = bms_next_member(qual_attnos, x)) >= 0)
-		gpuops_agg_add_col(te, (AttrNumber) (x + FirstLowInvalidHeapAttributeNumber),
-						   NULL);
+	/* the columns the clauses and the expressions read */
 	qual_attnos = gpuops_quals_attnos(tab->device_quals, NULL);
 	for (i = 0; i < s->spec.nfilters; i++)
 		qual_attnos = gpuops_quals_attnos(tab->filter_quals[i], qual_attnos);
+	for (i = 0; i < s->spec.nkeys; i++)
+		if (tab->key_exprs[i] != NULL)
+			qual_attnos = gpuops_quals_attnos(list_make1(tab->key_exprs[i]),
+											  qual_attnos);
+	for (i = 0; i < s->spec.nvals; i++)
+		if (tab->val_exprs[i] != NULL)
+			qual_attnos = gpuops_quals_attnos(list_make1(tab->val_exprs[i]),
+											  qual_attnos);
 	x = -1;
 	while ((x = bms_next_member(qual_attnos, x)) >= 0)
 		gpuops_agg_add_col(te, (AttrNumber) x, NULL);
