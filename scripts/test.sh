@@ -31,6 +31,10 @@ if [ $rc -ne 0 ]; then
 	echo "pg_regress failed" >&2
 	exit $rc
 fi
+# without the preload: CREATE EXTENSION and LOAD must not end the session
+echo "== without shared_preload_libraries =="
+pg_virtualenv -t -v "$PGV" psql -X -q -f test/no_preload.sql ||
+	{ echo "gpuops without the preload failed" >&2; exit 1; }
 # random queries (SQLsmith) and random calls of the functions: no crash
 echo "== sqlsmith (gpuops.device = '$dev') =="
 GPUOPS_DEVICE=$dev SQLSMITH_TIME=${SQLSMITH_TIME:-300} PG_CONFIG="$PG_CONFIG" \

@@ -53,10 +53,19 @@ gpuops_service_register(void)
 	service_registered = true;
 }
 
-/* Defines the service's settings and, when preloaded, registers it. */
+/*
+ * Defines the service's settings and, when preloaded, registers it.  The
+ * server-start settings are PGC_POSTMASTER only while the library is
+ * preloaded: PostgreSQL ends a session (FATAL) that defines one later, as
+ * CREATE EXTENSION or LOAD does without the preload; then they are
+ * PGC_INTERNAL, shown but fixed, since no service runs.
+ */
 void
 gpuops_service_init(void)
 {
+	GucContext	start_only = process_shared_preload_libraries_in_progress ?
+		PGC_POSTMASTER : PGC_INTERNAL;
+
 	DefineCustomBoolVariable("gpuops.gpu_service",
 							 "Runs the GPU face of every session in one GPU service process.",
 							 "The service owns the only CUDA context, so sessions share one "
@@ -64,7 +73,7 @@ gpuops_service_init(void)
 							 "gpuops is in shared_preload_libraries and built with CUDA.",
 							 &gpuops_gpu_service,
 							 true,
-							 PGC_POSTMASTER,
+							 start_only,
 							 0,
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuops.gpu_service_memory",
@@ -74,7 +83,7 @@ gpuops_service_init(void)
 							&gpuops_gpu_service_memory,
 							512,
 							16, 65536,
-							PGC_POSTMASTER,
+							start_only,
 							GUC_UNIT_MB,
 							NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuops.debug_gpu_service",
@@ -83,7 +92,7 @@ gpuops_service_init(void)
 							 "on a GPU machine, and the service runs it on the CPU.",
 							 &gpuops_debug_gpu_service,
 							 false,
-							 PGC_POSTMASTER,
+							 start_only,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuops.debug_gpu_service_delay",
