@@ -401,18 +401,23 @@ RESET gpuops.gpu_min_rows;
 DROP TABLE agg_ex_errors;
 DROP TABLE agg_ex_safe;
 
+-- int4 to numeric and numeric products run on the device (sql/agg_numeric.sql)
+SELECT pg_temp.check($$SELECT sum(x4::numeric) AS s FROM agg_ex$$);
+SELECT pg_temp.check($$SELECT x4 * 1.5 AS k, count(*) AS n FROM agg_ex GROUP BY 1$$);
+
 -- ---- expressions the node cannot run keep the native plan ----
 
--- volatile functions, numeric results (extract, numeric casts, a numeric
--- constant), text functions, timestamptz (date_trunc of a date resolves
--- to timestamptz), interval results and non-constant intervals, subqueries
+-- volatile functions, numeric results the device does not hold (extract,
+-- int8 or float cast to numeric, numeric division), text functions,
+-- timestamptz (date_trunc of a date resolves to timestamptz), interval
+-- results and non-constant intervals, subqueries
 SELECT n, q, pg_temp.check(q) AS result
 FROM unnest(ARRAY[
   $$SELECT sum(x4 * random()) AS s FROM agg_ex$$,
   $$SELECT (random() * 10)::int AS k, count(*) AS n FROM agg_ex GROUP BY 1$$,
   $$SELECT count(*) FILTER (WHERE random() < 0.5) AS n FROM agg_ex$$,
-  $$SELECT sum(x4::numeric) AS s FROM agg_ex$$,
-  $$SELECT x4 * 1.5 AS k, count(*) AS n FROM agg_ex GROUP BY 1$$,
+  $$SELECT sum(x8::numeric) AS s FROM agg_ex$$,
+  $$SELECT x4 / 1.5 AS k, count(*) AS n FROM agg_ex GROUP BY 1$$,
   $$SELECT extract(dow FROM ts) AS k, count(*) AS n FROM agg_ex GROUP BY 1$$,
   $$SELECT max(extract(epoch FROM ts)) AS m FROM agg_ex$$,
   $$SELECT extract(year FROM d) AS k, count(*) AS n FROM agg_ex GROUP BY 1$$,

@@ -56,9 +56,13 @@ node_ok(gpo_ctx *ctx, int ncols, const gpo_xnode *p, int i, int nnodes)
 	else if (((op >= GPO_X_FADD && op <= GPO_X_FABS) || op == GPO_X_I2F ||
 			  op == GPO_X_F2F) && w != 4 && w != 8)
 		why = "a float width other than 4 or 8";
-	else if ((op == GPO_X_ICMP || op == GPO_X_FCMP) &&
+	else if (op == GPO_X_NCMP && (p->ival < -18 || p->ival > 18))
+		why = "a numeric comparison of scales 19 or more apart";
+	else if ((op == GPO_X_ICMP || op == GPO_X_FCMP || op == GPO_X_NCMP) &&
 			 (p->arg < GPO_CMP_EQ || p->arg > GPO_CMP_GE))
 		why = "an unknown comparison";
+	else if (op == GPO_X_NSCALE && (p->arg < 1 || p->arg > 18))
+		why = "a numeric rescale other than 10^1 .. 10^18";
 	else if (op == GPO_X_ISTRUE && (p->ival < 0 || p->ival > 3))
 		why = "an unknown IS TRUE variant";
 	else if ((op == GPO_X_AND_STEP || op == GPO_X_OR_STEP ||

@@ -91,6 +91,10 @@ gpo_xop_effect(int op, int *pops, int *pushes)
 		case GPO_X_DATE_PLI:
 		case GPO_X_DATE_MII:
 		case GPO_X_DATE_MI:
+		case GPO_X_NADD:
+		case GPO_X_NSUB:
+		case GPO_X_NMUL:
+		case GPO_X_NCMP:
 			*pops = 2;
 			break;
 		case GPO_X_JUMP:
@@ -111,7 +115,8 @@ gpo_xop_binary(int op)
 	return (op >= GPO_X_IADD && op <= GPO_X_IMOD) ||
 		(op >= GPO_X_FADD && op <= GPO_X_FDIV) ||
 		op == GPO_X_ICMP || op == GPO_X_FCMP ||
-		(op >= GPO_X_DATE_PLI && op <= GPO_X_DATE_MI);
+		(op >= GPO_X_DATE_PLI && op <= GPO_X_DATE_MI) ||
+		(op >= GPO_X_NADD && op <= GPO_X_NMUL) || op == GPO_X_NCMP;
 }
 
 /* The range error of integer width w. */
@@ -271,12 +276,108 @@ gpo_x_date_arith(int op, int64_t a, int64_t b, int64_t *r)
 	return GPO_XERR_NONE;
 }
 
+/*
+ * A numeric result x (exact) as a slot value: UNREPRESENTABLE from 10^18
+ * on in magnitude.
+ */
+GPO_HD int
+gpo_x_numeric_result(__int128 x, int64_t *r)
+{
+	if (x >= (__int128) GPO_X_NUMERIC_LIMIT ||
+		x <= -(__int128) GPO_X_NUMERIC_LIMIT)
+		return GPO_XERR_UNREPRESENTABLE;
+	*r = (int64_t) x;
+	return GPO_XERR_NONE;
+}
+
+/* a op b for the numeric operators on scaled values (NaN gives NaN). */
+GPO_HD int
+gpo_x_narith(int op, int64_t a, int64_t b, int64_t *r)
+{
+	if (a == GPO_X_NUMERIC_NAN || b == GPO_X_NUMERIC_NAN)
+	{
+		*r = GPO_X_NUMERIC_NAN;
+		return GPO_XERR_NONE;
+	}
+	switch (op)
+	{
+		case GPO_X_NADD:
+			return gpo_x_numeric_result((__int128) a + b, r);
+		case GPO_X_NSUB:
+			return gpo_x_numeric_result((__int128) a - b, r);
+		default:
+			return gpo_x_numeric_result((__int128) a * b, r);
+	}
+}
+
+/* The numeric one-operand operators on a scaled value (NaN stays NaN). */
+GPO_HD int
+gpo_x_nunary(const gpo_xnode *p, int64_t *v)
+{
+	__int128	x = *v;
+	int			e;
+
+	if (*v == GPO_X_NUMERIC_NAN)
+		return GPO_XERR_NONE;
+	switch (p->op)
+	{
+		case GPO_X_NNEG:
+			x = -x;
+			break;
+		case GPO_X_NABS:
+			x = x < 0 ? -x : x;
+			break;
+		default:
+			for (e = 0; e < p->arg; e++)
+			{
+				x *= 10;
+				if (x >= (__int128) GPO_X_NUMERIC_LIMIT ||
+					x <= -(__int128) GPO_X_NUMERIC_LIMIT)
+					return GPO_XERR_UNREPRESENTABLE;
+			}
+			break;
+	}
+	return gpo_x_numeric_result(x, v);
+}
+
+/*
+ * Numerics a and b whose scales differ by shift (b's minus a's) compared
+ * exactly: the one of the smaller scale times 10^|shift| in 128 bits (below
+ * 10^36); NaN equals NaN and orders above every number.  A gpo_x_holds.
+ */
+GPO_HD int64_t
+gpo_x_ncmp(int64_t a, int64_t b, int64_t shift, int cmp)
+{
+	__int128	x = a;
+	__int128	y = b;
+	int			c;
+
+	if (a == GPO_X_NUMERIC_NAN || b == GPO_X_NUMERIC_NAN)
+		c = (a == GPO_X_NUMERIC_NAN) - (b == GPO_X_NUMERIC_NAN);
+	else
+	{
+		for (; shift > 0; shift--)
+			x *= 10;
+		for (; shift < 0; shift++)
+			y *= 10;
+		c = (x > y) - (x < y);
+	}
+	return gpo_x_holds(c, cmp);
+}
+
 /* A strict two-operand operator on non-NULL a and b into *r. */
 GPO_HD int
 gpo_x_binary(const gpo_xnode *p, gpo_xval a, gpo_xval b, gpo_xval *r)
 {
 	switch (p->op)
 	{
+		case GPO_X_NADD:
+		case GPO_X_NSUB:
+		case GPO_X_NMUL:
+			return gpo_x_narith(p->op, a.i, b.i, &r->i);
+		case GPO_X_NCMP:
+			r->i = gpo_x_ncmp(a.i, b.i, p->ival, p->arg);
+			return GPO_XERR_NONE;
 		case GPO_X_ICMP:
 			r->i = gpo_x_holds((a.i > b.i) - (a.i < b.i), p->arg);
 			return GPO_XERR_NONE;
@@ -409,6 +510,10 @@ gpo_x_unary(const gpo_xnode *p, gpo_xval *v, bool *isnull)
 		case GPO_X_NOT:
 			v->i = v->i == 0;
 			return GPO_XERR_NONE;
+		case GPO_X_NNEG:
+		case GPO_X_NABS:
+		case GPO_X_NSCALE:
+			return gpo_x_nunary(p, &v->i);
 	}
 	return gpo_x_time_op(p, v, isnull);
 }

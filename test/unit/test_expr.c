@@ -1355,6 +1355,70 @@ static const gold_scalar g_scalars[] = {
 		{KI(INT64_C(9223372036854775807)), IV(GPO_X_TS_PL_INTERVAL, 1, 0, INT64_C(0))}},
 	{"'-infinity'::timestamp - '1 day'::interval", "I:-9223372036854775808", 2,
 		{KI(INT64_MIN), IV(GPO_X_TS_MI_INTERVAL, 0, 1, INT64_C(0))}},
+	/* numerics as value * 10^scale: 1.50 + 2.25 = 3.75 */
+	{"1.50 + 2.25 (scale 2)", "I:375", 3,
+		{KI(150), KI(225), OPA(GPO_X_NADD, 8, 0)}},
+	{"1.5 + 2.25 (1.5 to scale 2)", "I:375", 4,
+		{KI(15), OPA(GPO_X_NSCALE, 0, 1), KI(225), OPA(GPO_X_NADD, 8, 0)}},
+	{"1.50 - 2.25", "I:-75", 3,
+		{KI(150), KI(225), OPA(GPO_X_NSUB, 8, 0)}},
+	{"1.50 * 2.25 (scale 4)", "I:33750", 3,
+		{KI(150), KI(225), OPA(GPO_X_NMUL, 8, 0)}},
+	{"-1.50 * -0.01", "I:150", 3,
+		{KI(-150), KI(-1), OPA(GPO_X_NMUL, 8, 0)}},
+	{"-(1.50)", "I:-150", 2, {KI(150), OPA(GPO_X_NNEG, 8, 0)}},
+	{"abs(-2.5)", "I:25", 2, {KI(-25), OPA(GPO_X_NABS, 8, 0)}},
+	{"'NaN'::numeric * 0", "I:9223372036854775807", 3,
+		{KI(INT64_MAX), KI(0), OPA(GPO_X_NMUL, 8, 0)}},
+	{"0 - 'NaN'::numeric", "I:9223372036854775807", 3,
+		{KI(0), KI(INT64_MAX), OPA(GPO_X_NSUB, 8, 0)}},
+	{"-'NaN'::numeric", "I:9223372036854775807", 2,
+		{KI(INT64_MAX), OPA(GPO_X_NNEG, 8, 0)}},
+	{"abs('NaN'::numeric)", "I:9223372036854775807", 2,
+		{KI(INT64_MAX), OPA(GPO_X_NABS, 8, 0)}},
+	{"'NaN'::numeric to scale 18", "I:9223372036854775807", 2,
+		{KI(INT64_MAX), OPA(GPO_X_NSCALE, 0, 18)}},
+	{"'NaN'::numeric > 99.99", "I:1", 3,
+		{KI(INT64_MAX), KI(9999), OPA(GPO_X_ICMP, 8, GPO_CMP_GT)}},
+	{"'NaN'::numeric = 'NaN'::numeric", "I:1", 3,
+		{KI(INT64_MAX), KI(INT64_MAX), OPA(GPO_X_ICMP, 8, GPO_CMP_EQ)}},
+	{"999999999999999998 + 1", "I:999999999999999999", 3,
+		{KI(INT64_C(999999999999999998)), KI(1), OPA(GPO_X_NADD, 8, 0)}},
+	/* PostgreSQL's values that the engine's numerics do not hold */
+	{"999999999999999999 + 1 (10^18)", "E:UNREPRESENTABLE", 3,
+		{KI(INT64_C(999999999999999999)), KI(1), OPA(GPO_X_NADD, 8, 0)}},
+	{"-999999999999999999 - 1", "E:UNREPRESENTABLE", 3,
+		{KI(INT64_C(-999999999999999999)), KI(1), OPA(GPO_X_NSUB, 8, 0)}},
+	{"1000000000 * 1000000000", "E:UNREPRESENTABLE", 3,
+		{KI(1000000000), KI(1000000000), OPA(GPO_X_NMUL, 8, 0)}},
+	{"9223372036854775 * 10000 (past int64)", "E:UNREPRESENTABLE", 3,
+		{KI(INT64_C(9223372036854775)), KI(10000), OPA(GPO_X_NMUL, 8, 0)}},
+	{"99999999999.99 to scale 9", "E:UNREPRESENTABLE", 2,
+		{KI(INT64_C(9999999999999)), OPA(GPO_X_NSCALE, 0, 7)}},
+	{"-1 to scale 18", "E:UNREPRESENTABLE", 2,
+		{KI(-1), OPA(GPO_X_NSCALE, 0, 18)}},
+	{"0.1 to scale 18", "I:100000000000000000", 2,
+		{KI(1), OPA(GPO_X_NSCALE, 0, 17)}},
+	/* comparisons across scales (b's scale minus a's in ival), exact */
+	{"99999999999.99 * 2 > 999999999999999999 (no overflow)", "I:0", 5,
+		{KI(INT64_C(9999999999999)), KI(2), OPA(GPO_X_NMUL, 8, 0),
+			KI(INT64_C(999999999999999999)),
+		{GPO_X_NCMP, 0, GPO_CMP_GT, 0, 0, -2, 0.0, false}}},
+	{"999999999999999999 > 9999999999999999.99", "I:1", 3,
+		{KI(INT64_C(999999999999999999)), KI(INT64_C(999999999999999999)),
+		{GPO_X_NCMP, 0, GPO_CMP_GT, 0, 0, 2, 0.0, false}}},
+	{"1.5 = 1.50000000000000000 (scale 17)", "I:1", 3,
+		{KI(15), KI(INT64_C(150000000000000000)),
+		{GPO_X_NCMP, 0, GPO_CMP_EQ, 0, 0, 16, 0.0, false}}},
+	{"-0.000000000000000001 < 0", "I:1", 3,
+		{KI(-1), KI(0), {GPO_X_NCMP, 0, GPO_CMP_LT, 0, 0, -18, 0.0, false}}},
+	{"'NaN'::numeric > 999999999999999999", "I:1", 3,
+		{KI(INT64_MAX), KI(INT64_C(999999999999999999)),
+		{GPO_X_NCMP, 0, GPO_CMP_GT, 0, 0, -3, 0.0, false}}},
+	{"'NaN'::numeric = 'NaN'::numeric (scales 0 and 5)", "I:1", 3,
+		{KI(INT64_MAX), KI(INT64_MAX), {GPO_X_NCMP, 0, GPO_CMP_EQ, 0, 0, 5, 0.0, false}}},
+	{"1.00 <> 'NaN'::numeric", "I:1", 3,
+		{KI(100), KI(INT64_MAX), {GPO_X_NCMP, 0, GPO_CMP_NE, 0, 0, -2, 0.0, false}}},
 };
 
 /* ---- the reference: values, calendar and operators ---- */
@@ -3087,6 +3151,15 @@ reject_programs(tgroup *g)
 	p[1] = k1;
 	p[2] = xn(GPO_X_AND_STEP, 0, 2);
 	reject_prog(g, "an AND step to itself", 1, p, 3);
+	p[0] = k1;
+	p[1] = xn(GPO_X_NSCALE, 0, 0);
+	reject_prog(g, "a numeric rescale by 10^0", 1, p, 2);
+	p[1].arg = 19;
+	reject_prog(g, "a numeric rescale by 10^19", 1, p, 2);
+	p[1] = k1;
+	p[2] = xn(GPO_X_NCMP, 0, GPO_CMP_EQ);
+	p[2].ival = 19;
+	reject_prog(g, "a numeric comparison 19 scales apart", 1, p, 3);
 	/* CASE whose branches leave different depths */
 	p[0] = k1;
 	p[1] = xn(GPO_X_JUMP_IF_NOT_TRUE, 0, 4);

@@ -153,8 +153,37 @@ typedef enum gpo_xop
 								 * timestamp, as timestamp_trunc;
 								 * infinities unchanged; fields
 								 * MICROSECONDS .. MILLENNIUM */
+
+	/*
+	 * ---- numerics: an int64 slot holds value * 10^scale of a numeric
+	 * whose scale the compiler knows for every node (the operands of
+	 * NADD, NSUB and NMUL already brought to one scale, NMUL's result at
+	 * the sum of its operands' scales), and GPO_X_NUMERIC_NAN stands for
+	 * NaN: an operand NaN gives NaN, as numeric's operators do (no
+	 * error).  A result of 10^18 or more in magnitude, which PostgreSQL
+	 * holds but the engine's numeric columns do not, is UNREPRESENTABLE.
+	 * Comparisons are NCMP (NaN orders above every number and equals NaN,
+	 * as in numeric). ----
+	 */
+	GPO_X_NADD,					/* a + b */
+	GPO_X_NSUB,					/* a - b */
+	GPO_X_NMUL,					/* a * b (the product of the scaled values) */
+	GPO_X_NNEG,					/* -a */
+	GPO_X_NABS,					/* abs(a) */
+	GPO_X_NSCALE,				/* a * 10^arg (arg 1 .. 18): to a larger
+								 * scale */
+	GPO_X_NCMP,					/* compares a and b (pops b, a; pushes bool)
+								 * of scales that differ by ival (-18 ..
+								 * 18: b's scale minus a's), exactly in 128
+								 * bits, so never UNREPRESENTABLE; arg is a
+								 * gpo_cmp_op */
 	GPO_X_OP_COUNT
 } gpo_xop;
+
+/* The int64 slot value that stands for a numeric NaN (the NADD ... ops). */
+#define GPO_X_NUMERIC_NAN	INT64_MAX
+/* Magnitude limit of the numeric ops' results: values below 10^18. */
+#define GPO_X_NUMERIC_LIMIT	INT64_C(1000000000000000000)
 
 /* Fields of TS_PART, TS_EXTRACT, DATE_EXTRACT and TS_TRUNC. */
 typedef enum gpo_xfield

@@ -48,6 +48,7 @@ typedef struct GpuopsAggCol
 								 * FILTER is a count of a value column of
 								 * no argument, attno 0) */
 	Oid			argtype;		/* SQL type of the argument */
+	int32		argtypmod;		/* its typmod (a numeric's scale) */
 	Oid			restype;		/* SQL type of the result */
 } GpuopsAggCol;
 
@@ -75,6 +76,7 @@ typedef struct GpuopsAggSpec
 	int			nkeys;
 	Oid			key_types[GPUOPS_AGG_MAX_KEYS];
 	Oid			key_collations[GPUOPS_AGG_MAX_KEYS];
+	int32		key_typmods[GPUOPS_AGG_MAX_KEYS];	/* (a numeric's scale) */
 	int			naggs;
 	GpuopsAggCol *aggs;
 	int			nvals;			/* distinct (argument, FILTER) pairs */
@@ -161,6 +163,11 @@ extern bool gpuops_agg_supported(Aggref *aggref, Index relid,
 extern void gpuops_agg_register(void);
 /* True if a grouping key of type typid and collation collid is a text key (dictionary codes). */
 extern bool gpuops_agg_text_key(Oid typid, Oid collid);
+/*
+ * True if a text key is a short one (char(n) or varchar(n) of at most 7
+ * bytes), read as int64 codes of its bytes instead of dictionary codes.
+ */
+extern bool gpuops_agg_short_text_key(Oid typid, int32 typmod, Oid collid);
 
 /* ---- agg_spec.c ---- */
 
@@ -204,6 +211,8 @@ typedef struct GpuopsExprProgram
 	bool		out_double;		/* the result is a double slot */
 	gpo_type	out_type;		/* the column the result fills */
 	Oid			restype;		/* its SQL type */
+	int			out_scale;		/* numeric: the result is value *
+								 * 10^out_scale; else -1 */
 } GpuopsExprProgram;
 
 /*
@@ -216,6 +225,11 @@ extern bool gpuops_expr_compile(Expr *e, Index relid, const int *attno_col,
 								GpuopsExprProgram *prog);
 /* True if the device can evaluate e over plain columns of relid. */
 extern bool gpuops_expr_on_device(Expr *e, Index relid);
+/*
+ * The typmod of e's values for the node: exprTypmod, but numeric(18, s) for
+ * a numeric expression the device holds at scale s.
+ */
+extern int32 gpuops_expr_typmod(Expr *e, Index relid);
 
 /* ---- agg_state.c ---- */
 

@@ -6,6 +6,7 @@
  *	  with their overflow rules, exact 128-bit sums as numeric).
  */
 #include "common/gpuops.h"
+#include "common/numeric_scaled.h"
 
 #include <math.h>
 
@@ -93,12 +94,24 @@ gpuops_value_to_datum(Oid elemtype, gpo_type type, const void *data, int64 row)
 Datum
 gpuops_int128_to_numeric(gpo_int128 v)
 {
+	return gpuops_scaled_to_numeric(v, 0, false);
+}
+
+/*
+ * The numeric of a scaled value v (value times 10^scale, 0 <= scale <= 38),
+ * with display scale scale, through its decimal digits; NaN for
+ * GPUOPS_NUMERIC_NAN when nan_sentinel is set.
+ */
+Datum
+gpuops_scaled_to_numeric(gpo_int128 v, int scale, bool nan_sentinel)
+{
 	uint64		lo = v.lo;
 	uint64		hi = (uint64) v.hi;
 	bool		neg = v.hi < 0;
 	uint32		limb[4];
 	char		buf[48];
 	char	   *p = buf + sizeof(buf) - 1;
+	int			digits = scale > 0 ? scale : -1;
 	int			i;
 
 	if (neg)
@@ -112,6 +125,10 @@ gpuops_int128_to_numeric(gpo_int128 v)
 	limb[2] = (uint32) (lo >> 32);
 	limb[3] = (uint32) lo;
 
+	if (nan_sentinel && v.hi == 0 && v.lo == (uint64) GPUOPS_NUMERIC_NAN)
+		return DirectFunctionCall3(numeric_in, CStringGetDatum("NaN"),
+								   ObjectIdGetDatum(InvalidOid),
+								   Int32GetDatum(-1));
 	*p = '\0';
 	do
 	{
@@ -125,7 +142,10 @@ gpuops_int128_to_numeric(gpo_int128 v)
 			rem = cur % 10;
 		}
 		*--p = (char) ('0' + rem);
-	} while ((limb[0] | limb[1] | limb[2] | limb[3]) != 0);
+		/* the decimal point after the scale's digits, a 0 before it */
+		if (--digits == 0)
+			*--p = '.';
+	} while ((limb[0] | limb[1] | limb[2] | limb[3]) != 0 || digits >= 0);
 	if (neg)
 		*--p = '-';
 

@@ -117,6 +117,12 @@ gpuops_decode_put(const GpuopsDecodeCol *dc, int64 row, const char *p)
 		case GPUOPS_CONV_BOOL_UINT8:
 			((uint8 *) dc->data)[row] = *(const char *) p != 0;
 			break;
+		case GPUOPS_CONV_NUMERIC:
+			gpuops_scan_put_numeric(dc, row, p);
+			break;
+		case GPUOPS_CONV_SHORT_TEXT:
+			gpuops_scan_put_short_text(dc, row, p);
+			break;
 		case GPUOPS_CONV_ENCODE:
 			break;				/* never on the page-batch path */
 	}
@@ -176,6 +182,10 @@ gpuops_decode_slow(const GpuopsDecodePlan *plan, HeapTupleHeader tup,
 			gpuops_scan_put_null(dc, row);
 			seen[dc->out] = true;
 		}
+		else if (dc->conv == GPUOPS_CONV_NUMERIC)
+			gpuops_scan_put_numeric(dc, row, DatumGetPointer(dc->miss_value));
+		else if (dc->conv == GPUOPS_CONV_SHORT_TEXT)
+			gpuops_scan_put_short_text(dc, row, DatumGetPointer(dc->miss_value));
 		else
 			gpuops_scan_put_datum(dc->conv, dc->data, row, dc->miss_value);
 	}

@@ -16,6 +16,7 @@
 #define GPUOPS_SCAN_H
 
 #include "common/gpuops.h"				/* postgres.h + gpo.h */
+#include "common/numeric_scaled.h"
 
 #include "access/htup_details.h"
 #include "access/relscan.h"
@@ -78,6 +79,12 @@ typedef struct GpuopsScanReader GpuopsScanReader;
 
 /* The physical batch type of a column type, or false if the reader can't extract it. */
 extern bool gpuops_scan_col_type(Oid typid, gpo_type *type);
+/*
+ * gpuops_scan_col_type for a column of type typid and typmod: also
+ * numeric(p, s) with 0 <= s <= p <= 18, read as scaled int64
+ * (numeric_scaled.h).
+ */
+extern bool gpuops_scan_col_type_mod(Oid typid, int32 typmod, gpo_type *type);
 
 /*
  * Starts reading cols of rel under snapshot in batches of batch_rows;
@@ -142,8 +149,37 @@ typedef enum GpuopsScanConv
 	GPUOPS_CONV_FLOAT64,		/* float8 -> float64 */
 	GPUOPS_CONV_BOOL_INT32,		/* bool -> int32 (0/1) */
 	GPUOPS_CONV_BOOL_UINT8,		/* bool -> uint8 (0/1) */
+	GPUOPS_CONV_NUMERIC,		/* numeric(p, s) -> int64 value * 10^s
+								 * (numeric_scaled.h) */
+	GPUOPS_CONV_SHORT_TEXT,		/* text, varchar, bpchar of at most
+								 * GPUOPS_SCAN_SHORT_TEXT_BYTES bytes ->
+								 * int64 code (gpuops_scan_short_text_code) */
 	GPUOPS_CONV_ENCODE			/* any type -> int32 through a callback */
 } GpuopsScanConv;
+
+/* Most bytes of a text value that an int64 code holds. */
+#define GPUOPS_SCAN_SHORT_TEXT_BYTES 7
+
+/*
+ * The int64 code of a string of len (<= 7) bytes: their big-endian value
+ * times 8, plus len.  Equal strings have equal codes and only they (no
+ * string holds a zero byte), so the code can stand for a grouping key
+ * under a deterministic collation; a char(1) of one byte gets a code below
+ * 2048.  No PostgreSQL calls: any thread.
+ */
+static inline int64
+gpuops_scan_short_text_code(const char *data, int len)
+{
+	uint64		v = 0;
+	int			i;
+
+	for (i = 0; i < len; i++)
+		v = (v << 8) | (uint8) data[i];
+	return (int64) ((v << 3) | (uint64) len);
+}
+
+/* The string (text, varchar and bpchar alike) of a short text code. */
+extern Datum gpuops_scan_short_text_datum(int64 code);
 
 /* How a value of typid is stored as type (an error if it can't be). */
 extern GpuopsScanConv gpuops_scan_conv(Oid typid, gpo_type type);
@@ -155,6 +191,9 @@ typedef struct GpuopsDecodeCol
 	GpuopsScanConv conv;
 	GpuopsScanEncode encode;	/* GPUOPS_CONV_ENCODE */
 	void	   *encode_arg;
+	int			scale;			/* GPUOPS_CONV_NUMERIC: the column's scale */
+	bool	   *unfit;			/* NUMERIC, SHORT_TEXT: set when a value
+								 * can't be held (the reader's flag) */
 	void	   *data;			/* the batch's value array */
 	uint8	   *validity;		/* the batch's validity bitmap */
 	int			out;			/* index of the batch column */
@@ -264,9 +303,45 @@ gpuops_scan_put_datum(GpuopsScanConv conv, void *data, int64 row, Datum d)
 		case GPUOPS_CONV_BOOL_UINT8:
 			((uint8 *) data)[row] = DatumGetBool(d) ? 1 : 0;
 			break;
+		case GPUOPS_CONV_NUMERIC:	/* gpuops_scan_put_numeric */
+		case GPUOPS_CONV_SHORT_TEXT:	/* gpuops_scan_put_short_text */
 		case GPUOPS_CONV_ENCODE:
 			break;				/* the slot path calls the encoder itself */
 	}
+}
+
+/*
+ * Store the string datum at p as its short text code; a compressed or
+ * external datum, or one longer than GPUOPS_SCAN_SHORT_TEXT_BYTES, sets
+ * *dc->unfit (no PostgreSQL calls: any thread).
+ */
+static inline void
+gpuops_scan_put_short_text(const GpuopsDecodeCol *dc, int64 row, const void *p)
+{
+	int64		code = 0;
+
+	if ((VARATT_IS_EXTENDED(p) && !VARATT_IS_SHORT(p)) ||
+		VARSIZE_ANY_EXHDR(p) > GPUOPS_SCAN_SHORT_TEXT_BYTES)
+		__atomic_store_n(dc->unfit, true, __ATOMIC_RELAXED);
+	else
+		code = gpuops_scan_short_text_code(VARDATA_ANY(p),
+										   (int) VARSIZE_ANY_EXHDR(p));
+	((int64 *) dc->data)[row] = code;
+}
+
+/*
+ * Store the numeric datum at p (not compressed nor external) as the scaled
+ * batch value of row; a value the engine can't hold sets *dc->unfit (no
+ * PostgreSQL calls: any thread).
+ */
+static inline void
+gpuops_scan_put_numeric(const GpuopsDecodeCol *dc, int64 row, const void *p)
+{
+	int64		v;
+
+	if (gpuops_numeric_scaled(p, dc->scale, &v) == GPUOPS_NUMERIC_UNFIT)
+		__atomic_store_n(dc->unfit, true, __ATOMIC_RELAXED);
+	((int64 *) dc->data)[row] = v;
 }
 
 /* Store a NULL as the batch value of row: 0, validity bit cleared. */
@@ -282,6 +357,8 @@ gpuops_scan_put_null(const GpuopsDecodeCol *dc, int64 row)
 			((int32 *) dc->data)[row] = 0;
 			break;
 		case GPUOPS_CONV_INT64:
+		case GPUOPS_CONV_NUMERIC:
+		case GPUOPS_CONV_SHORT_TEXT:
 			((int64 *) dc->data)[row] = 0;
 			break;
 		case GPUOPS_CONV_FLOAT32:

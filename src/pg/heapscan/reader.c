@@ -42,6 +42,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -79,6 +80,39 @@ gpuops_scan_col_type(Oid typid, gpo_type *type)
 	return gpuops_device_type(typid, type);
 }
 
+/*
+ * gpuops_scan_col_type for a column of type typid and typmod: also
+ * numeric(p, s) with 0 <= s <= p <= 18, whose values the reader stores as
+ * int64 value * 10^s (numeric_scaled.h).
+ */
+bool
+gpuops_scan_col_type_mod(Oid typid, int32 typmod, gpo_type *type)
+{
+	if (typid == NUMERICOID)
+	{
+		*type = GPO_INT64;
+		return gpuops_numeric_typmod_scale(typmod) >= 0;
+	}
+	return gpuops_scan_col_type(typid, type);
+}
+
+/* The string (text, varchar and bpchar alike) of a short text code. */
+Datum
+gpuops_scan_short_text_datum(int64 code)
+{
+	char		buf[GPUOPS_SCAN_SHORT_TEXT_BYTES];
+	int			len = (int) (code & 7);
+	uint64		v = (uint64) code >> 3;
+	int			i;
+
+	for (i = len - 1; i >= 0; i--)
+	{
+		buf[i] = (char) (v & 0xFF);
+		v >>= 8;
+	}
+	return PointerGetDatum(cstring_to_text_with_len(buf, len));
+}
+
 /* The conversion from a stored typid to batch type, or elog if there is none. */
 GpuopsScanConv
 gpuops_scan_conv(Oid typid, gpo_type type)
@@ -113,6 +147,16 @@ gpuops_scan_conv(Oid typid, gpo_type type)
 		case FLOAT8OID:
 			if (type == GPO_FLOAT64)
 				return GPUOPS_CONV_FLOAT64;
+			break;
+		case NUMERICOID:
+			if (type == GPO_INT64)
+				return GPUOPS_CONV_NUMERIC;
+			break;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			if (type == GPO_INT64)
+				return GPUOPS_CONV_SHORT_TEXT;
 			break;
 	}
 	elog(ERROR, "gpuops column reader: type %u can't be read as %s",
@@ -171,6 +215,18 @@ gpuops_scan_setup_cols(GpuopsScanReader *r, int ncols,
 		}
 		else
 			dc->conv = gpuops_scan_conv(col->typid, col->type);
+		if (dc->conv == GPUOPS_CONV_NUMERIC)
+		{
+			/* the scale the stored values have: the column's own typmod */
+			dc->scale = gpuops_numeric_typmod_scale(att->atttypmod);
+			if (att->atttypid != NUMERICOID || dc->scale < 0)
+				elog(ERROR, "gpuops column reader: column %d of relation \"%s\" is not numeric(p, s) with p <= %d",
+					 col->attnum, RelationGetRelationName(r->rel),
+					 GPUOPS_NUMERIC_MAX_PRECISION);
+			dc->unfit = &r->unfit;
+		}
+		if (dc->conv == GPUOPS_CONV_SHORT_TEXT)
+			dc->unfit = &r->unfit;
 		dc->data = r->batch.data[i];
 		dc->validity = r->batch.validity[i];
 		dc->out = i;
@@ -295,6 +351,34 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 	return r;
 }
 
+/*
+ * Raises the error for a value of the batch that the reader could not hold
+ * as an int64 (a numeric as a scaled integer, a short string as its code):
+ * none of a numeric(p, s) column's values, or of a char(n) or varchar(n)
+ * column read that way, should be one, so the data are not what the type
+ * says.
+ */
+static void
+gpuops_scan_unfit_error(GpuopsScanReader *r)
+{
+	const char *colname = "?";
+	int			i;
+
+	for (i = 0; i < r->batch.ncols; i++)
+		if (r->dcols[i].conv == GPUOPS_CONV_NUMERIC ||
+			r->dcols[i].conv == GPUOPS_CONV_SHORT_TEXT)
+		{
+			colname = NameStr(TupleDescAttr(RelationGetDescr(r->rel),
+											r->dcols[i].attidx)->attname);
+			break;
+		}
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("gpuops cannot read a value of relation \"%s\" (column \"%s\") as an integer code",
+					RelationGetRelationName(r->rel), colname),
+			 errhint("Run the query with gpuops.enabled = off.")));
+}
+
 /* Fills the next batch; false (and nrows 0) when the table is exhausted. */
 bool
 gpuops_scan_next(GpuopsScanReader *r, GpuopsScanBatch **batch)
@@ -322,6 +406,8 @@ gpuops_scan_next(GpuopsScanReader *r, GpuopsScanBatch **batch)
 		r->done = gpuops_scan_next_fast(r);
 	else
 		r->done = gpuops_scan_next_slot(r);
+	if (r->unfit)
+		gpuops_scan_unfit_error(r);
 	r->stats.tuples += b->nrows;
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);

@@ -76,6 +76,7 @@ struct GpuopsScanReader
 	GpuopsDecodeCol *dcols;		/* [ncols], sorted by attribute */
 	int			maxatt;			/* highest needed attnum */
 	bool		done;			/* no rows left */
+	bool		unfit;			/* a numeric value the batch can't hold */
 
 	/* fast path */
 	GpuopsDecodePlan plan;

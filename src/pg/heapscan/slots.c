@@ -9,6 +9,7 @@
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
+#include "fmgr.h"
 #include "miscadmin.h"
 
 /* Fill the batch from slots; true if the table is exhausted. */
@@ -58,6 +59,12 @@ gpuops_scan_next_slot(GpuopsScanReader *r)
 			else if (dc->conv == GPUOPS_CONV_ENCODE)
 				((int32 *) dc->data)[row] =
 					dc->encode(dc->encode_arg, slot->tts_values[dc->attidx]);
+			else if (dc->conv == GPUOPS_CONV_NUMERIC)
+				gpuops_scan_put_numeric(dc, row,
+										PG_DETOAST_DATUM_PACKED(slot->tts_values[dc->attidx]));
+			else if (dc->conv == GPUOPS_CONV_SHORT_TEXT)
+				gpuops_scan_put_short_text(dc, row,
+										   PG_DETOAST_DATUM_PACKED(slot->tts_values[dc->attidx]));
 			else
 				gpuops_scan_put_datum(dc->conv, dc->data, row,
 									  slot->tts_values[dc->attidx]);

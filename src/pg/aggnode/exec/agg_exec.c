@@ -90,7 +90,10 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 
 	gpuops_agg_spec_from_plan(cscan, &s->spec);
 	for (t = 0; t < s->spec.nkeys; t++)
-		if (gpuops_agg_text_key(s->spec.key_types[t], s->spec.key_collations[t]))
+		if (gpuops_agg_text_key(s->spec.key_types[t], s->spec.key_collations[t]) &&
+			!gpuops_agg_short_text_key(s->spec.key_types[t],
+									   s->spec.key_typmods[t],
+									   s->spec.key_collations[t]))
 			s->spec.key_dicts[t] = gpuops_dict_create();
 	s->tables = palloc0(sizeof(GpuopsAggTableExec) * Max(s->spec.ntables, 1));
 	s->qual_cxt = CreateExprContext(estate);

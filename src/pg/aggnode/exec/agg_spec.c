@@ -66,6 +66,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	List	   *aggrefs = (List *) list_nth(priv, PRIV_AGGREFS);
 	List	   *tables = (List *) list_nth(priv, PRIV_TABLES);
 	List	   *classes = (List *) list_nth(priv, PRIV_AGG_CLASSES);
+	Index		relid;
 	Node	  **val_srcs;
 	List	   *filters = NIL;
 	ListCell   *lc;
@@ -73,11 +74,13 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	int			t;
 
 	memset(spec, 0, sizeof(*spec));
+	relid = (Index) intVal(list_nth(priv, PRIV_RELID));
 	spec->nkeys = list_length(keys);
 	i = 0;
 	foreach(lc, keys)
 	{
 		spec->key_types[i] = exprType((Node *) lfirst(lc));
+		spec->key_typmods[i] = gpuops_expr_typmod((Expr *) lfirst(lc), relid);
 		spec->key_collations[i++] = exprCollation((Node *) lfirst(lc));
 	}
 
@@ -105,6 +108,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		if (a->args != NIL)
 			src = (Node *) linitial_node(TargetEntry, a->args)->expr;
 		col->argtype = (Oid) lthird_int(cls);
+		col->argtypmod = src != NULL ? gpuops_expr_typmod((Expr *) src, relid) : -1;
 		col->restype = a->aggtype;
 		col->valcol = -1;
 		if (a->aggfilter != NULL)

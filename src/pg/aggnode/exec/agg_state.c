@@ -14,6 +14,8 @@
  * (agg_spill.c), merged back in key order as the groups come out.
  */
 #include "aggnode/gpuops_agg.h"
+#include "common/numeric_scaled.h"
+#include "heapscan/gpuops_scan.h"
 
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
@@ -380,11 +382,48 @@ gpuops_aggstate_put(GpuopsAggState *dst, const GpuopsAggState *src, int64 i)
  * element (array.c), except bool, which the node holds as int32.
  */
 static Datum
-gpuops_aggstate_datum(Oid typid, gpo_type type, const void *p)
+gpuops_aggstate_datum(Oid typid, int32 typmod, gpo_type type, const void *p)
 {
 	if (typid == BOOLOID)
 		return BoolGetDatum(*(const int32 *) p != 0);
+	if (typid == BPCHAROID || typid == VARCHAROID)
+		return gpuops_scan_short_text_datum(*(const int64 *) p);	/* short text key */
+	if (typid == NUMERICOID)
+	{
+		/* numeric(p, s) held as value * 10^s (numeric_scaled.h) */
+		int64		v = *(const int64 *) p;
+		gpo_int128	w;
+
+		w.lo = (uint64) v;
+		w.hi = v < 0 ? -1 : 0;
+		return gpuops_scaled_to_numeric(w, gpuops_numeric_typmod_scale(typmod),
+										true);
+	}
 	return gpuops_value_to_datum(typid, type, p, 0);
+}
+
+/*
+ * sum or avg of numeric(p, s) values for group g, from the engine's exact
+ * sum of the scaled values: NaN when the group holds a NaN (its largest
+ * value is the NaN stand-in), else the sum with display scale s, and the
+ * average as numeric_avg computes it (numeric_div of that sum by the count).
+ */
+static Datum
+gpuops_aggstate_numeric_sum(const gpo_agg_out *o, int64 g, int32 typmod,
+							bool avg)
+{
+	Datum		sum;
+
+	if (((const int64 *) o->max)[g] == GPUOPS_NUMERIC_NAN)
+		return DirectFunctionCall3(numeric_in, CStringGetDatum("NaN"),
+								   ObjectIdGetDatum(InvalidOid),
+								   Int32GetDatum(-1));
+	sum = gpuops_scaled_to_numeric(o->isum[g],
+								   gpuops_numeric_typmod_scale(typmod), false);
+	if (!avg)
+		return sum;
+	return DirectFunctionCall2(numeric_div, sum,
+							   NumericGetDatum(int64_to_numeric(o->count[g])));
 }
 
 /* A float value as a double (float4 or float8). */
@@ -448,12 +487,14 @@ gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,
 	switch (agg->kind)
 	{
 		case GPUOPS_AGG_MIN:
-			return gpuops_aggstate_datum(agg->argtype, type,
+			return gpuops_aggstate_datum(agg->argtype, agg->argtypmod, type,
 										 (const char *) o->min + w * g);
 		case GPUOPS_AGG_MAX:
-			return gpuops_aggstate_datum(agg->argtype, type,
+			return gpuops_aggstate_datum(agg->argtype, agg->argtypmod, type,
 										 (const char *) o->max + w * g);
 		case GPUOPS_AGG_SUM:
+			if (agg->argtype == NUMERICOID)
+				return gpuops_aggstate_numeric_sum(o, g, agg->argtypmod, false);
 			if (type == GPO_FLOAT32)
 				return Float4GetDatum((float4) gpuops_aggstate_fsum(o, type, g, true));
 			if (type == GPO_FLOAT64)
@@ -462,6 +503,8 @@ gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,
 				return Int64GetDatum((int64) o->isum[g].lo);
 			return gpuops_int128_to_numeric(o->isum[g]);
 		case GPUOPS_AGG_AVG:
+			if (agg->argtype == NUMERICOID)
+				return gpuops_aggstate_numeric_sum(o, g, agg->argtypmod, true);
 			if (type == GPO_FLOAT32 || type == GPO_FLOAT64)
 				return Float8GetDatum(gpuops_float_avg(o->fsum[g], o->fflags[g],
 													   o->m2[g], o->count[g]));
@@ -498,6 +541,7 @@ gpuops_aggstate_tuple(const GpuopsAggState *st, const GpuopsAggSpec *spec,
 			values[k] = gpuops_dict_datum(spec->key_dicts[k], *(int32 *) &buf);
 		else
 			values[k] = gpuops_aggstate_datum(spec->key_types[k],
+											  spec->key_typmods[k],
 											  st->key_types[k], &buf);
 		isnull[k] = false;
 	}

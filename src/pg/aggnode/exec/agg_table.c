@@ -8,6 +8,7 @@
  */
 #include "aggnode/exec/agg_policy.h"
 
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
@@ -24,6 +25,7 @@ gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno,
 				   GpuopsTextDict *dict)
 {
 	int			i;
+	int32		typmod;
 	GpuopsScanCol *c;
 
 	for (i = 0; i < te->ncols; i++)
@@ -32,6 +34,7 @@ gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno,
 	c = &te->cols[te->ncols];
 	c->attnum = attno;
 	c->typid = TupleDescAttr(RelationGetDescr(te->rel), attno - 1)->atttypid;
+	typmod = TupleDescAttr(RelationGetDescr(te->rel), attno - 1)->atttypmod;
 	if (dict != NULL)
 	{
 		/* a text key: its dictionary codes */
@@ -39,7 +42,9 @@ gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno,
 		c->encode = gpuops_dict_encode;
 		c->encode_arg = dict;
 	}
-	else if (!gpuops_scan_col_type(c->typid, &c->type))
+	else if (c->typid == BPCHAROID || c->typid == VARCHAROID)
+		c->type = GPO_INT64;	/* a short text key: its bytes' code */
+	else if (!gpuops_scan_col_type_mod(c->typid, typmod, &c->type))
 		elog(ERROR, "GpuOpsAgg cannot read column %d of type %u", attno,
 			 c->typid);
 	return te->ncols++;

@@ -11,6 +11,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
@@ -98,6 +99,16 @@ gpuops_agg_key_range(PlannerInfo *root, Var *var, double rows, uint64 *span)
 	int			k;
 	int			i;
 
+	if (gpuops_agg_short_text_key(var->vartype, var->vartypmod,
+								  var->varcollid))
+	{
+		/* one byte: codes below 2048; longer: no useful span */
+		if (var->vartypmod - VARHDRSZ > 1 ||
+			pg_database_encoding_max_length() > 1)
+			return false;
+		*span = 2047;
+		return true;
+	}
 	if (gpuops_agg_text_key(var->vartype, var->varcollid))
 	{
 		double		nd = estimate_num_groups(root, list_make1(var), rows,
@@ -164,10 +175,14 @@ gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
 		packed *= (double) one + 2;
 	}
 	if (list_length(keys) == 1)
-		gpuops_scan_col_type(exprType((Node *) linitial(keys)), &type);
+		gpuops_scan_col_type_mod(exprType((Node *) linitial(keys)),
+								 exprTypmod((Node *) linitial(keys)), &type);
 	if (gpuops_agg_text_key(exprType((Node *) linitial(keys)),
 							exprCollation((Node *) linitial(keys))))
-		type = GPO_INT32;
+		type = gpuops_agg_short_text_key(exprType((Node *) linitial(keys)),
+										 exprTypmod((Node *) linitial(keys)),
+										 exprCollation((Node *) linitial(keys))) ?
+			GPO_INT64 : GPO_INT32;
 	if (packed > 0 && packed < (double) PG_INT64_MAX)
 		span = (uint64) packed - 1;
 	if (gpuops_agg_strategy == GPO_AGG_DENSE)
@@ -180,8 +195,8 @@ gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
  * Worker processes the node may read with (for the costing and the plan):
  * only where the query may run in parallel, for one heap table whose scan
  * is parallel-safe, without clauses PostgreSQL must evaluate (row-level
- * security included) and without text keys (dictionary codes are per
- * process).  gpuops.parallel_workers = -1 (the default) takes
+ * security included) and without text keys other than short ones
+ * (dictionary codes are per process).  gpuops.parallel_workers = -1 (the default) takes
  * as many as PostgreSQL would give a parallel scan of the table (its size,
  * its parallel_workers option, max_parallel_workers_per_gather), but no more
  * than one process a thread of gpuops.threads, none with fewer than 3
@@ -233,7 +248,9 @@ gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables, bool inh,
 	{
 		Node	   *key = (Node *) lfirst(lc);
 
-		if (gpuops_agg_text_key(exprType(key), exprCollation(key)))
+		if (gpuops_agg_text_key(exprType(key), exprCollation(key)) &&
+			!gpuops_agg_short_text_key(exprType(key), exprTypmod(key),
+									   exprCollation(key)))
 			return 0;
 	}
 	return workers;

@@ -16,6 +16,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/appendinfo.h"
 #include "optimizer/cost.h"
@@ -38,6 +39,23 @@ gpuops_agg_text_key(Oid typid, Oid collid)
 }
 
 /*
+ * True if a text key of type typid and typmod is a short text key: a
+ * char(n) or varchar(n) whose values have at most
+ * GPUOPS_SCAN_SHORT_TEXT_BYTES bytes in the database's encoding (char(1)
+ * in UTF8), read as int64 codes of their bytes (page batches, worker
+ * processes) instead of dictionary codes.
+ */
+bool
+gpuops_agg_short_text_key(Oid typid, int32 typmod, Oid collid)
+{
+	if ((typid != BPCHAROID && typid != VARCHAROID) ||
+		!gpuops_agg_text_key(typid, collid) || typmod < (int32) VARHDRSZ)
+		return false;
+	return (int64) (typmod - VARHDRSZ) * pg_database_encoding_max_length() <=
+		GPUOPS_SCAN_SHORT_TEXT_BYTES;
+}
+
+/*
  * True if grouping key e can be the node's: a fixed-width column type the
  * reader extracts, or a text key; bpchar only with a length, since values
  * of a bare bpchar that differ in trailing blanks are equal but not
@@ -48,7 +66,7 @@ gpuops_agg_key_ok(Node *e)
 {
 	gpo_type	phys;
 
-	if (gpuops_scan_col_type(exprType(e), &phys))
+	if (gpuops_scan_col_type_mod(exprType(e), exprTypmod(e), &phys))
 		return true;
 	return gpuops_agg_text_key(exprType(e), exprCollation(e)) &&
 		(exprType(e) != BPCHAROID || exprTypmod(e) >= 0);
@@ -72,7 +90,7 @@ static bool
 gpuops_numeric_arg(Oid typid)
 {
 	return typid == INT2OID || typid == INT4OID || typid == INT8OID ||
-		typid == FLOAT4OID || typid == FLOAT8OID;
+		typid == FLOAT4OID || typid == FLOAT8OID || typid == NUMERICOID;
 }
 
 /* The result type PostgreSQL gives kind over argtype. */
@@ -148,7 +166,8 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 	else
 		return false;
 	*argtype = exprType((Node *) tle->expr);
-	if (!gpuops_scan_col_type(*argtype, &phys))
+	if (!gpuops_scan_col_type_mod(*argtype,
+								  gpuops_expr_typmod(tle->expr, relid), &phys))
 		return false;
 
 	if (strcmp(name, "count") == 0)

@@ -16,6 +16,7 @@
  */
 #include "aggnode/plan/agg_expr_int.h"
 #include "heapscan/gpuops_scan.h"
+#include "common/numeric_scaled.h"
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
@@ -31,7 +32,9 @@ typedef enum XClass
 	XC_FLOAT,					/* float4, float8 (width 4, 8) */
 	XC_BOOL,
 	XC_DATE,
-	XC_TS
+	XC_TS,
+	XC_NUM						/* numeric: value * 10^scale, the scale
+								 * known for every node (gpuops_x_scale) */
 } XClass;
 
 /* A program under construction. */
@@ -48,6 +51,7 @@ typedef struct XBuild
 } XBuild;
 
 static bool gpuops_x_expr(XBuild *b, Node *e);
+static int	gpuops_x_same_scale(List *es);
 
 /* The class and width of SQL type typid. */
 static XClass
@@ -77,6 +81,8 @@ gpuops_x_class(Oid typid, int *width)
 			return XC_DATE;
 		case TIMESTAMPOID:
 			return XC_TS;
+		case NUMERICOID:
+			return XC_NUM;
 	}
 	return XC_NONE;
 }
@@ -120,7 +126,7 @@ gpuops_x_var(XBuild *b, Var *var)
 
 	if (var->varno != (int) b->relid || var->varlevelsup != 0 ||
 		var->varattno <= 0 || gpuops_x_class_of((Node *) var) == XC_NONE ||
-		!gpuops_scan_col_type(var->vartype, &t))
+		!gpuops_scan_col_type_mod(var->vartype, var->vartypmod, &t))
 		return false;
 	if ((x = gpuops_x_push(b, GPO_X_COL, 1)) == NULL)
 		return false;
@@ -131,6 +137,125 @@ gpuops_x_var(XBuild *b, Var *var)
 	else
 		x->arg = b->attno_col[var->varattno];
 	return true;
+}
+
+/*
+ * A numeric constant's value * 10^(its display scale) into *scaled (NaN's
+ * stand-in for NaN); returns that scale, or -1 if it is not below 10^18
+ * that way (or an infinity).
+ */
+static int
+gpuops_x_numeric_const(Datum d, int64 *scaled)
+{
+	void	   *p = PG_DETOAST_DATUM_PACKED(d);
+	int			scale = gpuops_numeric_dscale(p);
+
+	if (scale < 0 || scale > GPUOPS_NUMERIC_MAX_PRECISION ||
+		gpuops_numeric_scaled(p, scale, scaled) == GPUOPS_NUMERIC_UNFIT)
+		return -1;
+	return scale;
+}
+
+/*
+ * The scale of numeric expression e as the compiled program holds it: a
+ * column's typmod scale, a constant's display scale, the larger one of +
+ * and -, the sum of *'s, 0 for an integer cast to numeric, the one scale
+ * of every branch of CASE, COALESCE and NULLIF (which PostgreSQL's values
+ * show: a sum's display scale is its values' largest, so every row must
+ * have the same); GPUOPS_X_ANY_SCALE for a NULL constant, -1 where the
+ * device can't hold the values that way.
+ */
+#define GPUOPS_X_ANY_SCALE (-2)
+static int
+gpuops_x_scale(Node *e)
+{
+	GpuopsXFunc f;
+	List	   *args = NIL;
+	Oid			funcid = InvalidOid;
+	ListCell   *lc;
+	int			s = GPUOPS_X_ANY_SCALE;
+
+	check_stack_depth();
+	if (e == NULL)
+		return -1;
+	switch (nodeTag(e))
+	{
+		case T_Var:
+			return gpuops_numeric_typmod_scale(((Var *) e)->vartypmod);
+		case T_Const:
+			{
+				int64		v;
+
+				if (((Const *) e)->constisnull)
+					return GPUOPS_X_ANY_SCALE;
+				return gpuops_x_numeric_const(((Const *) e)->constvalue, &v);
+			}
+		case T_RelabelType:
+			return gpuops_x_scale((Node *) ((RelabelType *) e)->arg);
+		case T_OpExpr:
+			set_opfuncid((OpExpr *) e);
+			funcid = ((OpExpr *) e)->opfuncid;
+			args = ((OpExpr *) e)->args;
+			break;
+		case T_FuncExpr:
+			funcid = ((FuncExpr *) e)->funcid;
+			args = ((FuncExpr *) e)->args;
+			break;
+		case T_CaseExpr:
+			foreach(lc, ((CaseExpr *) e)->args)
+				args = lappend(args, lfirst_node(CaseWhen, lc)->result);
+			args = lappend(args, ((CaseExpr *) e)->defresult);
+			return gpuops_x_same_scale(args);
+		case T_CoalesceExpr:
+			return gpuops_x_same_scale(((CoalesceExpr *) e)->args);
+		case T_NullIfExpr:
+			return gpuops_x_same_scale(((NullIfExpr *) e)->args);
+		case T_CaseTestExpr:
+			return -1;			/* a CASE operand of numeric: left native */
+		default:
+			return -1;
+	}
+	if (args == NIL || !gpuops_xfunc_lookup(funcid, list_length(args), &f))
+		return -1;
+	if (f.op == GPUOPS_XF_INT_TO_NUMERIC)
+		return (exprType(linitial(args)) == INT2OID ||
+				exprType(linitial(args)) == INT4OID) ? 0 : -1;
+	if (f.op != GPO_X_NADD && f.op != GPO_X_NSUB && f.op != GPO_X_NMUL &&
+		f.op != GPO_X_NNEG && f.op != GPO_X_NABS && f.op != -1)
+		return -1;
+	foreach(lc, args)
+	{
+		int			a = gpuops_x_scale((Node *) lfirst(lc));
+
+		if (a == -1)
+			return -1;
+		if (a == GPUOPS_X_ANY_SCALE)
+			continue;
+		if (f.op == GPO_X_NMUL && s != GPUOPS_X_ANY_SCALE)
+			s += a;
+		else
+			s = Max(s, a);
+	}
+	return s > GPUOPS_NUMERIC_MAX_PRECISION ? -1 : s;
+}
+
+/* The one scale of numeric expressions es (NULLs fit any), or -1. */
+static int
+gpuops_x_same_scale(List *es)
+{
+	int			s = GPUOPS_X_ANY_SCALE;
+	ListCell   *lc;
+
+	foreach(lc, es)
+	{
+		int			a = gpuops_x_scale((Node *) lfirst(lc));
+
+		if (a == -1 || (a >= 0 && s >= 0 && a != s))
+			return -1;
+		if (a >= 0)
+			s = a;
+	}
+	return s;
 }
 
 /* A constant of a class the machine holds. */
@@ -147,6 +272,8 @@ gpuops_x_const(XBuild *b, Const *c)
 	x->is_null = c->constisnull;
 	if (c->constisnull)
 		return true;
+	if (cls == XC_NUM)
+		return gpuops_x_numeric_const(c->constvalue, &x->ival) >= 0;
 	switch (c->consttype)
 	{
 		case INT2OID:
@@ -230,8 +357,95 @@ gpuops_x_func_types(const GpuopsXFunc *f, List *args, Oid restype)
 			return r == XC_TS && a1 == XC_TS;
 		case -1:
 			return r == a0;
+		case GPO_X_NADD:
+		case GPO_X_NSUB:
+		case GPO_X_NMUL:
+			return r == XC_NUM && a0 == XC_NUM && a1 == XC_NUM;
+		case GPO_X_NNEG:
+		case GPO_X_NABS:
+			return r == XC_NUM && a0 == XC_NUM;
+		case GPUOPS_XF_INT_TO_NUMERIC:
+			return r == XC_NUM && a0 == XC_INT;
 	}
 	return false;
+}
+
+/* The scale of a numeric call of funcid over args (gpuops_x_scale). */
+static int
+gpuops_x_scale_of_call(Oid funcid, List *args)
+{
+	FuncExpr	fe;
+
+	memset(&fe, 0, sizeof(fe));
+	fe.xpr.type = T_FuncExpr;
+	fe.funcid = funcid;
+	fe.args = args;
+	return gpuops_x_scale((Node *) &fe);
+}
+
+/* Appends expression e brought from its scale to scale to (numerics). */
+static bool
+gpuops_x_num_arg(XBuild *b, Node *e, int to)
+{
+	int			from = gpuops_x_scale(e);
+	gpo_xnode  *x;
+
+	if (from == -1 || !gpuops_x_expr(b, e))
+		return false;
+	if (from == GPUOPS_X_ANY_SCALE || to < 0 || from == to)
+		return true;
+	if (from > to || (x = gpuops_x_push(b, GPO_X_NSCALE, 0)) == NULL)
+		return false;
+	x->arg = to - from;
+	return true;
+}
+
+/*
+ * A numeric operator or comparison: the operands at one scale (the larger),
+ * except for *, whose result's scale is the sum of its operands', and the
+ * comparisons, which compare across scales exactly (GPO_X_NCMP).
+ */
+static bool
+gpuops_x_num_call(XBuild *b, const GpuopsXFunc *f, List *args)
+{
+	int			to = gpuops_x_same_scale(NIL);
+	gpo_xnode  *x;
+	ListCell   *lc;
+
+	foreach(lc, args)
+	{
+		int			a = gpuops_x_scale((Node *) lfirst(lc));
+
+		if (a == -1)
+			return false;
+		to = Max(to, a);
+	}
+	if (f->op == GPO_X_ICMP)
+	{
+		/* compared as they are, the scales' difference in the node */
+		int			sa = gpuops_x_scale(linitial(args));
+		int			sb = gpuops_x_scale(lsecond(args));
+
+		if (!gpuops_x_expr(b, linitial(args)) ||
+			!gpuops_x_expr(b, lsecond(args)) ||
+			(x = gpuops_x_push(b, GPO_X_NCMP, -1)) == NULL)
+			return false;
+		x->arg = f->cmp;
+		x->ival = (sa < 0 || sb < 0) ? 0 : sb - sa;
+		return true;
+	}
+	foreach(lc, args)
+		if (!gpuops_x_num_arg(b, (Node *) lfirst(lc),
+							  f->op == GPO_X_NMUL ? -1 : to))
+			return false;
+	if (f->op == -1)
+		return true;
+	if ((x = gpuops_x_push(b, f->op, 1 - list_length(args))) == NULL)
+		return false;
+	x->width = 8;
+	if (f->op == GPO_X_ICMP)
+		x->arg = f->cmp;
+	return true;
 }
 
 /* date_part / date_trunc: a constant unit, then the timestamp. */
@@ -295,6 +509,23 @@ gpuops_x_call(XBuild *b, Oid funcid, List *args, Oid restype, bool retset)
 		return gpuops_x_datetime_field(b, &f, args);
 	if (f.op == GPO_X_TS_PL_INTERVAL || f.op == GPO_X_TS_MI_INTERVAL)
 		return gpuops_x_interval(b, &f, args);
+	if (f.op == GPUOPS_XF_INT_TO_NUMERIC)
+	{
+		/* int2 / int4 values are their own scale-0 numerics */
+		Oid			argtype = exprType(linitial(args));
+
+		return (argtype == INT2OID || argtype == INT4OID) &&
+			gpuops_x_expr(b, linitial(args));
+	}
+	if (gpuops_x_class(restype, &w) == XC_NUM ||
+		gpuops_x_class_of(linitial(args)) == XC_NUM)
+	{
+		/* every scale must be known, the result's too */
+		if (gpuops_x_class(restype, &w) == XC_NUM &&
+			gpuops_x_scale_of_call(funcid, args) == -1)
+			return false;
+		return gpuops_x_num_call(b, &f, args);
+	}
 	foreach(lc, args)
 		if (!gpuops_x_expr(b, (Node *) lfirst(lc)))
 			return false;
@@ -512,14 +743,17 @@ gpuops_x_expr(XBuild *b, Node *e)
 			return gpuops_x_booltest(b, (BooleanTest *) e);
 		case T_CaseExpr:
 			return gpuops_x_class_of(e) != XC_NONE &&
+				(gpuops_x_class_of(e) != XC_NUM || gpuops_x_scale(e) != -1) &&
 				gpuops_x_case(b, (CaseExpr *) e);
 		case T_CaseTestExpr:
 			return b->case_arg != NULL && gpuops_x_expr(b, b->case_arg);
 		case T_CoalesceExpr:
 			return gpuops_x_class_of(e) != XC_NONE &&
+				(gpuops_x_class_of(e) != XC_NUM || gpuops_x_scale(e) != -1) &&
 				gpuops_x_coalesce(b, (CoalesceExpr *) e);
 		case T_NullIfExpr:
-			return gpuops_x_nullif(b, (NullIfExpr *) e);
+			return (gpuops_x_class_of(e) != XC_NUM || gpuops_x_scale(e) != -1) &&
+				gpuops_x_nullif(b, (NullIfExpr *) e);
 		default:
 			return false;
 	}
@@ -561,9 +795,35 @@ gpuops_expr_compile(Expr *e, Index relid, const int *attno_col,
 	prog->n = b.n;
 	prog->out_double = cls == XC_FLOAT;
 	prog->restype = exprType((Node *) e);
+	prog->out_scale = -1;
+	if (cls == XC_NUM)
+	{
+		/* numeric: value * 10^out_scale in an int64 column */
+		prog->out_scale = gpuops_x_scale((Node *) e);
+		prog->out_type = GPO_INT64;
+		return prog->out_scale >= 0;
+	}
 	if (!gpuops_scan_col_type(prog->restype, &prog->out_type))
 		return false;
 	return true;
+}
+
+/*
+ * The typmod that describes the values of e for the node: a column's own,
+ * and for a numeric expression numeric(18, s) with s the scale its program
+ * holds it at (its values all show that display scale).
+ */
+int32
+gpuops_expr_typmod(Expr *e, Index relid)
+{
+	GpuopsExprProgram prog;
+
+	if (exprType((Node *) e) != NUMERICOID || IsA(e, Var))
+		return exprTypmod((Node *) e);
+	if (!gpuops_expr_compile(e, relid, NULL, 0, 0, &prog))
+		return -1;
+	return (int32) (((GPUOPS_NUMERIC_MAX_PRECISION << 16) | prog.out_scale) +
+					VARHDRSZ);
 }
 
 /* True if the device can evaluate e over plain columns of relid. */

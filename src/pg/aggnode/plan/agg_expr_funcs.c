@@ -104,6 +104,17 @@ static const GpuopsXNamed named_funcs[] = {
 	{"date_mi_interval", GPO_X_TS_MI_INTERVAL, -1, 2},
 	{"timestamp_part", GPO_X_TS_PART, -1, 2},
 	{"timestamp_trunc", GPO_X_TS_TRUNC, -1, 2},
+	{"numeric_add", GPO_X_NADD, -1, 2}, {"numeric_sub", GPO_X_NSUB, -1, 2},
+	{"numeric_mul", GPO_X_NMUL, -1, 2}, {"numeric_uminus", GPO_X_NNEG, -1, 1},
+	{"numeric_abs", GPO_X_NABS, -1, 1}, {"numeric_uplus", -1, -1, 1},
+	{"numeric_eq", GPO_X_ICMP, GPO_CMP_EQ, 2},
+	{"numeric_ne", GPO_X_ICMP, GPO_CMP_NE, 2},
+	{"numeric_lt", GPO_X_ICMP, GPO_CMP_LT, 2},
+	{"numeric_le", GPO_X_ICMP, GPO_CMP_LE, 2},
+	{"numeric_gt", GPO_X_ICMP, GPO_CMP_GT, 2},
+	{"numeric_ge", GPO_X_ICMP, GPO_CMP_GE, 2},
+	{"int2_numeric", GPUOPS_XF_INT_TO_NUMERIC, -1, 1},
+	{"int4_numeric", GPUOPS_XF_INT_TO_NUMERIC, -1, 1},
 	{NULL, 0, 0, 0}
 };
 

@@ -8,10 +8,14 @@
 
 #include "aggnode/gpuops_agg.h"
 
+/* GpuopsXFunc.op of int2/int4 -> numeric: the integer is its scale-0 value. */
+#define GPUOPS_XF_INT_TO_NUMERIC (-2)
+
 /* A built-in function the device evaluates. */
 typedef struct GpuopsXFunc
 {
-	int			op;				/* a gpo_xop; -1: its argument itself */
+	int			op;				/* a gpo_xop; -1: its argument itself;
+								 * GPUOPS_XF_INT_TO_NUMERIC */
 	int			cmp;			/* a gpo_cmp_op for ICMP / FCMP */
 	int			nargs;
 	bool		date_arg;		/* date_pl_interval / date_mi_interval: the

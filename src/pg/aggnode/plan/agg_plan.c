@@ -69,7 +69,7 @@ gpuops_agg_pathkeys(PlannerInfo *root, List *keys)
 		bool		found = false;
 		gpo_type	phys;
 
-		if (!gpuops_scan_col_type(keytype, &phys) ||
+		if (!gpuops_scan_col_type_mod(keytype, exprTypmod(key), &phys) ||
 			pk->pk_strategy != BTLessStrategyNumber || pk->pk_nulls_first ||
 			pk->pk_opfamily != get_opclass_family(GetDefaultOpClass(keytype,
 																	 BTREE_AM_OID)))

@@ -22,7 +22,9 @@
 #include "aggnode/gpuops_agg.h"
 #include "heapscan/gpuops_scan.h"
 
+#include "catalog/pg_am.h"
 #include "catalog/pg_opfamily.h"
+#include "commands/defrem.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -71,7 +73,8 @@ gpuops_qual_column(Node *node, Index relid)
 		return false;
 	var = (Var *) node;
 	return var->varno == (int) relid && var->varlevelsup == 0 &&
-		var->varattno > 0 && gpuops_scan_col_type(var->vartype, &t);
+		var->varattno > 0 &&
+		gpuops_scan_col_type_mod(var->vartype, var->vartypmod, &t);
 }
 
 /*
@@ -95,6 +98,10 @@ gpuops_qual_cmp_op(Oid opno, Oid coltype, Oid consttype, gpo_cmp_op *op)
 		family_ok = bi->opfamily_id == INTEGER_BTREE_FAM_OID ||
 			bi->opfamily_id == FLOAT_BTREE_FAM_OID ||
 			(bi->opfamily_id == BOOL_BTREE_FAM_OID && coltype == BOOLOID) ||
+			(coltype == NUMERICOID && consttype == NUMERICOID &&
+			 bi->opfamily_id ==
+			 get_opclass_family(GetDefaultOpClass(NUMERICOID,
+												  BTREE_AM_OID))) ||
 			(coltype == consttype &&
 			 (coltype == DATEOID || coltype == TIMESTAMPOID ||
 			  coltype == TIMESTAMPTZOID)) ||
@@ -181,15 +188,36 @@ gpuops_qual_split_op(Oid opno, Node *left, Node *right, Index relid,
 }
 
 /*
- * True if constant c compares with a column of coltype exactly on the
- * device: a date against a timestamp column only when it is a timestamp
- * (a date past the timestamp range compares as no timestamp does).
+ * The scaled value (numeric_scaled.h) of a numeric constant d at the scale
+ * of a numeric(p, s) column of typmod coltypmod: NaN's stand-in for NaN;
+ * false if the constant is not exact at that scale or too large.
  */
 static bool
-gpuops_qual_const_ok(Oid coltype, Const *c)
+gpuops_qual_numeric_const(Datum d, int32 coltypmod, int64 *scaled)
 {
-	int			overflow = 0;
+	int			scale = gpuops_numeric_typmod_scale(coltypmod);
 
+	return scale >= 0 &&
+		gpuops_numeric_scaled_any(PG_DETOAST_DATUM_PACKED(d), scale, false,
+								  scaled) != GPUOPS_NUMERIC_UNFIT;
+}
+
+/*
+ * True if constant c compares with column var exactly on the device: a
+ * date against a timestamp column only when it is a timestamp (a date past
+ * the timestamp range compares as no timestamp does), a numeric only when
+ * it is exact at the numeric column's scale.
+ */
+static bool
+gpuops_qual_const_ok(Var *var, Const *c)
+{
+	Oid			coltype = var->vartype;
+	int			overflow = 0;
+	int64		scaled;
+
+	if (coltype == NUMERICOID && !c->constisnull)
+		return gpuops_qual_numeric_const(c->constvalue, var->vartypmod,
+										 &scaled);
 	if (coltype == TIMESTAMPOID && c->consttype == DATEOID && !c->constisnull)
 		(void) date2timestamp_opt_overflow(DatumGetDateADT(c->constvalue),
 										   &overflow);
@@ -283,7 +311,7 @@ gpuops_qual_on_device(Expr *clause, Index relid)
 								 lsecond(op->args), relid, &var, &other,
 								 &cmp) &&
 			IsA(other, Const) &&
-			gpuops_qual_const_ok(var->vartype, (Const *) other);
+			gpuops_qual_const_ok(var, (Const *) other);
 	}
 	if (IsA(clause, ScalarArrayOpExpr))
 	{
@@ -302,9 +330,12 @@ gpuops_qual_on_device(Expr *clause, Index relid)
 								((Var *) linitial(sa->args))->vartype,
 								elemtype, &cmp))
 			return false;
-		/* a timestamp column's date list would need each date checked */
-		if (((Var *) linitial(sa->args))->vartype == TIMESTAMPOID &&
-			elemtype == DATEOID)
+		/*
+		 * a timestamp column's date list would need each date checked, and
+		 * so would a numeric column's list
+		 */
+		if ((((Var *) linitial(sa->args))->vartype == TIMESTAMPOID &&
+			 elemtype == DATEOID) || elemtype == NUMERICOID)
 			return false;
 		elems = DatumGetArrayTypeP(((Const *) arr)->constvalue);
 		return ArrayGetNItems(ARR_NDIM(elems), ARR_DIMS(elems)) <=
@@ -405,6 +436,11 @@ gpuops_qual_cmp(QualProgram *p, Var *var, gpo_cmp_op op, Oid typid,
 			break;
 		case FLOAT8OID:
 			n->fval = DatumGetFloat8(value);
+			break;
+		case NUMERICOID:
+			/* gpuops_qual_const_ok let only exact constants through */
+			if (!gpuops_qual_numeric_const(value, var->vartypmod, &n->ival))
+				elog(ERROR, "GpuOpsAgg device qual: numeric constant not exact at the column's scale");
 			break;
 		default:
 			elog(ERROR, "GpuOpsAgg qual constant of type %u", typid);
