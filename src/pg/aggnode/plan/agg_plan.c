@@ -178,6 +178,29 @@ gpuops_agg_ncols(List *keys, List *aggrefs, Index relid)
 }
 
 /*
+ * The columns of relid the node reads for keys, aggregates and the first
+ * table's clauses (as attnos offset by FirstLowInvalidHeapAttributeNumber).
+ */
+static Bitmapset *
+gpuops_agg_read_attnos(List *keys, List *aggrefs, Index relid, List *tables)
+{
+	Bitmapset  *cols = NULL;
+	ListCell   *lc;
+
+	pull_varattnos((Node *) keys, relid, &cols);
+	foreach(lc, aggrefs)
+		pull_varattnos((Node *) lfirst(lc), relid, &cols);	/* FILTER too */
+	if (tables != NIL)
+	{
+		List	   *entry = (List *) linitial(tables);
+
+		pull_varattnos((Node *) list_nth(entry, TAB_DEVICE_QUALS), relid, &cols);
+		pull_varattnos((Node *) list_nth(entry, TAB_CPU_QUALS), relid, &cols);
+	}
+	return cols;
+}
+
+/*
  * The GpuOpsAgg path of output_rel over input: its rows, pathkeys and cost,
  * and in custom_private (PRIV_*) what gpuops_agg_plan_path needs.
  */
@@ -201,6 +224,10 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *input_rel,
 	cp->path.pathkeys = gpuops_agg_pathkeys(root, keys);
 	gpuops_agg_cost(root, input, groups,
 					gpuops_agg_ncols(keys, aggrefs, input_rel->relid) + input->ndevice_quals,
+					gpuops_agg_decode_weight(rte->relid,
+											 gpuops_agg_read_attnos(keys, aggrefs,
+																	input_rel->relid,
+																	input->tables)),
 					gpuops_agg_workers(root, input_rel->relid, input->tables,
 									   rte->inh, keys, groups),
 					&cp->path);

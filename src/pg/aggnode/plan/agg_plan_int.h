@@ -36,10 +36,15 @@ extern bool gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top,
 
 /* ---- agg_cost.c ---- */
 
-/* Sets path's startup and total cost for reading input into groups groups. */
+/*
+ * Sets path's startup and total cost for reading input into groups groups
+ * (ncols columns, decode_weight from gpuops_agg_decode_weight).
+ */
 extern void gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input,
-							double groups, int ncols, int workers,
-							Path *path);
+							double groups, int ncols, double decode_weight,
+							int workers, Path *path);
+/* The extra cost of decoding a row's columns attnos of relid (cpu_row_cost units). */
+extern double gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos);
 /* The strategy the engine is expected to choose; -1 without GROUP BY. */
 extern int	gpuops_agg_predict_strategy(PlannerInfo *root, List *keys,
 										double rows, double groups);
