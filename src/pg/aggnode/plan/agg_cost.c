@@ -59,13 +59,16 @@ gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
 /*
  * What decoding a row of relation relid costs beyond reading fixed-width
  * columns at fixed offsets, in units of gpuops.cpu_row_cost, for the columns
- * attnos: half a unit for each attribute the decoder walks (from the first
- * variable-width one up to the last needed one), a unit for each numeric
- * column it parses, half a unit for each short text key.  Measured on 2
- * cores, 1M rows of TPC-H's lineitem: the walk over 7 attributes and 3
- * numerics took about as long as reading and aggregating the row otherwise
- * (46% of a profile in the walk, 21% parsing numerics), which made Q6 0.94x
- * native before the model counted them.
+ * attnos: 0.1 for each attribute the decoder walks (from the first
+ * variable-width one up to the last needed one), 0.3 for each numeric
+ * column it parses, 0.1 for each short text key.  Fitted on 2 cores, 1M
+ * rows of TPC-H's lineitem (bench/tpch_queries.sql, native planned with up
+ * to 15 workers): Q6 (a walk over 7 attributes, 3 numerics, 2% of the rows
+ * kept) measured 0.94x native with the node, Q1 2.29x and d3 2.76x; with
+ * these weights Q6 keeps its native plan and the other two take the node.
+ * The walk and the parsing were 46% and 21% of a profile of Q6's node.
+ * PostgreSQL's own cost of numeric aggregates is far below their time, so
+ * a larger weight would keep Q1 and d3 native where they lose.
  */
 double
 gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos)
@@ -92,11 +95,11 @@ gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos)
 		if (get_typlen(typid) < 0)
 			walking = true;
 		if (walking)
-			weight += 0.5;
+			weight += 0.1;
 		if (needed && typid == NUMERICOID)
-			weight += 1.0;
+			weight += 0.3;
 		else if (needed && (typid == BPCHAROID || typid == VARCHAROID))
-			weight += 0.5;
+			weight += 0.1;
 	}
 	return weight;
 }
