@@ -30,4 +30,21 @@ extern bool gpuops_xfunc_lookup(Oid funcid, int nargs, GpuopsXFunc *f);
 /* The gpo_xfield a date_part / date_trunc unit names; false if none. */
 extern bool gpuops_xfunc_field(text *units, bool trunc, int *field);
 
+/* ---- agg_expr_scale.c: the scales of numeric expressions ---- */
+
+/* gpuops_x_scale of a NULL constant: it fits any scale. */
+#define GPUOPS_X_ANY_SCALE (-2)
+
+/*
+ * A numeric constant's value * 10^(its display scale) into *scaled; returns
+ * that scale, or -1 if the value is not below 10^18 that way.
+ */
+extern int	gpuops_x_numeric_const(Datum d, int64 *scaled);
+/* The scale the compiled program holds numeric expression e at, or -1. */
+extern int	gpuops_x_scale(Node *e);
+/* The one scale of numeric expressions es (NULLs fit any), or -1. */
+extern int	gpuops_x_same_scale(List *es);
+/* The scale of a numeric call of funcid over args, or -1. */
+extern int	gpuops_x_scale_of_call(Oid funcid, List *args);
+
 #endif							/* GPUOPS_AGG_EXPR_INT_H */
