@@ -11,6 +11,8 @@
 # 1000 distinct values, k2 about 1M, w 0..99.  The queries:
 #   light  SELECT k, count(*), sum(v) FROM conc_bench.t WHERE w < 50 GROUP BY k
 #   heavy  SELECT k2, count(*), sum(v) FROM conc_bench.t GROUP BY k2   (~1M groups)
+#   expr   SELECT k % 100 + 1, count(*), sum(v * 2 + 1) FROM conc_bench.t
+#          WHERE w < 50 GROUP BY 1   (light, through expressions)
 # Faces (each client's session gets them through PGOPTIONS):
 #   native: gpuops.enabled = off (PostgreSQL's own plan, parallel workers as
 #           its settings allow)
@@ -83,6 +85,7 @@ query_sql() {
 	case $1 in
 	light) echo "SELECT k, count(*), sum(v) FROM conc_bench.t WHERE w < 50 GROUP BY k;" ;;
 	heavy) echo "SELECT k2, count(*), sum(v) FROM conc_bench.t GROUP BY k2;" ;;
+	expr) echo "SELECT k % 100 + 1, count(*), sum(v * 2 + 1) FROM conc_bench.t WHERE w < 50 GROUP BY 1;" ;;
 	*) echo "unknown query: $1" >&2; exit 2 ;;
 	esac
 }
