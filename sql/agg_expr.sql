@@ -401,6 +401,12 @@ RESET gpuops.gpu_min_rows;
 DROP TABLE agg_ex_errors;
 DROP TABLE agg_ex_safe;
 
+-- bool_and / every (the least of 0/1) and bool_or (the largest), of bool
+-- columns and expressions; NULL for a group without a non-NULL value
+SELECT pg_temp.check($$SELECT x4 % 10 AS k, bool_and(b) AS a, bool_or(b) AS o, every(b) AS e FROM agg_ex GROUP BY 1$$);
+SELECT pg_temp.check($$SELECT bool_and(x4 > -990) AS a, bool_or(x2 IS NULL) AS o, every(b OR x4 > 0) AS e FROM agg_ex$$);
+SELECT pg_temp.check($$SELECT x2, bool_or(b) FILTER (WHERE x4 > 900) AS o, bool_and(b) FILTER (WHERE x4 < -990) AS a FROM agg_ex GROUP BY 1$$);
+
 -- int4 to numeric and numeric products run on the device (sql/agg_numeric.sql)
 SELECT pg_temp.check($$SELECT sum(x4::numeric) AS s FROM agg_ex$$);
 SELECT pg_temp.check($$SELECT x4 * 1.5 AS k, count(*) AS n FROM agg_ex GROUP BY 1$$);

@@ -180,6 +180,12 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 		*kind = GPUOPS_AGG_MIN;
 	else if (strcmp(name, "max") == 0 && *argtype != BOOLOID)
 		*kind = GPUOPS_AGG_MAX;
+	/* bool_and and every are the least of 0/1, bool_or the largest */
+	else if ((strcmp(name, "bool_and") == 0 || strcmp(name, "every") == 0) &&
+			 *argtype == BOOLOID)
+		*kind = GPUOPS_AGG_MIN;
+	else if (strcmp(name, "bool_or") == 0 && *argtype == BOOLOID)
+		*kind = GPUOPS_AGG_MAX;
 	else
 		return false;
 	/* a catalog with other overloads than expected keeps the native plan */
