@@ -75,28 +75,21 @@ gpuops_pow10_int64(int e)
 }
 
 /*
- * The value of the numeric datum at p (any varlena header: short or 4-byte,
- * not compressed nor external) times 10^scale into *out, exact and below
- * 10^18 in magnitude; with same_dscale, only when its display scale is
- * scale (a column's value, whose sums must show that scale).  Only memory
- * reads: safe on any thread.
+ * The header of the numeric datum at p (any varlena header: short or 4-byte,
+ * not compressed nor external): its sign, display scale, weight, and its
+ * base-10000 digits at *digits (unaligned), *ndigits of them.  Returns
+ * GPUOPS_NUMERIC_IS_NAN for NaN, GPUOPS_NUMERIC_UNFIT for an infinity or a
+ * datum it can't read.  Only memory reads: safe on any thread.
  */
 static inline GpuopsNumericRead
-gpuops_numeric_scaled_any(const void *p, int scale, bool same_dscale,
-						  int64 *out)
+gpuops_numeric_header(const void *p, bool *negative, int *dscale, int *weight,
+					  const char **digits, int *ndigits)
 {
 	const char *data;
 	int			len;
 	uint16		header;
-	int			weight;
-	int			dscale;
-	bool		negative;
-	int			ndigits;
 	int			hdr;
-	__int128	acc = 0;
-	int			i;
 
-	*out = 0;
 	if (VARATT_IS_EXTENDED(p) && !VARATT_IS_SHORT(p))
 		return GPUOPS_NUMERIC_UNFIT;
 	data = VARDATA_ANY(p);
@@ -107,19 +100,15 @@ gpuops_numeric_scaled_any(const void *p, int scale, bool same_dscale,
 	if ((header & 0xC000) == 0xC000)
 	{
 		/* special: NaN is 0xC000, the infinities 0xD000 and 0xF000 */
-		if (header == 0xC000)
-		{
-			*out = GPUOPS_NUMERIC_NAN;
-			return GPUOPS_NUMERIC_IS_NAN;
-		}
-		return GPUOPS_NUMERIC_UNFIT;
+		*dscale = 0;
+		return header == 0xC000 ? GPUOPS_NUMERIC_IS_NAN : GPUOPS_NUMERIC_UNFIT;
 	}
 	if (header & 0x8000)
 	{
 		/* short format: sign 0x2000, dscale 0x1F80, weight 0x007F */
-		negative = (header & 0x2000) != 0;
-		dscale = (header & 0x1F80) >> 7;
-		weight = (header & 0x0040) ? (int) (~0x003F | (header & 0x003F)) :
+		*negative = (header & 0x2000) != 0;
+		*dscale = (header & 0x1F80) >> 7;
+		*weight = (header & 0x0040) ? (int) (~0x003F | (header & 0x003F)) :
 			(int) (header & 0x003F);
 		hdr = sizeof(uint16);
 	}
@@ -129,22 +118,51 @@ gpuops_numeric_scaled_any(const void *p, int scale, bool same_dscale,
 
 		if (len < (int) (2 * sizeof(uint16)))
 			return GPUOPS_NUMERIC_UNFIT;
-		negative = (header & 0xC000) == 0x4000;
-		dscale = header & 0x3FFF;
+		*negative = (header & 0xC000) == 0x4000;
+		*dscale = header & 0x3FFF;
 		memcpy(&w, data + sizeof(uint16), sizeof(int16));
-		weight = w;
+		*weight = w;
 		hdr = 2 * sizeof(uint16);
 	}
+	*digits = data + hdr;
+	*ndigits = (len - hdr) / (int) sizeof(int16);
+	return GPUOPS_NUMERIC_OK;
+}
+
+/*
+ * The value of the numeric datum at p times 10^scale into *out, exact and
+ * below 10^18 in magnitude; with same_dscale, only when its display scale
+ * is scale (a column's value, whose sums must show that scale).  NaN gives
+ * GPUOPS_NUMERIC_NAN.  Only memory reads: safe on any thread.
+ */
+static inline GpuopsNumericRead
+gpuops_numeric_scaled_any(const void *p, int scale, bool same_dscale,
+						  int64 *out)
+{
+	bool		negative = false;
+	int			dscale;
+	int			weight = 0;
+	const char *digits = NULL;
+	int			ndigits = 0;
+	__int128	acc = 0;
+	GpuopsNumericRead r;
+	int			i;
+
+	*out = 0;
+	r = gpuops_numeric_header(p, &negative, &dscale, &weight, &digits, &ndigits);
+	if (r == GPUOPS_NUMERIC_IS_NAN)
+		*out = GPUOPS_NUMERIC_NAN;
+	if (r != GPUOPS_NUMERIC_OK)
+		return r;
 	if (same_dscale && dscale != scale)
 		return GPUOPS_NUMERIC_UNFIT;
-	ndigits = (len - hdr) / (int) sizeof(int16);
 	/* digit i (base 10000) is worth 10000^(weight - i), times 10^scale */
 	for (i = 0; i < ndigits; i++)
 	{
 		int16		d;
 		int			e = 4 * (weight - i) + scale;
 
-		memcpy(&d, data + hdr + i * sizeof(int16), sizeof(int16));
+		memcpy(&d, digits + i * sizeof(int16), sizeof(int16));
 		if (d == 0)
 			continue;
 		if (e < 0)
@@ -170,25 +188,22 @@ gpuops_numeric_scaled_any(const void *p, int scale, bool same_dscale,
 }
 
 /*
- * The display scale of the numeric datum at p (as gpuops_numeric_scaled_any
- * reads it), 0 for NaN, -1 for an infinity or a datum it can't read.
+ * The display scale of the numeric datum at p, 0 for NaN, -1 for an
+ * infinity or a datum it can't read.
  */
 static inline int
 gpuops_numeric_dscale(const void *p)
 {
-	const char *data;
-	uint16		header;
+	bool		negative;
+	int			dscale = -1;
+	int			weight;
+	const char *digits;
+	int			ndigits;
 
-	if ((VARATT_IS_EXTENDED(p) && !VARATT_IS_SHORT(p)) ||
-		VARSIZE_ANY_EXHDR(p) < sizeof(uint16))
+	if (gpuops_numeric_header(p, &negative, &dscale, &weight, &digits,
+							  &ndigits) == GPUOPS_NUMERIC_UNFIT)
 		return -1;
-	data = VARDATA_ANY(p);
-	memcpy(&header, data, sizeof(uint16));
-	if ((header & 0xC000) == 0xC000)
-		return header == 0xC000 ? 0 : -1;
-	if (header & 0x8000)
-		return (header & 0x1F80) >> 7;
-	return header & 0x3FFF;
+	return dscale;
 }
 
 /* A column value of numeric(p, s) as value * 10^s (scale = s). */

@@ -413,11 +413,10 @@ gpuops_aggstate_numeric_sum(const gpo_agg_out *o, int64 g, int32 typmod,
 							bool avg)
 {
 	Datum		sum;
+	gpo_int128	nan = {.lo = (uint64) GPUOPS_NUMERIC_NAN,.hi = 0};
 
 	if (((const int64 *) o->max)[g] == GPUOPS_NUMERIC_NAN)
-		return DirectFunctionCall3(numeric_in, CStringGetDatum("NaN"),
-								   ObjectIdGetDatum(InvalidOid),
-								   Int32GetDatum(-1));
+		return gpuops_scaled_to_numeric(nan, 0, true);
 	sum = gpuops_scaled_to_numeric(o->isum[g],
 								   gpuops_numeric_typmod_scale(typmod), false);
 	if (!avg)

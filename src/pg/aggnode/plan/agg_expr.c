@@ -275,24 +275,21 @@ gpuops_x_num_arg(XBuild *b, Node *e, int to)
 static bool
 gpuops_x_num_call(XBuild *b, const GpuopsXFunc *f, List *args)
 {
-	int			to = gpuops_x_same_scale(NIL);
+	int			sa = gpuops_x_scale(linitial(args));
+	int			sb = list_length(args) > 1 ? gpuops_x_scale(lsecond(args)) :
+		GPUOPS_X_ANY_SCALE;
+	int			to = Max(sa, sb);
 	gpo_xnode  *x;
-	ListCell   *lc;
 
-	foreach(lc, args)
-	{
-		int			a = gpuops_x_scale((Node *) lfirst(lc));
-
-		if (a == -1)
-			return false;
-		to = Max(to, a);
-	}
+	if (sa == -1 || sb == -1)
+		return false;
+	/* a product's scale is its operands' sum, at most 18 */
+	if (f->op == GPO_X_NMUL && sa >= 0 && sb >= 0 &&
+		sa + sb > GPUOPS_NUMERIC_MAX_PRECISION)
+		return false;
 	if (f->op == GPO_X_ICMP)
 	{
 		/* compared as they are, the scales' difference in the node */
-		int			sa = gpuops_x_scale(linitial(args));
-		int			sb = gpuops_x_scale(lsecond(args));
-
 		if (!gpuops_x_expr(b, linitial(args)) ||
 			!gpuops_x_expr(b, lsecond(args)) ||
 			(x = gpuops_x_push(b, GPO_X_NCMP, -1)) == NULL)
@@ -301,17 +298,15 @@ gpuops_x_num_call(XBuild *b, const GpuopsXFunc *f, List *args)
 		x->ival = (sa < 0 || sb < 0) ? 0 : sb - sa;
 		return true;
 	}
-	foreach(lc, args)
-		if (!gpuops_x_num_arg(b, (Node *) lfirst(lc),
-							  f->op == GPO_X_NMUL ? -1 : to))
-			return false;
+	if (!gpuops_x_num_arg(b, linitial(args), f->op == GPO_X_NMUL ? -1 : to) ||
+		(list_length(args) > 1 &&
+		 !gpuops_x_num_arg(b, lsecond(args), f->op == GPO_X_NMUL ? -1 : to)))
+		return false;
 	if (f->op == -1)
 		return true;
 	if ((x = gpuops_x_push(b, f->op, 1 - list_length(args))) == NULL)
 		return false;
 	x->width = 8;
-	if (f->op == GPO_X_ICMP)
-		x->arg = f->cmp;
 	return true;
 }
 
@@ -386,13 +381,7 @@ gpuops_x_call(XBuild *b, Oid funcid, List *args, Oid restype, bool retset)
 	}
 	if (gpuops_x_class(restype, &w) == XC_NUM ||
 		gpuops_x_class_of(linitial(args)) == XC_NUM)
-	{
-		/* every scale must be known, the result's too */
-		if (gpuops_x_class(restype, &w) == XC_NUM &&
-			gpuops_x_scale_of_call(funcid, args) == -1)
-			return false;
 		return gpuops_x_num_call(b, &f, args);
-	}
 	foreach(lc, args)
 		if (!gpuops_x_expr(b, (Node *) lfirst(lc)))
 			return false;

@@ -44,7 +44,5 @@ extern int	gpuops_x_numeric_const(Datum d, int64 *scaled);
 extern int	gpuops_x_scale(Node *e);
 /* The one scale of numeric expressions es (NULLs fit any), or -1. */
 extern int	gpuops_x_same_scale(List *es);
-/* The scale of a numeric call of funcid over args, or -1. */
-extern int	gpuops_x_scale_of_call(Oid funcid, List *args);
 
 #endif							/* GPUOPS_AGG_EXPR_INT_H */

@@ -130,16 +130,3 @@ gpuops_x_same_scale(List *es)
 	}
 	return s;
 }
-
-/* The scale of a numeric call of funcid over args (gpuops_x_scale). */
-int
-gpuops_x_scale_of_call(Oid funcid, List *args)
-{
-	FuncExpr	fe;
-
-	memset(&fe, 0, sizeof(fe));
-	fe.xpr.type = T_FuncExpr;
-	fe.funcid = funcid;
-	fe.args = args;
-	return gpuops_x_scale((Node *) &fe);
-}
