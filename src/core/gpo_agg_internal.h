@@ -22,8 +22,8 @@ typedef struct gpo_acc
 	double		fsum;			/* float sum */
 	uint64_t	mn;				/* smallest value code (UINT64_MAX: none) */
 	uint64_t	mx;				/* largest value code (0: none) */
-	double		mean;			/* float values, when m2 is kept: running */
-	double		m2;				/* mean and sum of squared deviations */
+	double		m2;				/* float values, when kept: the sum of squared
+								 * deviations from the mean */
 	uint32_t	fflags;			/* GPO_FF_* of the non-finite values */
 } gpo_acc;
 
@@ -37,16 +37,17 @@ gpo_acc_init(gpo_acc *a)
 	a->fsum = 0.0;
 	a->mn = UINT64_MAX;
 	a->mx = 0;
-	a->mean = 0.0;
 	a->m2 = 0.0;
 	a->fflags = 0;
 }
 
 /*
  * Adds one row (vt: value type; valid: value not NULL; raw: its bits).
- * Float values: finite ones go into fsum (and, with m2, into Welford's
- * running mean and m2 over count values: exact while every value is
- * finite, which is the only case where m2 is reported), others set fflags.
+ * Float values: finite ones go into fsum (and, with m2, into m2 by
+ * float8_accum's Youngs-Cramer update over count values and their sum, so
+ * that one accumulator fed in PostgreSQL's row order rounds as PostgreSQL
+ * does; meaningful while every value is finite, the only case where m2 is
+ * reported), others set fflags.
  */
 static inline void
 gpo_acc_add(gpo_acc *a, gpo_type vt, bool has_values, bool valid, uint64_t raw,
@@ -65,12 +66,12 @@ gpo_acc_add(gpo_acc *a, gpo_type vt, bool has_values, bool valid, uint64_t raw,
 		double		x = gpo_double_of_raw(vt, raw);
 
 		a->fsum += x;
-		if (m2)
+		if (m2 && a->count > 1)
 		{
-			double		d = x - a->mean;
+			double		n = (double) a->count;
+			double		tmp = x * n - a->fsum;
 
-			a->mean += d / (double) a->count;
-			a->m2 += d * (x - a->mean);
+			a->m2 += tmp * tmp / (n * (n - 1.0));
 		}
 	}
 	else
@@ -86,15 +87,10 @@ gpo_acc_add(gpo_acc *a, gpo_type vt, bool has_values, bool valid, uint64_t raw,
 static inline void
 gpo_acc_merge(gpo_acc *a, const gpo_acc *b)
 {
-	/* m2 (mean and m2 stay 0 when it is not kept: nothing to do then) */
-	if (a->count == 0)
-	{
-		a->mean = b->mean;
-		a->m2 = b->m2;
-	}
-	else if (b->count > 0 && (b->mean != a->mean || b->m2 != 0.0))
-		gpo_m2_combine(&a->m2, &a->mean, (double) a->count, b->m2, b->mean,
-					   (double) b->count);
+	/* m2 by Chan's formula, the means from the sums */
+	if (b->count > 0)
+		a->m2 = gpo_m2_merged(a->m2, a->fsum, a->count, b->m2, b->fsum,
+							  b->count);
 	a->fflags |= b->fflags;
 	a->rows += b->rows;
 	a->count += b->count;

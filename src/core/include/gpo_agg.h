@@ -71,7 +71,8 @@ typedef enum gpo_agg_strategy
  *   fflags     the non-finite float values seen: GPO_FF_PINF, GPO_FF_NINF,
  *              GPO_FF_NAN (OR-combinable); 0 for integer values
  *   m2         float values: the sum of squared deviations from the mean,
- *              computed stably (Welford / Chan on the CPU face, two passes on
+ *              computed stably (float8_accum's Youngs-Cramer update and
+ *              Chan's combination on the CPU face, two passes on
  *              the GPU face), 0 for one value, NaN when any value is not
  *              finite; 0 for integer values.  Only computed when asked for
  *              (m2 non-NULL): it costs a pass on the GPU face

@@ -36,8 +36,16 @@ typedef enum GpuopsAggKind
 	GPUOPS_AGG_SUM,
 	GPUOPS_AGG_AVG,
 	GPUOPS_AGG_MIN,
-	GPUOPS_AGG_MAX
+	GPUOPS_AGG_MAX,
+	GPUOPS_AGG_VAR_POP,			/* var_pop */
+	GPUOPS_AGG_VAR_SAMP,		/* var_samp, variance */
+	GPUOPS_AGG_STDDEV_POP,		/* stddev_pop */
+	GPUOPS_AGG_STDDEV_SAMP		/* stddev_samp, stddev */
 } GpuopsAggKind;
+
+/* True for the variance and standard deviation kinds. */
+#define GPUOPS_AGG_IS_VARIANCE(kind) \
+	((kind) >= GPUOPS_AGG_VAR_POP && (kind) <= GPUOPS_AGG_STDDEV_SAMP)
 
 /* One aggregate of the node's output (an entry of custom_scan_tlist). */
 typedef struct GpuopsAggCol
@@ -47,6 +55,8 @@ typedef struct GpuopsAggCol
 								 * columns; -1 for count(*) (count(*)
 								 * FILTER is a count of a value column of
 								 * no argument, attno 0) */
+	int			sqcol;			/* variance of an integer: the value column
+								 * of the argument's squares (int8); else -1 */
 	Oid			argtype;		/* SQL type of the argument */
 	int32		argtypmod;		/* its typmod (a numeric's scale) */
 	Oid			restype;		/* SQL type of the result */
@@ -273,7 +283,8 @@ extern void gpuops_aggstate_merge(GpuopsAggState *st, int64 n,
 								  const gpo_agg_out *vals);
 /*
  * Whether value column v needs the engine's m2: a float8 column with an
- * avg, whose sum of squares PostgreSQL checks for overflow.
+ * avg, whose sum of squares PostgreSQL checks for overflow, or a float
+ * column with a variance.
  */
 extern bool gpuops_agg_val_m2(const GpuopsAggSpec *spec, int v);
 /* Bytes one group takes in the running state's arrays. */
@@ -327,6 +338,13 @@ extern int64 gpuops_aggstate_next_piece(GpuopsAggState *st,
 										GpuopsAggState **piece);
 /* Closes the state's temporary files and frees the spill (idempotent). */
 extern void gpuops_aggstate_spill_end(GpuopsAggState *st);
+
+/* ---- agg_variance.c ---- */
+
+/* The variance or standard deviation agg of group g (some value counted). */
+extern Datum gpuops_aggstate_variance(const GpuopsAggState *st,
+									  const GpuopsAggCol *agg, int64 g,
+									  bool *isnull);
 
 /* Fill values/isnull of the scan tuple of group g. */
 extern void gpuops_aggstate_tuple(const GpuopsAggState *st,

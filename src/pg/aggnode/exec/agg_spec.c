@@ -2,14 +2,16 @@
  * agg_spec.c
  *	  The GpuOpsAgg plan's custom_private decoded for the executor: the
  *	  aggregates and their value columns (one per distinct argument and
- *	  FILTER), and for each table read its key and value attribute numbers
+ *	  FILTER, plus the squares of a variance's integer argument), and for each table read its key and value attribute numbers
  *	  (or expressions), its device and CPU clauses and its FILTER clauses.
  */
 #include "aggnode/gpuops_agg.h"
 
 #include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "utils/fmgroids.h"
 
 /* Mutator: every Var of range-table index varnos[0] gets varnos[1]. */
 static Node *
@@ -53,6 +55,44 @@ gpuops_spec_expr(Node *e)
 }
 
 /*
+ * The square of an int2/int4 expression as an int8 expression the device
+ * evaluates (int8mul of two int48/int28 casts; it never overflows): the
+ * values whose exact sum var_samp and friends of integers need.
+ */
+static Node *
+gpuops_spec_square(Node *arg)
+{
+	Oid			cast = exprType(arg) == INT2OID ? F_INT8_INT2 : F_INT8_INT4;
+	Node	   *wide;
+
+	wide = (Node *) makeFuncExpr(cast, INT8OID, list_make1(copyObject(arg)),
+								 InvalidOid, InvalidOid, COERCE_IMPLICIT_CAST);
+	return (Node *) makeFuncExpr(F_INT8MUL, INT8OID,
+								 list_make2(wide, copyObject(wide)),
+								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
+/*
+ * The value column of (src, FILTER f) in spec, added with type typid when
+ * there is none yet; val_srcs holds each column's source.
+ */
+static int
+gpuops_spec_val_col(GpuopsAggSpec *spec, Node **val_srcs, Node *src,
+					Oid typid, int f)
+{
+	int			v;
+
+	for (v = 0; v < spec->nvals; v++)
+		if (equal(val_srcs[v], src) && spec->val_filters[v] == f)
+			return v;
+	val_srcs[v] = src;
+	spec->val_types[v] = typid;
+	spec->val_filters[v] = f;
+	spec->nvals++;
+	return v;
+}
+
+/*
  * Decode a plan's custom_private into spec.  The quals and Vars kept there
  * were not seen by set_plan_references, so they carry the range-table
  * indexes of planning time (GpuopsAggTable.rti); only their attribute
@@ -91,9 +131,10 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 	 */
 	spec->naggs = list_length(aggrefs);
 	spec->aggs = palloc0(sizeof(GpuopsAggCol) * Max(spec->naggs, 1));
-	spec->val_types = palloc0(sizeof(Oid) * Max(spec->naggs, 1));
-	spec->val_filters = palloc0(sizeof(int) * Max(spec->naggs, 1));
-	val_srcs = palloc0(sizeof(Node *) * Max(spec->naggs, 1));
+	/* (at most two value columns per aggregate: a variance's squares) */
+	spec->val_types = palloc0(sizeof(Oid) * 2 * Max(spec->naggs, 1));
+	spec->val_filters = palloc0(sizeof(int) * 2 * Max(spec->naggs, 1));
+	val_srcs = palloc0(sizeof(Node *) * 2 * Max(spec->naggs, 1));
 	i = 0;
 	foreach(lc, aggrefs)
 	{
@@ -102,7 +143,6 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		GpuopsAggCol *col = &spec->aggs[i++];
 		Node	   *src = NULL;
 		int			f = -1;
-		int			v;
 
 		col->kind = (GpuopsAggKind) linitial_int(cls);
 		if (a->args != NIL)
@@ -111,6 +151,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		col->argtypmod = src != NULL ? gpuops_expr_typmod((Expr *) src, relid) : -1;
 		col->restype = a->aggtype;
 		col->valcol = -1;
+		col->sqcol = -1;
 		if (a->aggfilter != NULL)
 		{
 			for (f = 0; f < list_length(filters); f++)
@@ -127,17 +168,11 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		}
 		if (col->kind == GPUOPS_AGG_COUNT_STAR)
 			continue;
-		for (v = 0; v < spec->nvals; v++)
-			if (equal(val_srcs[v], src) && spec->val_filters[v] == f)
-				break;
-		if (v == spec->nvals)
-		{
-			val_srcs[v] = src;
-			spec->val_types[v] = col->argtype;
-			spec->val_filters[v] = f;
-			spec->nvals++;
-		}
-		col->valcol = v;
+		col->valcol = gpuops_spec_val_col(spec, val_srcs, src, col->argtype, f);
+		if (GPUOPS_AGG_IS_VARIANCE(col->kind) && col->argtype != FLOAT4OID &&
+			col->argtype != FLOAT8OID)
+			col->sqcol = gpuops_spec_val_col(spec, val_srcs,
+											 gpuops_spec_square(src), INT8OID, f);
 	}
 	spec->nfilters = list_length(filters);
 
@@ -184,6 +219,9 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 					tab->val_attnos[col->valcol] = ((Var *) arg)->varattno;
 				else
 					tab->val_exprs[col->valcol] = gpuops_spec_expr(arg);
+				if (col->sqcol >= 0)
+					tab->val_exprs[col->sqcol] =
+						gpuops_spec_expr(gpuops_spec_square(arg));
 			}
 			f = spec->val_filters[col->valcol];
 			if (f >= 0 && tab->filter_quals[f] == NIL)

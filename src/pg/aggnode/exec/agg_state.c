@@ -453,10 +453,14 @@ gpuops_agg_val_m2(const GpuopsAggSpec *spec, int v)
 {
 	int			a;
 
-	if (v < 0 || v >= spec->nvals || spec->val_types[v] != FLOAT8OID)
+	if (v < 0 || v >= spec->nvals ||
+		(spec->val_types[v] != FLOAT8OID && spec->val_types[v] != FLOAT4OID))
 		return false;
 	for (a = 0; a < spec->naggs; a++)
-		if (spec->aggs[a].kind == GPUOPS_AGG_AVG && spec->aggs[a].valcol == v)
+		if (spec->aggs[a].valcol == v &&
+			((spec->aggs[a].kind == GPUOPS_AGG_AVG &&
+			  spec->val_types[v] == FLOAT8OID) ||
+			 GPUOPS_AGG_IS_VARIANCE(spec->aggs[a].kind)))
 			return true;
 	return false;
 }
@@ -510,6 +514,11 @@ gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,
 			return DirectFunctionCall2(numeric_div,
 									   gpuops_int128_to_numeric(o->isum[g]),
 									   NumericGetDatum(int64_to_numeric(o->count[g])));
+		case GPUOPS_AGG_VAR_POP:
+		case GPUOPS_AGG_VAR_SAMP:
+		case GPUOPS_AGG_STDDEV_POP:
+		case GPUOPS_AGG_STDDEV_SAMP:
+			return gpuops_aggstate_variance(st, agg, g, isnull);
 		default:
 			break;
 	}

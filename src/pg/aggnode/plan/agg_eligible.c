@@ -93,6 +93,30 @@ gpuops_numeric_arg(Oid typid)
 		typid == FLOAT4OID || typid == FLOAT8OID || typid == NUMERICOID;
 }
 
+/*
+ * The variance or standard deviation kind an aggregate's name gives, or -1.
+ * Its argument must be a float (N, the sum and m2 give PostgreSQL's
+ * float8 result) or int2/int4 (the exact sums of the values and of their
+ * squares give its numeric one); int8 and numeric, whose squares need more
+ * than 128 bits, keep the native plan.
+ */
+static int
+gpuops_variance_kind(const char *name, Oid argtype)
+{
+	if (argtype != INT2OID && argtype != INT4OID &&
+		argtype != FLOAT4OID && argtype != FLOAT8OID)
+		return -1;
+	if (strcmp(name, "var_pop") == 0)
+		return GPUOPS_AGG_VAR_POP;
+	if (strcmp(name, "var_samp") == 0 || strcmp(name, "variance") == 0)
+		return GPUOPS_AGG_VAR_SAMP;
+	if (strcmp(name, "stddev_pop") == 0)
+		return GPUOPS_AGG_STDDEV_POP;
+	if (strcmp(name, "stddev_samp") == 0 || strcmp(name, "stddev") == 0)
+		return GPUOPS_AGG_STDDEV_SAMP;
+	return -1;
+}
+
 /* The result type PostgreSQL gives kind over argtype. */
 static Oid
 gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
@@ -114,6 +138,12 @@ gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
 		case GPUOPS_AGG_MIN:
 		case GPUOPS_AGG_MAX:
 			return argtype;
+		case GPUOPS_AGG_VAR_POP:
+		case GPUOPS_AGG_VAR_SAMP:
+		case GPUOPS_AGG_STDDEV_POP:
+		case GPUOPS_AGG_STDDEV_SAMP:
+			return (argtype == FLOAT4OID || argtype == FLOAT8OID) ?
+				FLOAT8OID : NUMERICOID;
 	}
 	return InvalidOid;
 }
@@ -186,6 +216,8 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 		*kind = GPUOPS_AGG_MIN;
 	else if (strcmp(name, "bool_or") == 0 && *argtype == BOOLOID)
 		*kind = GPUOPS_AGG_MAX;
+	else if (gpuops_variance_kind(name, *argtype) >= 0)
+		*kind = (GpuopsAggKind) gpuops_variance_kind(name, *argtype);
 	else
 		return false;
 	/* a catalog with other overloads than expected keeps the native plan */
