@@ -40,7 +40,8 @@ typedef enum GpuopsAggKind
 	GPUOPS_AGG_VAR_POP,			/* var_pop */
 	GPUOPS_AGG_VAR_SAMP,		/* var_samp, variance */
 	GPUOPS_AGG_STDDEV_POP,		/* stddev_pop */
-	GPUOPS_AGG_STDDEV_SAMP		/* stddev_samp, stddev */
+	GPUOPS_AGG_STDDEV_SAMP,		/* stddev_samp, stddev */
+	GPUOPS_AGG_COUNT_DISTINCT	/* count(DISTINCT x): x is the last key */
 } GpuopsAggKind;
 
 /* True for the variance and standard deviation kinds. */
@@ -83,7 +84,9 @@ typedef struct GpuopsAggTable
 /* What the executor needs, decoded from the plan. */
 typedef struct GpuopsAggSpec
 {
-	int			nkeys;
+	int			nkeys;			/* the engine's keys */
+	int			nkeys_out;		/* the scan tuple's: nkeys - 1 where the
+								 * last key is count(DISTINCT x)'s x */
 	Oid			key_types[GPUOPS_AGG_MAX_KEYS];
 	Oid			key_collations[GPUOPS_AGG_MAX_KEYS];
 	int32		key_typmods[GPUOPS_AGG_MAX_KEYS];	/* (a numeric's scale) */

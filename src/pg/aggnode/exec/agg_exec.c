@@ -172,6 +172,7 @@ gpuops_agg_run(GpuopsAggScanState *s)
 	s->next_group = 0;
 	s->piece = NULL;
 	s->piece_next = 0;
+	s->fold = NULL;
 }
 
 /*
@@ -191,44 +192,67 @@ gpuops_agg_next_spilled(GpuopsAggScanState *s)
 	return true;
 }
 
+/*
+ * The engine's next group, spilled or not, in key order: group *g of *st;
+ * false when all are out.
+ */
+bool
+gpuops_agg_next_engine_group(GpuopsAggScanState *s, const GpuopsAggState **st,
+							 int64 *g)
+{
+	if (gpuops_aggstate_spilled(&s->groups))
+	{
+		if (!gpuops_agg_next_spilled(s))
+			return false;
+		*st = s->piece;
+		*g = s->piece_next - 1;
+		return true;
+	}
+	if (s->next_group >= s->groups.ngroups)
+		return false;
+	*st = &s->groups;
+	*g = s->next_group++;
+	return true;
+}
+
+/* Aggregates without GROUP BY over no rows: the one row Agg gives. */
+void
+gpuops_agg_empty_row(GpuopsAggScanState *s, TupleTableSlot *slot)
+{
+	int			a;
+
+	for (a = 0; a < s->spec.naggs; a++)
+	{
+		GpuopsAggKind kind = s->spec.aggs[a].kind;
+		bool		counts = kind == GPUOPS_AGG_COUNT ||
+			kind == GPUOPS_AGG_COUNT_STAR || kind == GPUOPS_AGG_COUNT_DISTINCT;
+
+		slot->tts_values[a] = Int64GetDatum(0);
+		slot->tts_isnull[a] = !counts;
+	}
+}
+
 /* The next group as a scan tuple, or NULL when all are out. */
 static TupleTableSlot *
 gpuops_agg_next_group(GpuopsAggScanState *s)
 {
 	TupleTableSlot *slot = s->css.ss.ss_ScanTupleSlot;
-	int			a;
+	const GpuopsAggState *st;
+	int64		g;
 
 	ExecClearTuple(slot);
+	if (s->spec.nkeys_out < s->spec.nkeys)
+		return gpuops_agg_next_folded(s, slot) ? ExecStoreVirtualTuple(slot) : NULL;
 	if (s->spec.nkeys == 0 && s->groups.ngroups == 0)
 	{
-		/* aggregates without GROUP BY over no rows: one row, as Agg gives */
-		if (s->next_group > 0)
+		if (s->next_group++ > 0)
 			return NULL;
-		for (a = 0; a < s->spec.naggs; a++)
-		{
-			GpuopsAggKind kind = s->spec.aggs[a].kind;
-			bool		counts = kind == GPUOPS_AGG_COUNT ||
-				kind == GPUOPS_AGG_COUNT_STAR;
-
-			slot->tts_values[a] = Int64GetDatum(0);
-			slot->tts_isnull[a] = !counts;
-		}
-		s->next_group++;
+		gpuops_agg_empty_row(s, slot);
 		return ExecStoreVirtualTuple(slot);
 	}
-	if (gpuops_aggstate_spilled(&s->groups))
-	{
-		if (!gpuops_agg_next_spilled(s))
-			return NULL;
-		gpuops_aggstate_tuple(s->piece, &s->spec, s->piece_next - 1,
-							  slot->tts_values, slot->tts_isnull);
-		return ExecStoreVirtualTuple(slot);
-	}
-	if (s->next_group >= s->groups.ngroups)
+	if (!gpuops_agg_next_engine_group(s, &st, &g))
 		return NULL;
-	gpuops_aggstate_tuple(&s->groups, &s->spec, s->next_group,
-						  slot->tts_values, slot->tts_isnull);
-	s->next_group++;
+	gpuops_aggstate_tuple(st, &s->spec, g, slot->tts_values, slot->tts_isnull);
 	return ExecStoreVirtualTuple(slot);
 }
 

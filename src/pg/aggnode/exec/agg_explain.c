@@ -18,6 +18,25 @@ gpuops_agg_planned_strategy(const GpuopsAggSpec *spec)
 	return gpo_agg_strategy_name((gpo_agg_strategy) spec->planned_strategy);
 }
 
+/* count(DISTINCT x)'s x, of the first table read. */
+static Node *
+gpuops_agg_distinct_key(CustomScan *cscan)
+{
+	List	   *tab0 = (List *) linitial((List *) list_nth(cscan->custom_private,
+														   PRIV_TABLES));
+	ListCell   *lc;
+
+	foreach(lc, (List *) list_nth(tab0, TAB_AGGREFS))
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+
+		if (a->aggdistinct != NIL)
+			return (Node *) linitial_node(TargetEntry, a->args)->expr;
+	}
+	elog(ERROR, "GpuOpsAgg: no count(DISTINCT) in the plan");
+	return NULL;
+}
+
 /* Deparsed implicit-AND clauses, or NULL for none. */
 static char *
 gpuops_agg_deparse(List *clauses, List *context, bool useprefix)
@@ -102,7 +121,7 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								es);
 		gpuops_agg_explain_seat(s, es);
 	}
-	if (s->spec.nkeys > 0 && rti > 0)
+	if (s->spec.nkeys_out > 0 && rti > 0)
 	{
 		List	   *keys = NIL;
 		ListCell   *lc;
@@ -115,6 +134,12 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 											  context, useprefix, false));
 		ExplainPropertyList("Group Keys", keys, es);
 	}
+	if (s->spec.nkeys > s->spec.nkeys_out && rti > 0)
+		ExplainPropertyText("Distinct Key",
+							deparse_expression(gpuops_agg_set_varno(gpuops_agg_distinct_key(cscan),
+																	first->rti, rti),
+											   context, useprefix, false),
+							es);
 	if (es->analyze && s->batches > 0 && s->spec.nkeys > 0)
 	{
 		StringInfoData buf;

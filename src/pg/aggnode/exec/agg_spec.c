@@ -73,6 +73,25 @@ gpuops_spec_square(Node *arg)
 }
 
 /*
+ * count(DISTINCT x): x becomes the engine's last key (once; the planner
+ * saw that every DISTINCT has the same x), after the query's keys.
+ */
+static void
+gpuops_spec_distinct_key(GpuopsAggSpec *spec, Expr *x, Index relid)
+{
+	int			k = spec->nkeys_out;
+
+	if (spec->nkeys > spec->nkeys_out)
+		return;
+	if (k >= GPUOPS_AGG_MAX_KEYS)
+		elog(ERROR, "GpuOpsAgg: too many keys with count(DISTINCT)");
+	spec->key_types[k] = exprType((Node *) x);
+	spec->key_typmods[k] = gpuops_expr_typmod(x, relid);
+	spec->key_collations[k] = exprCollation((Node *) x);
+	spec->nkeys = k + 1;
+}
+
+/*
  * The value column of (src, FILTER f) in spec, added with type typid when
  * there is none yet; val_srcs holds each column's source.
  */
@@ -123,6 +142,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		spec->key_typmods[i] = gpuops_expr_typmod((Expr *) lfirst(lc), relid);
 		spec->key_collations[i++] = exprCollation((Node *) lfirst(lc));
 	}
+	spec->nkeys_out = spec->nkeys;
 
 	/*
 	 * Value columns: one per distinct (argument, FILTER) pair.  count(*)
@@ -168,6 +188,15 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		}
 		if (col->kind == GPUOPS_AGG_COUNT_STAR)
 			continue;
+		if (col->kind == GPUOPS_AGG_COUNT_DISTINCT)
+		{
+			gpuops_spec_distinct_key(spec, (Expr *) src, relid);
+			/* with a FILTER, the rows that pass (as count(*) FILTER) */
+			if (f >= 0)
+				col->valcol = gpuops_spec_val_col(spec, val_srcs, NULL,
+												  INT4OID, f);
+			continue;
+		}
 		col->valcol = gpuops_spec_val_col(spec, val_srcs, src, col->argtype, f);
 		if (GPUOPS_AGG_IS_VARIANCE(col->kind) && col->argtype != FLOAT4OID &&
 			col->argtype != FLOAT8OID)
@@ -209,6 +238,18 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 			GpuopsAggCol *col = &spec->aggs[a++];
 			int			f;
 
+			/* count(DISTINCT x): this table's x is the last key */
+			if (col->kind == GPUOPS_AGG_COUNT_DISTINCT &&
+				tab->key_attnos[spec->nkeys_out] == 0 &&
+				tab->key_exprs[spec->nkeys_out] == NULL)
+			{
+				Node	   *x = (Node *) linitial_node(TargetEntry, agg->args)->expr;
+
+				if (IsA(x, Var))
+					tab->key_attnos[spec->nkeys_out] = ((Var *) x)->varattno;
+				else
+					tab->key_exprs[spec->nkeys_out] = gpuops_spec_expr(x);
+			}
 			if (col->valcol < 0)
 				continue;
 			if (agg->args != NIL && val_srcs[col->valcol] != NULL)

@@ -477,6 +477,9 @@ gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,
 	*isnull = false;
 	if (agg->kind == GPUOPS_AGG_COUNT_STAR)
 		return Int64GetDatum(st->rows[g]);
+	/* count(DISTINCT x): the key groups counted as they fold (agg_distinct.c) */
+	if (agg->kind == GPUOPS_AGG_COUNT_DISTINCT)
+		return Int64GetDatum(0);
 	o = &st->vals[agg->valcol];
 	type = st->val_types[agg->valcol];
 	w = gpo_type_size(type);

@@ -127,6 +127,7 @@ typedef struct GpuopsAggScanState
 	int64		next_group;
 	GpuopsAggState *piece;		/* spilled: the groups coming out */
 	int64		piece_next;		/* its next group */
+	struct GpuopsAggFold *fold; /* count(DISTINCT): the groups' folding */
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
 	int64		rows_passed;
@@ -320,6 +321,22 @@ extern void gpuops_agg_job_run(GpuopsAggJob *job);
 extern void gpuops_agg_job_wait(GpuopsAggJob *job);
 /* Whether a batch of n rows goes to the GPU service. */
 extern bool gpuops_agg_to_service(int64 n);
+
+/* ---- agg_exec.c: the groups coming out ---- */
+
+/* The engine's next group, spilled or not, in key order; false at the end. */
+extern bool gpuops_agg_next_engine_group(GpuopsAggScanState *s,
+										 const GpuopsAggState **st, int64 *g);
+/* Aggregates without GROUP BY over no rows: the one row Agg gives. */
+extern void gpuops_agg_empty_row(GpuopsAggScanState *s, TupleTableSlot *slot);
+
+/* ---- agg_distinct.c ---- */
+
+/*
+ * count(DISTINCT x): the next group of the query's keys into slot's values,
+ * folded from the engine's groups of (keys, x); false when all are out.
+ */
+extern bool gpuops_agg_next_folded(GpuopsAggScanState *s, TupleTableSlot *slot);
 
 /* ---- agg_explain.c ---- */
 

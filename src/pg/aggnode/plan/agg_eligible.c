@@ -125,6 +125,7 @@ gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
 	{
 		case GPUOPS_AGG_COUNT_STAR:
 		case GPUOPS_AGG_COUNT:
+		case GPUOPS_AGG_COUNT_DISTINCT:
 			return INT8OID;
 		case GPUOPS_AGG_SUM:
 			if (argtype == INT2OID || argtype == INT4OID)
@@ -148,6 +149,31 @@ gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
 	return InvalidOid;
 }
 
+static bool gpuops_agg_key_source_ok(Node *e, Index relid);
+
+/*
+ * count(DISTINCT x): true (with *kind, *argattno, *argtype) when x can be a
+ * grouping key.  The node groups by the query's keys and x, and counts each
+ * group's key groups whose x is not NULL (agg_distinct.c).
+ */
+static bool
+gpuops_agg_distinct_ok(Aggref *aggref, const char *name, Index relid,
+					   GpuopsAggKind *kind, AttrNumber *argattno, Oid *argtype)
+{
+	Node	   *arg;
+
+	if (aggref->aggstar || strcmp(name, "count") != 0 ||
+		list_length(aggref->args) != 1 || aggref->aggtype != INT8OID)
+		return false;
+	arg = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
+	if (!gpuops_agg_key_source_ok(arg, relid))
+		return false;
+	*kind = GPUOPS_AGG_COUNT_DISTINCT;
+	*argattno = IsA(arg, Var) ? ((Var *) arg)->varattno : GPUOPS_AGG_ARG_EXPR;
+	*argtype = exprType(arg);
+	return true;
+}
+
 /*
  * Classify an Aggref: true (with *kind, *argattno, *argtype) if the node
  * computes it over a plain column of relid (*argattno its attno) or an
@@ -162,7 +188,7 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 	TargetEntry *tle;
 	gpo_type	phys;
 
-	if (aggref->aggorder != NIL || aggref->aggdistinct != NIL ||
+	if (aggref->aggorder != NIL ||
 		(aggref->aggfilter != NULL &&
 		 !gpuops_qual_on_device(aggref->aggfilter, relid) &&
 		 !(exprType((Node *) aggref->aggfilter) == BOOLOID &&
@@ -179,6 +205,9 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 
 	*argattno = InvalidAttrNumber;
 	*argtype = InvalidOid;
+	if (aggref->aggdistinct != NIL)
+		return gpuops_agg_distinct_ok(aggref, name, relid, kind, argattno,
+									  argtype);
 	if (aggref->aggstar)
 	{
 		if (strcmp(name, "count") != 0)
@@ -402,7 +431,38 @@ gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
 		gpuops_agg_output_walker(gextra->havingQual, &oc))
 		return false;
 	*aggrefs = oc.aggrefs;
+	/* count(DISTINCT x): one x for all, as one more key */
+	foreach(lc, *aggrefs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+		Node	   *arg;
+
+		if (a->aggdistinct == NIL)
+			continue;
+		arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+		if (gpuops_agg_distinct_arg(*aggrefs) != arg &&
+			!equal(gpuops_agg_distinct_arg(*aggrefs), arg))
+			return false;
+		if (list_length(*keys) + 1 > GPUOPS_AGG_MAX_KEYS)
+			return false;
+	}
 	return true;
+}
+
+/* The argument of the aggregates' count(DISTINCT x), or NULL if none. */
+Node *
+gpuops_agg_distinct_arg(List *aggrefs)
+{
+	ListCell   *lc;
+
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *a = lfirst_node(Aggref, lc);
+
+		if (a->aggdistinct != NIL)
+			return (Node *) linitial_node(TargetEntry, a->args)->expr;
+	}
+	return NULL;
 }
 
 /*

@@ -208,10 +208,15 @@ static CustomPath *
 gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *input_rel,
 					 RelOptInfo *output_rel, GroupPathExtraData *gextra,
 					 List *keys, List *aggrefs, GpuopsAggInput *input,
-					 double groups)
+					 double groups, double engine_groups)
 {
 	RangeTblEntry *rte = planner_rt_fetch(input_rel->relid, root);
 	CustomPath *cp = makeNode(CustomPath);
+	List	   *engine_keys = keys;
+
+	/* count(DISTINCT x): the engine groups by the keys and x */
+	if (gpuops_agg_distinct_arg(aggrefs) != NULL)
+		engine_keys = lappend(list_copy(keys), gpuops_agg_distinct_arg(aggrefs));
 
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = output_rel;
@@ -229,23 +234,26 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *input_rel,
 																	input_rel->relid,
 																	input->tables)),
 					gpuops_agg_workers(root, input_rel->relid, input->tables,
-									   rte->inh, keys, groups),
+									   rte->inh, engine_keys, engine_groups),
 					&cp->path);
+	/* count(DISTINCT x): the engine's groups fold into the query's */
+	cp->path.startup_cost += (engine_groups - groups) * cpu_operator_cost;
+	cp->path.total_cost += (engine_groups - groups) * cpu_operator_cost;
 	cp->flags = 0;
 	cp->custom_paths = NIL;
 	cp->custom_private = list_make5(keys, aggrefs, input->tables,
 									makeInteger(rte->inh ? 1 : 0),
 									gextra->havingQual);
 	cp->custom_private = lappend(cp->custom_private,
-								 makeFloat(psprintf("%.0f", groups)));
+								 makeFloat(psprintf("%.0f", engine_groups)));
 	cp->custom_private = lappend(cp->custom_private,
 								 makeInteger(gpuops_device));
 	cp->custom_private = lappend(cp->custom_private,
 								 makeInteger(input_rel->relid));
 	cp->custom_private = lappend(cp->custom_private,
-								 makeInteger(gpuops_agg_predict_strategy(root, keys,
+								 makeInteger(gpuops_agg_predict_strategy(root, engine_keys,
 																		 input_rel->rows,
-																		 groups)));
+																		 engine_groups)));
 	cp->methods = &gpuops_agg_path_methods;
 	return cp;
 }
@@ -261,6 +269,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	List	   *aggrefs;
 	GpuopsAggInput input;
 	double		groups;
+	double		engine_groups;
 	CustomPath *cp;
 
 	if (prev_upper_paths_hook)
@@ -279,11 +288,17 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		groups = 1;
 	else
 		groups = estimate_num_groups(root, keys, input_rel->rows, NULL, NULL);
-	if (!gpuops_agg_groups_fit(keys, aggrefs, groups))
+	engine_groups = groups;
+	if (gpuops_agg_distinct_arg(aggrefs) != NULL)
+		engine_groups = estimate_num_groups(root,
+											lappend(list_copy(keys),
+													gpuops_agg_distinct_arg(aggrefs)),
+											input_rel->rows, NULL, NULL);
+	if (!gpuops_agg_groups_fit(keys, aggrefs, engine_groups))
 		return;
 
 	cp = gpuops_agg_make_path(root, input_rel, output_rel, gextra, keys,
-							  aggrefs, &input, groups);
+							  aggrefs, &input, groups, engine_groups);
 	add_path(output_rel, &cp->path);
 }
 

@@ -18,12 +18,18 @@ static int
 gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
 {
 	Node	   *g = (Node *) list_nth(priv, PRIV_EST_GROUPS);
+	List	   *keys = (List *) list_nth(priv, PRIV_KEYS);
+	Node	   *distinct = gpuops_agg_distinct_arg((List *) list_nth(priv,
+																	 PRIV_AGGREFS));
 	int			workers;
 
+	/* the engine's keys: count(DISTINCT x)'s x too */
+	if (distinct != NULL)
+		keys = lappend(list_copy(keys), distinct);
 	workers = gpuops_agg_workers(root, intVal(list_nth(priv, PRIV_RELID)),
 								 (List *) list_nth(priv, PRIV_TABLES),
 								 intVal(list_nth(priv, PRIV_INH)) != 0,
-								 (List *) list_nth(priv, PRIV_KEYS),
+								 keys,
 								 IsA(g, Integer) ? (double) intVal(g) : floatVal(g));
 	if (workers > 0)
 		root->glob->parallelModeNeeded = true;

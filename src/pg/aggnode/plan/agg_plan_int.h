@@ -29,6 +29,8 @@ extern bool gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
 							   RelOptInfo *output_rel,
 							   GroupPathExtraData *gextra,
 							   List **keys, List **aggrefs);
+/* The argument of the aggregates' count(DISTINCT x), or NULL if none. */
+extern Node *gpuops_agg_distinct_arg(List *aggrefs);
 /* Adds the tables under rel to input; false if the node can't read one. */
 extern bool gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top,
 								  RelOptInfo *rel, List *keys, List *aggrefs,
