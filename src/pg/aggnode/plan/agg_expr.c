@@ -233,6 +233,10 @@ gpuops_x_func_types(const GpuopsXFunc *f, List *args, Oid restype)
 			return r == XC_TS && a0 == (f->date_arg ? XC_DATE : XC_TS);
 		case GPO_X_TS_PART:
 			return r == XC_FLOAT && a1 == XC_TS;
+		case GPO_X_TS_EXTRACT:
+			return r == XC_NUM && a1 == XC_TS;
+		case GPO_X_DATE_EXTRACT:
+			return r == XC_NUM && a1 == XC_DATE;
 		case GPO_X_TS_TRUNC:
 			return r == XC_TS && a1 == XC_TS;
 		case -1:
@@ -310,24 +314,24 @@ gpuops_x_num_call(XBuild *b, const GpuopsXFunc *f, List *args)
 	return true;
 }
 
-/* date_part / date_trunc: a constant unit, then the timestamp. */
+/*
+ * date_part / date_trunc / extract: a constant unit, then the timestamp
+ * (or, for extract, the date).  A field the device does not take keeps the
+ * native plan (and PostgreSQL's own error where it has one).
+ */
 static bool
 gpuops_x_datetime_field(XBuild *b, const GpuopsXFunc *f, List *args)
 {
-	Const	   *units = (Const *) linitial(args);
 	int			field;
 	gpo_xnode  *x;
 
-	if (!IsA(units, Const) || units->constisnull ||
-		units->consttype != TEXTOID ||
-		!gpuops_xfunc_field(DatumGetTextPP(units->constvalue),
-							f->op == GPO_X_TS_TRUNC, &field))
+	if (!gpuops_x_datetime_unit(f->op, (Node *) linitial(args), &field))
 		return false;
 	if (!gpuops_x_expr(b, lsecond(args)) ||
 		(x = gpuops_x_push(b, f->op, 0)) == NULL)
 		return false;
 	x->arg = field;
-	x->width = f->op == GPO_X_TS_PART ? 8 : 0;
+	x->width = f->op == GPO_X_TS_TRUNC ? 0 : 8;
 	return true;
 }
 
@@ -367,7 +371,8 @@ gpuops_x_call(XBuild *b, Oid funcid, List *args, Oid restype, bool retset)
 		!gpuops_xfunc_lookup(funcid, list_length(args), &f) ||
 		!gpuops_x_func_types(&f, args, restype))
 		return false;
-	if (f.op == GPO_X_TS_PART || f.op == GPO_X_TS_TRUNC)
+	if (f.op == GPO_X_TS_PART || f.op == GPO_X_TS_TRUNC ||
+		f.op == GPO_X_TS_EXTRACT || f.op == GPO_X_DATE_EXTRACT)
 		return gpuops_x_datetime_field(b, &f, args);
 	if (f.op == GPO_X_TS_PL_INTERVAL || f.op == GPO_X_TS_MI_INTERVAL)
 		return gpuops_x_interval(b, &f, args);

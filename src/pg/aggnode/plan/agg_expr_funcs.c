@@ -103,6 +103,8 @@ static const GpuopsXNamed named_funcs[] = {
 	{"date_pl_interval", GPO_X_TS_PL_INTERVAL, -1, 2},
 	{"date_mi_interval", GPO_X_TS_MI_INTERVAL, -1, 2},
 	{"timestamp_part", GPO_X_TS_PART, -1, 2},
+	{"extract_timestamp", GPO_X_TS_EXTRACT, -1, 2},
+	{"extract_date", GPO_X_DATE_EXTRACT, -1, 2},
 	{"timestamp_trunc", GPO_X_TS_TRUNC, -1, 2},
 	{"numeric_add", GPO_X_NADD, -1, 2}, {"numeric_sub", GPO_X_NSUB, -1, 2},
 	{"numeric_mul", GPO_X_NMUL, -1, 2}, {"numeric_uminus", GPO_X_NNEG, -1, 1},
@@ -203,6 +205,28 @@ gpuops_xfunc_lookup(Oid funcid, int nargs, GpuopsXFunc *f)
 		(f->op == GPO_X_TS_PL_INTERVAL || f->op == GPO_X_TS_MI_INTERVAL);
 	pfree(src);
 	return found && f->nargs == nargs;
+}
+
+/*
+ * The field of date/time operator op (TS_PART, TS_TRUNC, TS_EXTRACT,
+ * DATE_EXTRACT) that units, a constant, names; false for another unit or
+ * one the operator does not take on the device (extract's julian, and the
+ * time fields of a date, which PostgreSQL rejects).
+ */
+bool
+gpuops_x_datetime_unit(int op, Node *units, int *field)
+{
+	Const	   *c = (Const *) units;
+
+	if (!IsA(c, Const) || c->constisnull || c->consttype != TEXTOID ||
+		!gpuops_xfunc_field(DatumGetTextPP(c->constvalue),
+							op == GPO_X_TS_TRUNC, field))
+		return false;
+	if (op == GPO_X_TS_EXTRACT)
+		return *field != GPO_XF_JULIAN;
+	if (op == GPO_X_DATE_EXTRACT)
+		return *field >= GPO_XF_DAY && *field != GPO_XF_JULIAN;
+	return true;
 }
 
 /*

@@ -27,6 +27,8 @@ typedef struct GpuopsXFunc
  * arguments; false if there is none.
  */
 extern bool gpuops_xfunc_lookup(Oid funcid, int nargs, GpuopsXFunc *f);
+/* The field of date/time operator op a constant unit names; false if none. */
+extern bool gpuops_x_datetime_unit(int op, Node *units, int *field);
 /* The gpo_xfield a date_part / date_trunc unit names; false if none. */
 extern bool gpuops_xfunc_field(text *units, bool trunc, int *field);
 

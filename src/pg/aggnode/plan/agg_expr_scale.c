@@ -93,6 +93,15 @@ gpuops_x_scale(Node *e)
 	if (f.op == GPUOPS_XF_INT_TO_NUMERIC)
 		return (exprType(linitial(args)) == INT2OID ||
 				exprType(linitial(args)) == INT4OID) ? 0 : -1;
+	/* extract: its field's scale (seconds to microseconds, ...) */
+	if (f.op == GPO_X_TS_EXTRACT || f.op == GPO_X_DATE_EXTRACT)
+	{
+		int			field;
+
+		if (!gpuops_x_datetime_unit(f.op, (Node *) linitial(args), &field))
+			return -1;
+		return gpo_expr_extract_scale((gpo_xop) f.op, (gpo_xfield) field);
+	}
 	if (f.op != GPO_X_NADD && f.op != GPO_X_NSUB && f.op != GPO_X_NMUL &&
 		f.op != GPO_X_NNEG && f.op != GPO_X_NABS && f.op != -1)
 		return -1;
