@@ -128,6 +128,7 @@ DROP TABLE dist_p;
 -- native plans: two DISTINCT arguments, sum(DISTINCT), more keys than fit
 SELECT * FROM pg_temp.plan('SELECT k, count(DISTINCT x), count(DISTINCT f) FROM dist_t GROUP BY k');
 SELECT * FROM pg_temp.plan('SELECT k, sum(DISTINCT x) FROM dist_t GROUP BY k');
-SELECT * FROM pg_temp.plan('SELECT k, k2, d, b, count(DISTINCT x) FROM dist_t GROUP BY k, k2, d, b');
+SELECT pg_temp.check('SELECT k, k2, d, b, f, s, n, v, count(DISTINCT x) AS cd FROM dist_t GROUP BY 1, 2, 3, 4, 5, 6, 7, 8');
+SELECT pg_temp.check('SELECT k, k2, d, b, f, s, n, count(DISTINCT x) AS cd FROM dist_t GROUP BY 1, 2, 3, 4, 5, 6, 7');
 
 DROP TABLE dist_t;

@@ -53,6 +53,19 @@ SELECT pg_temp.plan('SELECT count(*), sum(w8) FROM agg_t WHERE k IN (1, 2, 3) AN
 SELECT pg_temp.plan('SELECT k, sum(v) FROM agg_t GROUP BY k HAVING count(*) > 90 ORDER BY 2 DESC LIMIT 3');
 -- an expression key is computed on the device (sql/agg_expr.sql has more)
 SELECT pg_temp.plan('SELECT k + 1, count(*) FROM agg_t GROUP BY k + 1');
+-- up to 8 grouping keys (packed into one engine key, ranked where wide),
+-- or 7 and a count(DISTINCT); 9 keep the native plan
+SELECT pg_temp.check('SELECT k, k2, ks, kb, kd, kts, kf4, kf8, count(*) AS n, sum(w) AS s
+	FROM agg_t GROUP BY 1, 2, 3, 4, 5, 6, 7, 8');
+SELECT pg_temp.check('SELECT ks, kb, kd, w2, kf8, k, count(*) AS n, min(v) AS m FROM agg_t GROUP BY 1, 2, 3, 4, 5, 6');
+SELECT pg_temp.check('SELECT ks, kb, kd, w2, kf8, k, kf4, count(DISTINCT w) AS c, count(*) AS n
+	FROM agg_t GROUP BY 1, 2, 3, 4, 5, 6, 7');
+SELECT pg_temp.check_order('SELECT ks, kb, w2, kd, k, kf8, count(*) FROM agg_t
+	GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6');
+SELECT pg_temp.check('SELECT k, k2, ks, kb, kd, kts, kf4, kf8, w2, count(*) AS n
+	FROM agg_t GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9');
+SELECT pg_temp.check('SELECT k, k2, ks, kb, kd, kts, kf4, kf8, count(DISTINCT w2) AS n
+	FROM agg_t GROUP BY 1, 2, 3, 4, 5, 6, 7, 8');
 -- not eligible: a DISTINCT sum, a FILTER the engine can't evaluate,
 -- numeric input, a join, a subquery in WHERE, grouping sets
 SELECT pg_temp.plan('SELECT sum(DISTINCT k) FROM agg_t');

@@ -592,7 +592,7 @@ error_cases(tgroup *tg)
 				b,
 				p,
 				small;
-	gpo_vector	kv[5];
+	gpo_vector	kv[GPO_KEYPACK_MAX_KEYS + 1];
 	gpo_keypack *kp;
 	gpo_ctx		ctx;
 	tcase		c;
@@ -603,14 +603,14 @@ error_cases(tgroup *tg)
 	tvec_make_kind(&p, GPO_INT64, PART_ONE, 100, false);
 	tvec_make_kind(&small, GPO_INT64, PART_ONE, 99, false);
 	memset(a.v.chunks[0].data, 0, 4 * a.v.chunks[0].n);
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k <= GPO_KEYPACK_MAX_KEYS; k++)
 		kv[k] = a.v;
 	test_ctx(&ctx, GPO_DEVICE_CPU, 0);
 	case_begin(&c, "keypack bad arguments");
 	kp = (gpo_keypack *) &a;
 	st[0] = gpo_keypack_build(&ctx, 0, kv, &p.v, &kp);
 	expect(&c, kp == NULL, "info not cleared");
-	st[1] = gpo_keypack_build(&ctx, 5, kv, &p.v, &kp);
+	st[1] = gpo_keypack_build(&ctx, GPO_KEYPACK_MAX_KEYS + 1, kv, &p.v, &kp);
 	kv[1] = b.v;
 	st[2] = gpo_keypack_build(&ctx, 2, kv, &p.v, &kp);
 	kv[1] = a.v;
@@ -639,7 +639,7 @@ test_keypack(void)
 	group_begin(&g, "keypack");
 	error_cases(&g);
 
-	/* random columns: every size, 1 to 4 keys */
+	/* random columns: every size, 1 to GPO_KEYPACK_MAX_KEYS keys */
 	for (int nk = 1; nk <= GPO_KEYPACK_MAX_KEYS; nk++)
 		for (int si = 0; si < 8; si++)
 			for (int rep = 0; rep < (sizes[si] > 5000 ? 2 : 5); rep++)
@@ -690,6 +690,21 @@ test_keypack(void)
 		set_cases(&g, &s, random_kind(5000), random_kind(5000), "wide");
 		kset_make(&s, 3, 5000, types, wide, 20, 0);
 		set_cases(&g, &s, random_kind(5000), random_kind(5000), "wide nulls");
+	}
+
+	/* 8 keys of extreme and of all-distinct values: pairs of pairs ranked */
+	{
+		int			types[8] = {GPO_INT64, GPO_FLOAT64, GPO_INT32, GPO_FLOAT32,
+		GPO_UINT32, GPO_INT64, GPO_FLOAT64, GPO_INT32};
+		int			ex[8] = {KK_EXTREME, KK_EXTREME, KK_EXTREME, KK_EXTREME,
+		KK_EXTREME, KK_EXTREME, KK_EXTREME, KK_EXTREME};
+		int			wide[8] = {KK_DISTINCT, KK_DISTINCT, KK_DISTINCT, KK_DISTINCT,
+		KK_DISTINCT, KK_DISTINCT, KK_DISTINCT, KK_DISTINCT};
+
+		kset_make(&s, 8, 5000, types, ex, 10, 0);
+		set_cases(&g, &s, random_kind(5000), random_kind(5000), "8 extremes");
+		kset_make(&s, 8, 5000, types, wide, 5, 0);
+		set_cases(&g, &s, random_kind(5000), random_kind(5000), "8 wide");
 	}
 
 	/* many distinct values in 4 columns: ranked pairs (one sort, then two) */

@@ -22,7 +22,7 @@ extern "C"
 {
 #endif
 
-#define GPO_KEYPACK_MAX_KEYS 4
+#define GPO_KEYPACK_MAX_KEYS 8
 
 typedef struct gpo_keypack gpo_keypack;	/* opaque: how to decode packed keys */
 

@@ -26,7 +26,7 @@
 #define GPUOPS_AGG_ARG_EXPR		(-1)
 
 /* Most grouping keys the node takes. */
-#define GPUOPS_AGG_MAX_KEYS		4
+#define GPUOPS_AGG_MAX_KEYS		8
 
 /* The aggregates the node computes. */
 typedef enum GpuopsAggKind
