@@ -175,63 +175,6 @@ gpuops_agg_run(GpuopsAggScanState *s)
 	s->fold = NULL;
 }
 
-/*
- * The next group of a spilled state, read back in key order, as a group
- * of s->piece at s->piece_next - 1; false when all are out.
- */
-static bool
-gpuops_agg_next_spilled(GpuopsAggScanState *s)
-{
-	if (s->piece == NULL || s->piece_next >= s->piece->ngroups)
-	{
-		if (gpuops_aggstate_next_piece(&s->groups, &s->piece) == 0)
-			return false;
-		s->piece_next = 0;
-	}
-	s->piece_next++;
-	return true;
-}
-
-/*
- * The engine's next group, spilled or not, in key order: group *g of *st;
- * false when all are out.
- */
-bool
-gpuops_agg_next_engine_group(GpuopsAggScanState *s, const GpuopsAggState **st,
-							 int64 *g)
-{
-	if (gpuops_aggstate_spilled(&s->groups))
-	{
-		if (!gpuops_agg_next_spilled(s))
-			return false;
-		*st = s->piece;
-		*g = s->piece_next - 1;
-		return true;
-	}
-	if (s->next_group >= s->groups.ngroups)
-		return false;
-	*st = &s->groups;
-	*g = s->next_group++;
-	return true;
-}
-
-/* Aggregates without GROUP BY over no rows: the one row Agg gives. */
-void
-gpuops_agg_empty_row(GpuopsAggScanState *s, TupleTableSlot *slot)
-{
-	int			a;
-
-	for (a = 0; a < s->spec.naggs; a++)
-	{
-		GpuopsAggKind kind = s->spec.aggs[a].kind;
-		bool		counts = kind == GPUOPS_AGG_COUNT ||
-			kind == GPUOPS_AGG_COUNT_STAR || kind == GPUOPS_AGG_COUNT_DISTINCT;
-
-		slot->tts_values[a] = Int64GetDatum(0);
-		slot->tts_isnull[a] = !counts;
-	}
-}
-
 /* The next group as a scan tuple, or NULL when all are out. */
 static TupleTableSlot *
 gpuops_agg_next_group(GpuopsAggScanState *s)

@@ -322,7 +322,7 @@ extern void gpuops_agg_job_wait(GpuopsAggJob *job);
 /* Whether a batch of n rows goes to the GPU service. */
 extern bool gpuops_agg_to_service(int64 n);
 
-/* ---- agg_exec.c: the groups coming out ---- */
+/* ---- agg_output.c: the groups coming out ---- */
 
 /* The engine's next group, spilled or not, in key order; false at the end. */
 extern bool gpuops_agg_next_engine_group(GpuopsAggScanState *s,
