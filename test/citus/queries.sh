@@ -1,7 +1,8 @@
 # The queries of the Citus test, run by run.sh: check NAME EXPECT SQL.
 # EXPECT gpu: every shard query must run on GpuOpsAgg; native: none may;
-# any: reported only (joins and partial aggregates, which gpuops declines
-# today).  Grouped queries name their columns for CREATE TABLE AS.
+# any: reported only (joins, and variances of integers by another column,
+# for which Citus gathers the rows).  Grouped queries name their columns
+# for CREATE TABLE AS.
 
 # GROUP BY the distribution column: the whole query runs on the workers
 check "group by key" gpu "SELECT key, count(*) AS n, count(v) AS nv, sum(i) AS si,
@@ -39,14 +40,21 @@ check "plain aggregate" gpu "SELECT count(*) AS n, count(v) AS nv, sum(i) AS si,
 check "plain aggregate, where" gpu "SELECT count(*) AS n, sum(i) AS si, max(b) AS xb FROM t
 	WHERE g < 50 AND v IS NOT NULL"
 check "plain, one key" gpu "SELECT count(*) AS n, sum(i) AS si, avg(s) AS as_ FROM t WHERE key = 42"
-# partial aggregates Citus computes through worker_partial_agg: native today.
-# The coordinator combines float8 states in the order the shards answer,
-# which changes the last bits from run to run (with gpuops off too), so the
-# float ones are compared to 9 decimals; the numeric ones are exact.
+# variances: by the distribution column the workers compute them whole;
+# by another column Citus asks the workers for worker_partial_agg's state
+# of a float variance ({N, Sx, Sxx}, which the node gives), and gathers
+# the rows of an integer one (whose state is internal).  The coordinator
+# combines float8 states in the order the shards answer, which changes the
+# last bits from run to run (with gpuops off too), so the float ones are
+# compared to 9 decimals; the numeric ones are exact.
 check "stddev, variance" any "SELECT g, round(stddev(v4)::numeric, 9) AS sd,
 	variance(i) AS vi, stddev_samp(s) AS ss, var_pop(b) AS vb FROM t GROUP BY g"
-check "stddev by key" any "SELECT key, stddev(i) AS sd, round(var_samp(v)::numeric, 9) AS vv,
+check "stddev by key" gpu "SELECT key, stddev(i) AS sd, round(var_samp(v)::numeric, 9) AS vv,
 	count(*) AS n FROM t GROUP BY key"
+check "stddev of floats" gpu "SELECT g, round(stddev(v4)::numeric, 9) AS sd,
+	round(var_pop(v)::numeric, 9) AS vv, round(variance(v * 2)::numeric, 9) AS v2 FROM t GROUP BY g"
+check "stddev of floats, no group" gpu "SELECT round(stddev_pop(v)::numeric, 9) AS sd,
+	round(var_samp(v4)::numeric, 9) AS vv FROM t WHERE i > 0"
 # joins Citus pushes down: a reference table and a colocated table
 check "join reference table" any "SELECT r.name, count(*) AS n, sum(t.i) AS si
 	FROM t JOIN ref r ON t.g = r.g GROUP BY r.name"

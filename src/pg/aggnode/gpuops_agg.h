@@ -41,7 +41,10 @@ typedef enum GpuopsAggKind
 	GPUOPS_AGG_VAR_SAMP,		/* var_samp, variance */
 	GPUOPS_AGG_STDDEV_POP,		/* stddev_pop */
 	GPUOPS_AGG_STDDEV_SAMP,		/* stddev_samp, stddev */
-	GPUOPS_AGG_COUNT_DISTINCT	/* count(DISTINCT x): x is the last key */
+	GPUOPS_AGG_COUNT_DISTINCT,	/* count(DISTINCT x): x is the last key */
+	GPUOPS_AGG_FLOAT_STATE		/* Citus's worker_partial_agg of an
+								 * aggregate with float8_accum's state
+								 * {N, Sx, Sxx}: that state's text */
 } GpuopsAggKind;
 
 /* True for the variance and standard deviation kinds. */
@@ -344,6 +347,12 @@ extern void gpuops_aggstate_spill_end(GpuopsAggState *st);
 
 /* ---- agg_variance.c ---- */
 
+/*
+ * float8_accum's state {N, Sx, Sxx} of a group as the text (a cstring)
+ * that Citus's worker_partial_agg gives for it.
+ */
+extern Datum gpuops_float_state_text(int64 n, float8 fsum, uint8 fflags,
+									 float8 m2);
 /* The variance or standard deviation agg of group g (some value counted). */
 extern Datum gpuops_aggstate_variance(const GpuopsAggState *st,
 									  const GpuopsAggCol *agg, int64 g,

@@ -103,6 +103,8 @@ extern float8 gpuops_float_sum(float8 fsum, uint8 fflags, float8 mx,
  */
 extern float8 gpuops_float_avg(float8 fsum, uint8 fflags, float8 m2,
 							   int64 count);
+/* The Sx float8_accum keeps for a group (same errors as gpuops_float_avg). */
+extern float8 gpuops_float_accum_sum(float8 fsum, uint8 fflags, float8 m2);
 /* An exact 128-bit integer as a numeric. */
 extern Datum gpuops_int128_to_numeric(gpo_int128 v);
 

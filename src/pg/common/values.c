@@ -215,8 +215,19 @@ gpuops_float_sum(float8 fsum, uint8 fflags, float8 mx, bool as_float4)
 float8
 gpuops_float_avg(float8 fsum, uint8 fflags, float8 m2, int64 count)
 {
+	return gpuops_float_accum_sum(fsum, fflags, m2) / (float8) count;
+}
+
+/*
+ * The Sx that float8_accum keeps for a group (see gpuops_float_avg, whose
+ * overflow errors it raises): the finite sum combined with the non-finite
+ * values, +0 for a zero.
+ */
+float8
+gpuops_float_accum_sum(float8 fsum, uint8 fflags, float8 m2)
+{
 	if (!isfinite(fsum) || (fflags == 0 && !isfinite(m2)))
 		float_overflow_error();
 	fsum = gpuops_float_with_flags(fsum, fflags);
-	return (fsum == 0.0 ? 0.0 : fsum) / (float8) count;
+	return fsum == 0.0 ? 0.0 : fsum;
 }

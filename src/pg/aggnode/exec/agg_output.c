@@ -61,5 +61,11 @@ gpuops_agg_empty_row(GpuopsAggScanState *s, TupleTableSlot *slot)
 
 		slot->tts_values[a] = Int64GetDatum(0);
 		slot->tts_isnull[a] = !counts;
+		if (kind == GPUOPS_AGG_FLOAT_STATE)
+		{
+			/* worker_partial_agg over no rows: the initial state */
+			slot->tts_values[a] = gpuops_float_state_text(0, 0.0, 0, 0.0);
+			slot->tts_isnull[a] = false;
+		}
 	}
 }

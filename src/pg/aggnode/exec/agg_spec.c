@@ -165,8 +165,9 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		int			f = -1;
 
 		col->kind = (GpuopsAggKind) linitial_int(cls);
+		/* the value is the last argument (worker_partial_agg's second) */
 		if (a->args != NIL)
-			src = (Node *) linitial_node(TargetEntry, a->args)->expr;
+			src = (Node *) llast_node(TargetEntry, a->args)->expr;
 		col->argtype = (Oid) lthird_int(cls);
 		col->argtypmod = src != NULL ? gpuops_expr_typmod((Expr *) src, relid) : -1;
 		col->restype = a->aggtype;
@@ -254,7 +255,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 				continue;
 			if (agg->args != NIL && val_srcs[col->valcol] != NULL)
 			{
-				Node	   *arg = (Node *) linitial_node(TargetEntry, agg->args)->expr;
+				Node	   *arg = (Node *) llast_node(TargetEntry, agg->args)->expr;
 
 				if (IsA(arg, Var))
 					tab->val_attnos[col->valcol] = ((Var *) arg)->varattno;

@@ -460,7 +460,8 @@ gpuops_agg_val_m2(const GpuopsAggSpec *spec, int v)
 		if (spec->aggs[a].valcol == v &&
 			((spec->aggs[a].kind == GPUOPS_AGG_AVG &&
 			  spec->val_types[v] == FLOAT8OID) ||
-			 GPUOPS_AGG_IS_VARIANCE(spec->aggs[a].kind)))
+			 GPUOPS_AGG_IS_VARIANCE(spec->aggs[a].kind) ||
+			 spec->aggs[a].kind == GPUOPS_AGG_FLOAT_STATE))
 			return true;
 	return false;
 }
@@ -480,6 +481,12 @@ gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,
 	/* count(DISTINCT x): the key groups counted as they fold (agg_distinct.c) */
 	if (agg->kind == GPUOPS_AGG_COUNT_DISTINCT)
 		return Int64GetDatum(0);
+	if (agg->kind == GPUOPS_AGG_FLOAT_STATE)
+	{
+		o = &st->vals[agg->valcol];
+		return gpuops_float_state_text(o->count[g], o->fsum[g], o->fflags[g],
+									   o->m2[g]);
+	}
 	o = &st->vals[agg->valcol];
 	type = st->val_types[agg->valcol];
 	w = gpo_type_size(type);

@@ -19,6 +19,9 @@
  * N * N, divided at select_div_scale's scale by numeric_div, and the
  * square root correctly rounded at that same scale.  The results are
  * PostgreSQL's to the last digit.
+ *
+ * Citus's worker_partial_agg of such a float aggregate gives the state
+ * itself, {N, Sx, Sxx}, as text, for the coordinator to combine.
  */
 #include "aggnode/gpuops_agg.h"
 #include "common/gpuops.h"
@@ -26,7 +29,9 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/float.h"
 #include "utils/numeric.h"
 
@@ -62,6 +67,27 @@ gpuops_float_variance(GpuopsAggKind kind, int64 n, float8 fsum, uint8 fflags,
 	sxx = fflags != 0 ? get_float8_nan() : m2;
 	v = sxx / (gpuops_variance_sample(kind) ? (float8) n - 1.0 : (float8) n);
 	return Float8GetDatum(gpuops_variance_root(kind) ? sqrt(v) : v);
+}
+
+/*
+ * float8_accum's state {N, Sx, Sxx} of a group (n values, none: the
+ * initial {0,0,0}) as the text worker_partial_agg_ffunc gives: the
+ * float8[]'s output function over it.  The accumulation's overflow errors
+ * come first.
+ */
+Datum
+gpuops_float_state_text(int64 n, float8 fsum, uint8 fflags, float8 m2)
+{
+	Datum		d[3];
+	ArrayType  *arr;
+
+	d[0] = Float8GetDatum((float8) n);
+	d[1] = Float8GetDatum(n > 0 ? gpuops_float_accum_sum(fsum, fflags, m2) : 0.0);
+	d[2] = Float8GetDatum(n == 0 ? 0.0 : fflags != 0 ? get_float8_nan() : m2);
+	arr = construct_array(d, 3, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL,
+						  TYPALIGN_DOUBLE);
+	return CStringGetDatum(OidOutputFunctionCall(F_ARRAY_OUT,
+												 PointerGetDatum(arr)));
 }
 
 /* A numeric from its text form (constants). */

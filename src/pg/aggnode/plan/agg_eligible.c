@@ -23,7 +23,9 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 /*
  * True if a grouping key of type typid and collation collid is a text key:
@@ -145,6 +147,8 @@ gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
 		case GPUOPS_AGG_STDDEV_SAMP:
 			return (argtype == FLOAT4OID || argtype == FLOAT8OID) ?
 				FLOAT8OID : NUMERICOID;
+		case GPUOPS_AGG_FLOAT_STATE:
+			return CSTRINGOID;
 	}
 	return InvalidOid;
 }
@@ -171,6 +175,58 @@ gpuops_agg_distinct_ok(Aggref *aggref, const char *name, Index relid,
 	*kind = GPUOPS_AGG_COUNT_DISTINCT;
 	*argattno = IsA(arg, Var) ? ((Var *) arg)->varattno : GPUOPS_AGG_ARG_EXPR;
 	*argtype = exprType(arg);
+	return true;
+}
+
+/*
+ * Citus's worker_partial_agg(aggregate, x), which a worker gives the
+ * coordinator to combine: true (kind GPUOPS_AGG_FLOAT_STATE) when the
+ * aggregate's state is float8_accum's or float4_accum's {N, Sx, Sxx} (the
+ * variances and standard deviations, avg, of floats) and x, of the
+ * aggregate's argument type, a float column or device expression.
+ */
+static bool
+gpuops_agg_partial_ok(Aggref *aggref, Index relid, GpuopsAggKind *kind,
+					  AttrNumber *argattno, Oid *argtype)
+{
+	Node	   *inner;
+	Node	   *x;
+	HeapTuple	tup;
+	Oid			transfn;
+	Oid		   *argtypes;
+	int			nargs;
+
+	if (list_length(aggref->args) != 2 || aggref->aggtype != CSTRINGOID ||
+		aggref->aggstar)
+		return false;
+	inner = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
+	while (IsA(inner, RelabelType))
+		inner = (Node *) ((RelabelType *) inner)->arg;
+	if (!IsA(inner, Const) || ((Const *) inner)->constisnull ||
+		(((Const *) inner)->consttype != OIDOID &&
+		 ((Const *) inner)->consttype != REGPROCEDUREOID))
+		return false;
+	tup = SearchSysCache1(AGGFNOID, ((Const *) inner)->constvalue);
+	if (!HeapTupleIsValid(tup))
+		return false;
+	transfn = ((Form_pg_aggregate) GETSTRUCT(tup))->aggtransfn;
+	ReleaseSysCache(tup);
+	if (transfn != F_FLOAT8_ACCUM && transfn != F_FLOAT4_ACCUM)
+		return false;
+	x = (Node *) llast_node(TargetEntry, aggref->args)->expr;
+	(void) get_func_signature(DatumGetObjectId(((Const *) inner)->constvalue),
+							  &argtypes, &nargs);
+	if (nargs != 1 || argtypes[0] != exprType(x) ||
+		(exprType(x) != FLOAT4OID && exprType(x) != FLOAT8OID))
+		return false;
+	if (gpuops_plain_column(x, relid))
+		*argattno = ((Var *) x)->varattno;
+	else if (gpuops_expr_on_device((Expr *) x, relid))
+		*argattno = GPUOPS_AGG_ARG_EXPR;
+	else
+		return false;
+	*argtype = exprType(x);
+	*kind = GPUOPS_AGG_FLOAT_STATE;
 	return true;
 }
 
@@ -208,6 +264,8 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 	if (aggref->aggdistinct != NIL)
 		return gpuops_agg_distinct_ok(aggref, name, relid, kind, argattno,
 									  argtype);
+	if (strcmp(name, "worker_partial_agg") == 0)
+		return gpuops_agg_partial_ok(aggref, relid, kind, argattno, argtype);
 	if (aggref->aggstar)
 	{
 		if (strcmp(name, "count") != 0)

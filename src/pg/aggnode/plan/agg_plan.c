@@ -167,7 +167,7 @@ gpuops_agg_ncols(List *keys, List *aggrefs, Index relid)
 
 		if (!a->aggstar)
 		{
-			Node	   *arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+			Node	   *arg = (Node *) llast_node(TargetEntry, a->args)->expr;
 
 			pull_varattnos(arg, relid, &cols);
 			exprs += !IsA(arg, Var);
