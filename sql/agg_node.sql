@@ -110,6 +110,18 @@ SELECT pg_temp.check('SELECT s, c, k, count(*) AS n, sum(v) AS sv, max(v) AS mv 
 SELECT pg_temp.check('SELECT c, count(*) AS n FROM agg_txt WHERE s LIKE ''key1%'' GROUP BY c');
 SELECT pg_temp.check('SELECT txt, count(*) AS n, max(i) AS mi FROM agg_t GROUP BY txt');
 SELECT length(s), count(*) FROM agg_txt WHERE length(s) > 100 GROUP BY s ORDER BY 1;
+-- count of a column of any type: read for its NULLs alone, in page batches
+-- (long and toasted values too), with a key of it or not, a column added
+-- later with a default, and FILTER
+SELECT pg_temp.check('SELECT k, count(s) AS ns, count(c) AS nc, count(b) AS nb, count(*) AS n FROM agg_txt GROUP BY k');
+SELECT pg_temp.check('SELECT count(s) AS ns, count(c) FILTER (WHERE k > 2) AS nc FROM agg_txt');
+SELECT pg_temp.check('SELECT s, count(s) AS ns, count(c) AS nc FROM agg_txt GROUP BY s');
+SELECT pg_temp.check('SELECT c, count(c) AS nc, count(s) AS ns FROM agg_txt GROUP BY c');
+SELECT pg_temp.table_read('SELECT k, count(s) FROM agg_txt GROUP BY k');
+ALTER TABLE agg_txt ADD COLUMN later text DEFAULT 'x', ADD COLUMN js jsonb;
+UPDATE agg_txt SET js = '{"a": 1}' WHERE k = 3;
+SELECT pg_temp.check('SELECT k, count(later) AS nl, count(js) AS nj FROM agg_txt GROUP BY k');
+ALTER TABLE agg_txt DROP COLUMN later, DROP COLUMN js;
 -- char(n) keys: every value is padded to n characters, so byte equality
 -- is bpchar's; a bpchar without a length compares ignoring trailing
 -- blanks, and a nondeterministic collation groups unequal bytes: both keep

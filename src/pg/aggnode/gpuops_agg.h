@@ -293,6 +293,8 @@ extern void gpuops_aggstate_merge(GpuopsAggState *st, int64 n,
  * column with a variance.
  */
 extern bool gpuops_agg_val_m2(const GpuopsAggSpec *spec, int v);
+/* Whether value column v is read for its NULLs alone (counts only). */
+extern bool gpuops_agg_val_presence(const GpuopsAggSpec *spec, int v);
 /* Bytes one group takes in the running state's arrays. */
 extern Size gpuops_aggstate_group_bytes(const GpuopsAggState *st);
 /* Arrays for capacity groups in an empty state (a buffer of groups). */

@@ -123,6 +123,9 @@ gpuops_decode_put(const GpuopsDecodeCol *dc, int64 row, const char *p)
 		case GPUOPS_CONV_SHORT_TEXT:
 			gpuops_scan_put_short_text(dc, row, p);
 			break;
+		case GPUOPS_CONV_PRESENCE:
+			((int32 *) dc->data)[row] = 1;
+			break;
 		case GPUOPS_CONV_ENCODE:
 			break;				/* never on the page-batch path */
 	}

@@ -44,6 +44,8 @@ typedef struct GpuopsScanCol
 	GpuopsScanEncode encode;	/* NULL, or the code of each value: the
 								 * table is then read through slots */
 	void	   *encode_arg;
+	bool		presence;		/* only whether each value is NULL: any
+								 * type, as INT32 1, NULL where it is */
 } GpuopsScanCol;
 
 /*
@@ -154,7 +156,9 @@ typedef enum GpuopsScanConv
 	GPUOPS_CONV_SHORT_TEXT,		/* text, varchar, bpchar of at most
 								 * GPUOPS_SCAN_SHORT_TEXT_BYTES bytes ->
 								 * int64 code (gpuops_scan_short_text_code) */
-	GPUOPS_CONV_ENCODE			/* any type -> int32 through a callback */
+	GPUOPS_CONV_ENCODE,			/* any type -> int32 through a callback */
+	GPUOPS_CONV_PRESENCE		/* any type -> int32 1 (its NULLs alone
+								 * matter: count) */
 } GpuopsScanConv;
 
 /* Most bytes of a text value that an int64 code holds. */
@@ -303,6 +307,9 @@ gpuops_scan_put_datum(GpuopsScanConv conv, void *data, int64 row, Datum d)
 		case GPUOPS_CONV_BOOL_UINT8:
 			((uint8 *) data)[row] = DatumGetBool(d) ? 1 : 0;
 			break;
+		case GPUOPS_CONV_PRESENCE:
+			((int32 *) data)[row] = 1;
+			break;
 		case GPUOPS_CONV_NUMERIC:	/* gpuops_scan_put_numeric */
 		case GPUOPS_CONV_SHORT_TEXT:	/* gpuops_scan_put_short_text */
 		case GPUOPS_CONV_ENCODE:
@@ -354,6 +361,7 @@ gpuops_scan_put_null(const GpuopsDecodeCol *dc, int64 row)
 		case GPUOPS_CONV_INT32:
 		case GPUOPS_CONV_BOOL_INT32:
 		case GPUOPS_CONV_ENCODE:
+		case GPUOPS_CONV_PRESENCE:
 			((int32 *) dc->data)[row] = 0;
 			break;
 		case GPUOPS_CONV_INT64:

@@ -205,11 +205,11 @@ gpuops_scan_setup_cols(GpuopsScanReader *r, int ncols,
 				 col->attnum, RelationGetRelationName(r->rel),
 				 att->atttypid, col->typid);
 		dc->attidx = col->attnum - 1;
-		if (col->encode != NULL)
+		if (col->encode != NULL || col->presence)
 		{
 			if (col->type != GPO_INT32)
-				elog(ERROR, "gpuops column reader: encoded columns are int32");
-			dc->conv = GPUOPS_CONV_ENCODE;
+				elog(ERROR, "gpuops column reader: encoded and presence columns are int32");
+			dc->conv = col->presence ? GPUOPS_CONV_PRESENCE : GPUOPS_CONV_ENCODE;
 			dc->encode = col->encode;
 			dc->encode_arg = col->encode_arg;
 		}

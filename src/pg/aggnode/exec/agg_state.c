@@ -466,6 +466,23 @@ gpuops_agg_val_m2(const GpuopsAggSpec *spec, int v)
 	return false;
 }
 
+/*
+ * Whether value column v is read for its NULLs alone: every aggregate of
+ * it is a count (of a text column, say, whose values the reader doesn't
+ * decode).
+ */
+bool
+gpuops_agg_val_presence(const GpuopsAggSpec *spec, int v)
+{
+	int			a;
+
+	for (a = 0; a < spec->naggs; a++)
+		if ((spec->aggs[a].valcol == v && spec->aggs[a].kind != GPUOPS_AGG_COUNT) ||
+			spec->aggs[a].sqcol == v)
+			return false;
+	return true;
+}
+
 /* The result of aggregate agg for group g (count > 0 where it matters). */
 static Datum
 gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,

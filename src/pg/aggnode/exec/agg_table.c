@@ -19,10 +19,14 @@
 #define GPUOPS_AGG_BATCH_CPU_BYTES (4.0 * 1024 * 1024)
 #define GPUOPS_AGG_BATCH_GPU_BYTES (16.0 * 1024 * 1024)
 
-/* The reader column of attno (dictionary codes when dict is set), added if new. */
+/*
+ * The reader column of attno (dictionary codes when dict is set; with
+ * presence, a column of a type the reader doesn't decode holds only its
+ * NULLs, for count), added if new.
+ */
 static int
 gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno,
-				   GpuopsTextDict *dict)
+				   GpuopsTextDict *dict, bool presence)
 {
 	int			i;
 	int32		typmod;
@@ -41,6 +45,13 @@ gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno,
 		c->type = GPO_INT32;
 		c->encode = gpuops_dict_encode;
 		c->encode_arg = dict;
+	}
+	else if (presence && (c->typid == BPCHAROID || c->typid == VARCHAROID ||
+						  !gpuops_scan_col_type_mod(c->typid, typmod, &c->type)))
+	{
+		/* count's argument of a type read for its NULLs alone */
+		c->type = GPO_INT32;
+		c->presence = true;
 	}
 	else if (c->typid == BPCHAROID || c->typid == VARCHAROID)
 		c->type = GPO_INT64;	/* a short text key: its bytes' code */
@@ -130,10 +141,11 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	for (i = 0; i < s->spec.nkeys; i++)
 		if (tab->key_exprs[i] == NULL)
 			te->key_col[i] = gpuops_agg_add_col(te, tab->key_attnos[i],
-												s->spec.key_dicts[i]);
+												s->spec.key_dicts[i], false);
 	for (i = 0; i < s->spec.nvals; i++)
 		te->val_col[i] = tab->val_attnos[i] > 0 ?
-			gpuops_agg_add_col(te, tab->val_attnos[i], NULL) : -1;
+			gpuops_agg_add_col(te, tab->val_attnos[i], NULL,
+							   gpuops_agg_val_presence(&s->spec, i)) : -1;
 	/* the columns the clauses and the expressions read */
 	qual_attnos = gpuops_quals_attnos(tab->device_quals, NULL);
 	for (i = 0; i < s->spec.nfilters; i++)
@@ -148,7 +160,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 											  qual_attnos);
 	x = -1;
 	while ((x = bms_next_member(qual_attnos, x)) >= 0)
-		gpuops_agg_add_col(te, (AttrNumber) x, NULL);
+		gpuops_agg_add_col(te, (AttrNumber) x, NULL, false);
 
 	attno_col = palloc(sizeof(int) * (natts + 1));
 	for (i = 0; i <= natts; i++)

@@ -283,6 +283,12 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 	else
 		return false;
 	*argtype = exprType((Node *) tle->expr);
+	/* count of a column of any type: the reader gives its NULLs alone */
+	if (strcmp(name, "count") == 0 && *argattno > 0)
+	{
+		*kind = GPUOPS_AGG_COUNT;
+		return aggref->aggtype == INT8OID;
+	}
 	if (!gpuops_scan_col_type_mod(*argtype,
 								  gpuops_expr_typmod(tle->expr, relid), &phys))
 		return false;
