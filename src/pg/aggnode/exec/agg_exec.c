@@ -100,6 +100,10 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
 										 "GpuOpsAgg batch",
 										 ALLOCSET_DEFAULT_SIZES);
+	/* each group's result values, freed when the next group is asked for */
+	s->out_cxt = AllocSetContextCreate(estate->es_query_cxt,
+									   "GpuOpsAgg group out",
+									   ALLOCSET_DEFAULT_SIZES);
 	for (t = 0; t < s->spec.ntables; t++)
 	{
 		GpuopsAggTableExec *te = &s->tables[t];
@@ -213,9 +217,14 @@ gpuops_agg_exec(CustomScanState *node)
 	for (;;)
 	{
 		TupleTableSlot *slot;
+		MemoryContext old;
 
 		CHECK_FOR_INTERRUPTS();
+		/* the previous group's values (numerics, text) are no longer used */
+		MemoryContextReset(s->out_cxt);
+		old = MemoryContextSwitchTo(s->out_cxt);
 		slot = gpuops_agg_next_group(s);
+		MemoryContextSwitchTo(old);
 		if (slot == NULL)
 			return NULL;
 		ResetExprContext(econtext);

@@ -2,8 +2,9 @@
  * agg_spec.c
  *	  The GpuOpsAgg plan's custom_private decoded for the executor: the
  *	  aggregates and their value columns (one per distinct argument and
- *	  FILTER, plus the squares of a variance's integer argument), and for each table read its key and value attribute numbers
- *	  (or expressions), its device and CPU clauses and its FILTER clauses.
+ *	  FILTER, plus the squares of a variance's integer argument), and for
+ *	  each table read its key and value attribute numbers (or expressions),
+ *	  its device and CPU clauses and its FILTER clauses.
  */
 #include "aggnode/gpuops_agg.h"
 

@@ -109,6 +109,8 @@ typedef struct GpuopsAggScanState
 	GpuopsAggTableExec *tables; /* [spec.ntables] */
 	ExprContext *qual_cxt;
 	MemoryContext batch_cxt;	/* reset after each batch's merge */
+	MemoryContext out_cxt;		/* one group's result values, reset at the
+								 * next */
 	struct GpuopsAggPolicy *policy; /* how batches become groups (agg_policy.h) */
 	bool		overlap;		/* this table's batches may go to a helper
 								 * thread (the reader double-buffers) */
