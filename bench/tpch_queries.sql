@@ -108,32 +108,6 @@ FROM (SELECT o / 8 * 32 + o % 8 AS okey,		-- dbgen's mk_sparse: 1..7, 32..39, 64
              '{sometimes,always,never,furiously,slyly,carefully,blithely,quickly,fluffily,slowly,quietly,regularly,finally,ironically,evenly,boldly}'::text[] AS d,
              '{about,above,according to,across,after,against,along,among,around,atop,before,beneath,beside,between,by,despite}'::text[] AS p) w;
 VACUUM ANALYZE lineitem;
-CREATE FUNCTION pg_temp.best(q text, reps int DEFAULT 3) RETURNS numeric LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz;
-	best numeric := NULL;
-	ms numeric;
-BEGIN
-	EXECUTE 'SELECT count(s.*) FROM (' || q || ') s';	-- warm
-	FOR r IN 1..reps LOOP
-		t0 := clock_timestamp();
-		EXECUTE 'SELECT count(s.*) FROM (' || q || ') s';
-		ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
-		best := least(coalesce(best, ms), ms);
-	END LOOP;
-	RETURN round(best, 1);
-END
-$$;
-CREATE FUNCTION pg_temp.uses_node(q text) RETURNS bool LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN ' || q LOOP
-		IF line LIKE '%GpuOpsAgg%' THEN RETURN true; END IF;
-	END LOOP;
-	RETURN false;
-END
-$$;
 CREATE TEMP TABLE bq (n int, name text, q text);
 INSERT INTO bq VALUES
  (1, 'q1', $q$
@@ -173,63 +147,10 @@ $q$),
  (3, 'd1', 'SELECT date_trunc(''month'', l_shipdate), l_shipmode, count(*), sum(l_quantity) FROM lineitem GROUP BY 1, 2'),
  (4, 'd2', 'SELECT extract(year FROM l_shipdate), count(DISTINCT l_suppkey) FROM lineitem GROUP BY 1'),
  (5, 'd3', 'SELECT l_returnflag, avg(l_discount), max(l_extendedprice) FROM lineitem GROUP BY 1');
--- same: the face's rows into a temp table, against native's (EXCEPT ALL both ways)
-CREATE TEMP TABLE br (n int, face text, ms numeric, node bool, same bool);
-DO $$
-DECLARE
-	r record;
-	f text;
-	v_ms numeric;
-	v_node bool;
-	v_same bool;
-BEGIN
-	PERFORM set_config('client_min_messages', 'warning', true);
-	FOR r IN SELECT * FROM bq ORDER BY n LOOP
-		-- native's rows, the reference
-		PERFORM set_config('gpuops.enabled', 'off', false);
-		EXECUTE format('DROP TABLE IF EXISTS pg_temp.%I', 'bt_' || r.name || '_native');
-		EXECUTE format('CREATE TEMP TABLE %I AS %s', 'bt_' || r.name || '_native', r.q);
-		FOREACH f IN ARRAY string_to_array(coalesce(nullif(current_setting('bench.faces', true), ''),
-													 'native,cpu,gpu'), ',') LOOP
-			PERFORM set_config('gpuops.enabled', CASE WHEN f = 'native' THEN 'off' ELSE 'on' END, false);
-			IF f <> 'native' THEN
-				PERFORM set_config('gpuops.device', f, false);
-			END IF;
-			BEGIN
-				v_ms := pg_temp.best(r.q);
-				v_node := pg_temp.uses_node(r.q);
-				EXECUTE 'DROP TABLE IF EXISTS pg_temp.bt_face';
-				EXECUTE 'CREATE TEMP TABLE bt_face AS ' || r.q;
-				EXECUTE format('SELECT NOT EXISTS (SELECT * FROM %1$I EXCEPT ALL SELECT * FROM bt_face)
-									AND NOT EXISTS (SELECT * FROM bt_face EXCEPT ALL SELECT * FROM %1$I)',
-							   'bt_' || r.name || '_native') INTO v_same;
-				IF NOT v_same THEN
-					RAISE WARNING '% %: rows differ from native''s', r.name, f;
-				END IF;
-			EXCEPTION WHEN OTHERS THEN
-				RAISE WARNING '% %: %', r.name, f, SQLERRM;
-				v_ms := NULL;
-				v_node := NULL;
-				v_same := false;
-			END;
-			INSERT INTO br VALUES (r.n, f, v_ms, v_node, v_same);
-		END LOOP;
-	END LOOP;
-	PERFORM set_config('gpuops.enabled', 'on', false);
-END
-$$;
-\pset format unaligned
-\pset footer off
+\ir faces.psql
 SELECT 'rows ' || count(*) || ', orders ' || count(DISTINCT l_orderkey) || ', parts ' || :parts ||
        ', suppliers ' || :supps AS line FROM lineitem;
-SELECT bq.name || ' native ' || coalesce(max(ms) FILTER (WHERE face = 'native')::text, '-') ||
-       ' cpu ' || coalesce(max(ms) FILTER (WHERE face = 'cpu')::text, '-') ||
-       ' gpu ' || coalesce(max(ms) FILTER (WHERE face = 'gpu')::text, '-') ||
-       ' x_cpu ' || coalesce(round(max(ms) FILTER (WHERE face = 'native') / nullif(max(ms) FILTER (WHERE face = 'cpu'), 0), 2)::text, '-') ||
-       ' x_gpu ' || coalesce(round(max(ms) FILTER (WHERE face = 'native') / nullif(max(ms) FILTER (WHERE face = 'gpu'), 0), 2)::text, '-') ||
-       ' node ' || coalesce(bool_and(node) FILTER (WHERE face <> 'native')::text, '-') ||
-       ' same ' || coalesce(bool_and(same) FILTER (WHERE face <> 'native')::text, '-') AS line
-FROM bq JOIN br USING (n) GROUP BY bq.n, bq.name ORDER BY bq.n;
+
 -- native's answers, to check the data against the specification's
 \echo q1 native rows
 SELECT * FROM bt_q1_native ORDER BY 1, 2;

@@ -29,6 +29,7 @@ double		gpuops_gpu_row_cost = 0.0005;
 double		gpuops_cpu_setup_cost = 1000.0;
 double		gpuops_cpu_row_cost = 0.002;
 int			gpuops_max_group_memory = 1024 * 1024;	/* kB */
+int			gpuops_max_join_memory = 256 * 1024;	/* kB */
 
 /* Defines the node's settings. */
 void
@@ -133,6 +134,16 @@ gpuops_agg_settings_init(void)
 							&gpuops_max_group_memory,
 							1024 * 1024,
 							64, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuops.max_join_memory",
+							"Most memory the dimensions of a star join under GpuOpsAgg may take.",
+							"The planner keeps the native plan when the joined tables' estimated rows pass it; 0 keeps every join native.",
+							&gpuops_max_join_memory,
+							256 * 1024,
+							0, INT_MAX,
 							PGC_USERSET,
 							GUC_UNIT_KB,
 							NULL, NULL, NULL);

@@ -28,6 +28,9 @@
 /* Most grouping keys the node takes. */
 #define GPUOPS_AGG_MAX_KEYS		8
 
+/* Most dimensions of a star join the node takes (agg_star.c). */
+#define GPUOPS_AGG_MAX_DIMS		8
+
 /* The aggregates the node computes. */
 typedef enum GpuopsAggKind
 {
@@ -130,6 +133,7 @@ extern double gpuops_gpu_row_cost;
 extern double gpuops_cpu_setup_cost;
 extern double gpuops_cpu_row_cost;
 extern int	gpuops_max_group_memory;	/* kB */
+extern int	gpuops_max_join_memory; /* kB */
 /* Defines the node's settings. */
 extern void gpuops_agg_settings_init(void);
 
@@ -151,7 +155,27 @@ enum
 	PRIV_WORKERS,				/* Integer: worker processes (plan only) */
 	PRIV_AGG_CLASSES,			/* per Aggref an IntList (kind, argument
 								 * attno, argument type) (plan only) */
+	PRIV_JOIN,					/* a star join's (JOIN_*), or NIL */
 	PRIV_COUNT
+};
+
+/*
+ * Positions in PRIV_JOIN.  The dimensions' columns are virtual columns of
+ * the fact table (PRIV_KEYS, PRIV_AGGREFS and the table entry refer to
+ * them), numbered from its attribute count + 1 in JOIN_GATHER's order.
+ */
+enum
+{
+	JOIN_SCAN_KEYS = 0,			/* the keys as the query writes them */
+	JOIN_SCAN_AGGREFS,			/* the aggregates as the query writes them */
+	JOIN_FACT_NATTS,			/* Integer: the fact table's attributes */
+	JOIN_DIMS,					/* per dimension an IntList (rti, fact's
+								 * join column, dimension's join column, and
+								 * in the plan that column's resno in the
+								 * child plan's output) */
+	JOIN_GATHER,				/* per virtual column an IntList (dimension,
+								 * attno, type, typmod, collation, and in the
+								 * plan its resno in the child plan) */
 };
 
 /* Positions in a table entry of PRIV_TABLES: one per table read. */

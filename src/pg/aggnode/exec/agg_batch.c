@@ -48,11 +48,11 @@ gpuops_agg_mask_bits(const uint8 *mask, int64 n)
 }
 
 /*
- * Runs the device program over the batch of *n rows; returns the rows that
- * pass.  When at least half pass, the one grouping key has no NULL in the
- * batch and no expression is evaluated over it, the failing rows' keys
- * become NULL (the key column's validity is
- * the mask) and *null_key_out is set: those rows then form the NULL group,
+ * Runs the device program over the batch of *n rows (the reader's columns);
+ * returns the rows that pass.  When at least half pass, the one grouping
+ * key has no NULL in the batch and no expression or join is evaluated over
+ * it, the failing rows' keys become NULL (the key column's validity is the
+ * mask) and *null_key_out is set: those rows then form the NULL group,
  * which the caller drops, and no column is copied.  Otherwise the passing
  * rows of every column are compacted into new buffers (chunks updated) and
  * *n becomes their number.
@@ -75,16 +75,16 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE), NULL, n);
 	gpuops_agg_ctx_init(s, &ctx);
-	st = gpo_filter(&ctx, te->ncols, vecs, te->prog, te->nprog, &maskv, &count,
+	st = gpo_filter(&ctx, te->nread, vecs, te->prog, te->nprog, &maskv, &count,
 					NULL, &bytes);
 	if (st == GPO_OK)
-		st = gpo_filter(&ctx, te->ncols, vecs, te->prog, te->nprog, &maskv,
+		st = gpo_filter(&ctx, te->nread, vecs, te->prog, te->nprog, &maskv,
 						&count, gpuops_alloc_scratch(bytes), NULL);
 	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg filter");
 	*null_key_out = false;
 	if (count == n || count == 0)
 		return count;
-	if (s->spec.nkeys == 1 && count * 2 >= n &&
+	if (s->spec.nkeys == 1 && count * 2 >= n && s->join == NULL &&
 		!gpuops_agg_evaluates(&s->spec, te) &&
 		chunks[te->key_col[0]].validity == NULL)
 	{
@@ -106,7 +106,7 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg compaction");
 	*np = count;
 
-	for (i = 0; i < te->ncols; i++)
+	for (i = 0; i < te->nread; i++)
 	{
 		gpo_vector	outv;
 		gpo_chunk	outc;

@@ -95,6 +95,7 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 									   s->spec.key_typmods[t],
 									   s->spec.key_collations[t]))
 			s->spec.key_dicts[t] = gpuops_dict_create();
+	gpuops_agg_join_begin(s, cscan, estate, eflags, true);
 	s->tables = palloc0(sizeof(GpuopsAggTableExec) * Max(s->spec.ntables, 1));
 	s->qual_cxt = CreateExprContext(estate);
 	s->batch_cxt = AllocSetContextCreate(estate->es_query_cxt,
@@ -161,6 +162,8 @@ gpuops_agg_run(GpuopsAggScanState *s)
 	int			t;
 
 	gpuops_agg_take_threads(s);
+	/* a star join's dimensions first (its fact table is the one table) */
+	gpuops_agg_join_build(s, &s->tables[0]);
 	/* with worker processes the first time (a rescan reads alone) */
 	if (s->workers_allowed > 0 && !s->rescanned && s->spec.ntables == 1 &&
 		gpuops_agg_parallel_run(s, &s->tables[0]))
@@ -248,6 +251,7 @@ gpuops_agg_end(CustomScanState *node)
 	if (s->policy != NULL)
 		s->policy->funcs->destroy(s->policy);
 	gpuops_aggstate_spill_end(&s->groups);
+	gpuops_agg_join_end(s);
 	for (t = 0; t < s->spec.ntables; t++)
 	{
 		GpuopsAggTableExec *te = &s->tables[t];
@@ -272,6 +276,7 @@ gpuops_agg_rescan(CustomScanState *node)
 	for (t = 0; t < s->spec.ntables; t++)
 		if (s->tables[t].reader)
 			gpuops_scan_rescan(s->tables[t].reader);
+	gpuops_agg_join_rescan(s);
 	/* the groups live as long as the query, whoever asks for the rescan */
 	old = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
 	gpuops_aggstate_spill_end(&s->groups);

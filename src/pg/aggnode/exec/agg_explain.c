@@ -1,12 +1,17 @@
 /*
  * agg_explain.c
  *	  EXPLAIN of the GpuOpsAgg custom scan: the device setting, the group
- *	  keys, the expected strategy, the clauses on the device and on the CPU,
- *	  and under ANALYZE how the tables were read and what the engine did.
+ *	  keys, a star join's joins, the expected strategy, the clauses on the
+ *	  device and on the CPU, and under ANALYZE how the tables were read and
+ *	  what the engine did.
  */
 #include "aggnode/exec/agg_policy.h"
 
 #include "nodes/makefuncs.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
 /* The strategy the planner expects the engine to choose, for plain EXPLAIN. */
@@ -66,6 +71,50 @@ gpuops_agg_explain_seat(GpuopsAggScanState *s, ExplainState *es)
 }
 
 /* ExplainCustomScan: device, strategy, keys, quals and, under ANALYZE, the work done. */
+/*
+ * A star join's joins (fact column = dimension column, with rtoffset added
+ * to the planning-time range-table indexes) and, under ANALYZE, each
+ * dimension's rows built and rows out of its join.
+ */
+static void
+gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
+						List *context, int rtoffset, ExplainState *es)
+{
+	List	   *join = (List *) list_nth(cscan->custom_private, PRIV_JOIN);
+	int			fact_rti = (int) s->spec.tables[0].rti;
+	List	   *joins = NIL;
+	List	   *built = NIL;
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, (List *) list_nth(join, JOIN_DIMS))
+	{
+		List	   *dim = (List *) lfirst(lc);
+		GpuopsAggDim *d = &s->join->dims[foreach_current_index(lc)];
+		RangeTblEntry *fact = rt_fetch(fact_rti + rtoffset, es->rtable);
+		Var		   *key = makeVar(linitial_int(dim) + rtoffset, lthird_int(dim),
+								  INT4OID, -1, InvalidOid, 0);
+
+		joins = lappend(joins,
+						psprintf("%s.%s = %s",
+								 quote_identifier(fact->eref->aliasname),
+								 quote_identifier(get_attname(fact->relid,
+															  lsecond_int(dim),
+															  false)),
+								 deparse_expression((Node *) key, context, true, false)));
+		built = lappend(built, psprintf("%lld", (long long) d->nrows));
+		out = lappend(out, psprintf("%lld", (long long) d->matched));
+	}
+	ExplainPropertyList("Star Join", joins, es);
+	if (es->analyze)
+	{
+		ExplainPropertyList("Join Build Rows", built, es);
+		ExplainPropertyList("Join Rows Out", out, es);
+		ExplainPropertyFloat("Join Build Time", "ms", s->join->build_ms, 3, es);
+		ExplainPropertyFloat("Join Probe Time", "ms", s->join->probe_ms, 3, es);
+	}
+}
+
 void
 gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -77,6 +126,7 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	bool		useprefix = es->verbose;
 	static const char *const devices[] = {"auto", "cpu", "gpu"};
 	Index		rti = cscan->scan.scanrelid;
+	int			rtoffset = 0;
 	char	   *text;
 
 	/*
@@ -84,7 +134,12 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	 * range-table index of the final plan: the scan relation, or the
 	 * partition's entry.
 	 */
-	if (rti == 0)
+	if (s->join != NULL)
+	{
+		/* set_plan_references offset scanrelid, not custom_private */
+		rtoffset = (int) rti - (int) first->rti;
+	}
+	else if (rti == 0)
 	{
 		ListCell   *lc;
 		Index		i = 1;
@@ -121,7 +176,24 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								es);
 		gpuops_agg_explain_seat(s, es);
 	}
-	if (s->spec.nkeys_out > 0 && rti > 0)
+	if (s->join != NULL)
+		gpuops_agg_explain_join(s, cscan, context, rtoffset, es);
+	if (s->spec.nkeys_out > 0 && s->join != NULL)
+	{
+		List	   *join = (List *) list_nth(cscan->custom_private, PRIV_JOIN);
+		List	   *keys = NIL;
+		ListCell   *lc;
+
+		foreach(lc, (List *) list_nth(join, JOIN_SCAN_KEYS))
+		{
+			Node	   *k = copyObject(lfirst(lc));
+
+			OffsetVarNodes(k, rtoffset, 0);
+			keys = lappend(keys, deparse_expression(k, context, true, false));
+		}
+		ExplainPropertyList("Group Keys", keys, es);
+	}
+	else if (s->spec.nkeys_out > 0 && rti > 0)
 	{
 		List	   *keys = NIL;
 		ListCell   *lc;
@@ -134,7 +206,7 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 											  context, useprefix, false));
 		ExplainPropertyList("Group Keys", keys, es);
 	}
-	if (s->spec.nkeys > s->spec.nkeys_out && rti > 0)
+	if (s->spec.nkeys > s->spec.nkeys_out && rti > 0 && s->join == NULL)
 		ExplainPropertyText("Distinct Key",
 							deparse_expression(gpuops_agg_set_varno(gpuops_agg_distinct_key(cscan),
 																	first->rti, rti),

@@ -13,8 +13,10 @@
  * (CreateParallelContext): they restore the backend's transaction, snapshot
  * and settings, and an ERROR in one is raised again in the backend.  The
  * plan asks for parallel mode (agg_plan_create.c), only for one heap table without
- * clauses PostgreSQL must evaluate and without text keys (whose dictionary
- * codes are per process); a rescan reads serially.
+ * clauses PostgreSQL must evaluate and without text keys of the table
+ * (whose dictionary codes are per process); a rescan reads serially.  A
+ * star join's dimension tables (agg_join.c), built by the backend with
+ * their text keys' codes, reach the workers in the shared segment.
  *
  * A worker's groups go as one or more pieces, each a series of messages: a
  * header (group, key and value column counts, whether it is the last),
@@ -44,6 +46,7 @@
 #define GPUOPS_PKEY_SCAN		UINT64CONST(0x6770756F70730003)
 #define GPUOPS_PKEY_QUEUES		UINT64CONST(0x6770756F70730004)
 #define GPUOPS_PKEY_RECENT		UINT64CONST(0x6770756F70730005)
+#define GPUOPS_PKEY_JOIN		UINT64CONST(0x6770756F70730006)
 
 /* Each worker's queue to the backend. */
 #define GPUOPS_PARALLEL_QUEUE_BYTES (1024 * 1024)
@@ -69,6 +72,7 @@ typedef struct GpuopsParallelHeader
 	int64		batches;
 	int64		bytes_in;
 	int64		cpu_calls;
+	int64		join_matched[GPUOPS_AGG_MAX_DIMS];	/* a star join's rows */
 	/* its spilling, for EXPLAIN ANALYZE */
 	int64		spill_runs;
 	int64		spill_bytes;
@@ -122,6 +126,8 @@ gpuops_parallel_send_piece(shm_mq_handle *mqh, const GpuopsAggScanState *s,
 		h.batches = s->batches;
 		h.bytes_in = s->bytes_in;
 		h.cpu_calls = s->cpu_calls;
+		for (k = 0; s->join && k < s->join->ndims; k++)
+			h.join_matched[k] = s->join->dims[k].matched;
 	}
 	if (last)
 	{
@@ -234,6 +240,8 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
 	s->batches += h->batches;
 	s->bytes_in += h->bytes_in;
 	s->cpu_calls += h->cpu_calls;
+	for (k = 0; s->join && k < s->join->ndims; k++)
+		s->join->dims[k].matched += h->join_matched[k];
 	st->spill_runs += h->spill_runs;
 	st->spill_bytes += h->spill_bytes;
 	st->spill_passes += h->spill_passes;
@@ -323,7 +331,10 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	if (recent != NULL)
 		shm_toc_estimate_chunk(&pcxt->estimator,
 							   mul_size(recent_nblocks, sizeof(Buffer)));
-	shm_toc_estimate_keys(&pcxt->estimator, 5);
+	/* a star join's tables, built by the backend */
+	if (s->join != NULL)
+		shm_toc_estimate_chunk(&pcxt->estimator, gpuops_agg_join_shared_size(s));
+	shm_toc_estimate_keys(&pcxt->estimator, 6);
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
 	{
@@ -355,6 +366,14 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		memcpy(copy, recent, sizeof(Buffer) * recent_nblocks);
 		shm_toc_insert(pcxt->toc, GPUOPS_PKEY_RECENT, copy);
 		shared->recent_nblocks = recent_nblocks;
+	}
+	if (s->join != NULL)
+	{
+		char	   *tables = shm_toc_allocate(pcxt->toc,
+											  gpuops_agg_join_shared_size(s));
+
+		gpuops_agg_join_shared_write(s, tables);
+		shm_toc_insert(pcxt->toc, GPUOPS_PKEY_JOIN, tables);
 	}
 	mqh = palloc0(sizeof(shm_mq_handle *) * nworkers);
 	for (i = 0; i < nworkers; i++)
@@ -458,6 +477,7 @@ gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
 	cscan->custom_private = (List *) stringToNode(plan_str);
 	s->css.ss.ps.plan = (Plan *) cscan;
 	gpuops_agg_spec_from_plan(cscan, &s->spec);
+	gpuops_agg_join_begin(s, cscan, estate, 0, false);
 	if (s->spec.ntables != 1)
 		elog(ERROR, "GpuOpsAgg worker: %d tables", s->spec.ntables);
 	s->tables = palloc0(sizeof(GpuopsAggTableExec));
@@ -469,6 +489,9 @@ gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
 										 "GpuOpsAgg worker batch",
 										 ALLOCSET_DEFAULT_SIZES);
 	gpuops_agg_begin_table(s, te, estate, 0);
+	if (s->join != NULL)
+		gpuops_agg_join_shared_attach(s, te,
+									  shm_toc_lookup(toc, GPUOPS_PKEY_JOIN, false));
 	gpuops_agg_state_types(s);
 	gpuops_agg_policy_create(s);
 	if (shared->recent_nblocks > 0)

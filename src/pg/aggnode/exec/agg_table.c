@@ -120,6 +120,24 @@ gpuops_agg_batch_rows(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	return Max((int64) 1, (int64) (bytes / widest));
 }
 
+/*
+ * The batch column of attno: the reader's, or a star join's virtual
+ * column (numbered from natts + 1, after the reader's nread columns).
+ */
+static int
+gpuops_agg_attno_col(GpuopsAggTableExec *te, AttrNumber attno, int natts)
+{
+	int			i;
+
+	if (attno > natts)
+		return te->nread + (attno - natts - 1);
+	for (i = 0; i < te->nread; i++)
+		if (te->cols[i].attnum == attno)
+			return i;
+	elog(ERROR, "GpuOpsAgg reads no column %d", attno);
+	return -1;
+}
+
 /* Sets up the reading of one table: its columns, device program and CPU qual. */
 void
 gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
@@ -127,6 +145,8 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 {
 	GpuopsAggTable *tab = te->tab;
 	int			natts = RelationGetDescr(te->rel)->natts;
+	int			nvirt = s->join ? s->join->ngather : 0;
+	int			all = natts + nvirt;	/* attribute numbers, virtual ones too */
 	int		   *attno_col;
 	gpo_type   *col_types;
 	Bitmapset  *qual_attnos;
@@ -134,19 +154,23 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	int			i;
 	int			x;
 
-	te->cols = palloc0(sizeof(GpuopsScanCol) * (natts + 1));
+	if (s->join && s->join->fact_natts != natts)
+		elog(ERROR, "GpuOpsAgg: table \"%s\" changed since it was planned",
+			 RelationGetRelationName(te->rel));
+	te->cols = palloc0(sizeof(GpuopsScanCol) * (all + 1));
 	te->val_col = palloc0(sizeof(int) * Max(s->spec.nvals, 1));
 	te->computed = palloc0(sizeof(GpuopsAggComputed) *
 						   (s->spec.nkeys + s->spec.nvals + 1));
+	/* the reader's columns first */
 	for (i = 0; i < s->spec.nkeys; i++)
-		if (tab->key_exprs[i] == NULL)
-			te->key_col[i] = gpuops_agg_add_col(te, tab->key_attnos[i],
-												s->spec.key_dicts[i], false);
+		if (tab->key_exprs[i] == NULL && tab->key_attnos[i] <= natts)
+			gpuops_agg_add_col(te, tab->key_attnos[i], s->spec.key_dicts[i],
+							   false);
 	for (i = 0; i < s->spec.nvals; i++)
-		te->val_col[i] = tab->val_attnos[i] > 0 ?
+		if (tab->val_attnos[i] > 0 && tab->val_attnos[i] <= natts)
 			gpuops_agg_add_col(te, tab->val_attnos[i], NULL,
-							   gpuops_agg_val_presence(&s->spec, i)) : -1;
-	/* the columns the clauses and the expressions read */
+							   gpuops_agg_val_presence(&s->spec, i));
+	/* the columns the clauses, the expressions and the joins read */
 	qual_attnos = gpuops_quals_attnos(tab->device_quals, NULL);
 	for (i = 0; i < s->spec.nfilters; i++)
 		qual_attnos = gpuops_quals_attnos(tab->filter_quals[i], qual_attnos);
@@ -158,12 +182,24 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		if (tab->val_exprs[i] != NULL)
 			qual_attnos = gpuops_quals_attnos(list_make1(tab->val_exprs[i]),
 											  qual_attnos);
+	for (i = 0; s->join && i < s->join->ndims; i++)
+		qual_attnos = bms_add_member(qual_attnos, s->join->dims[i].fk_attno);
 	x = -1;
 	while ((x = bms_next_member(qual_attnos, x)) >= 0)
-		gpuops_agg_add_col(te, (AttrNumber) x, NULL, false);
+		if (x <= natts)
+			gpuops_agg_add_col(te, (AttrNumber) x, NULL, false);
+	te->nread = te->ncols;
+	if (s->join)
+		gpuops_agg_join_add_cols(s, te);
+	for (i = 0; i < s->spec.nkeys; i++)
+		if (tab->key_exprs[i] == NULL)
+			te->key_col[i] = gpuops_agg_attno_col(te, tab->key_attnos[i], natts);
+	for (i = 0; i < s->spec.nvals; i++)
+		te->val_col[i] = tab->val_attnos[i] > 0 ?
+			gpuops_agg_attno_col(te, tab->val_attnos[i], natts) : -1;
 
-	attno_col = palloc(sizeof(int) * (natts + 1));
-	for (i = 0; i <= natts; i++)
+	attno_col = palloc(sizeof(int) * (all + 1));
+	for (i = 0; i <= all; i++)
 		attno_col[i] = -1;
 	col_types = palloc(sizeof(gpo_type) * Max(te->ncols, 1));
 	for (i = 0; i < te->ncols; i++)
@@ -171,6 +207,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		attno_col[te->cols[i].attnum] = i;
 		col_types[i] = te->cols[i].type;
 	}
+	natts = all;
 	for (i = 0; i < s->spec.nkeys; i++)
 		if (tab->key_exprs[i] != NULL)
 			te->key_col[i] = gpuops_agg_add_computed(te, tab->key_exprs[i], -1,
@@ -213,7 +250,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		return;
 	/* while a helper thread aggregates, the decoders leave it a core */
 	gpuops_ctx_init(&ctx);
-	te->reader = gpuops_scan_begin(te->rel, estate->es_snapshot, te->ncols,
+	te->reader = gpuops_scan_begin(te->rel, estate->es_snapshot, te->nread,
 								   te->cols, gpuops_agg_batch_rows(s, te),
 								   te->cpu_qual, s->qual_cxt, true,
 								   Max(1, gpo_threads(&ctx) -
@@ -286,7 +323,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		old = MemoryContextSwitchTo(s->batch_cxt);
 		vecs = palloc(sizeof(gpo_vector) * Max(te->ncols, 1));
 		chunks = palloc(sizeof(gpo_chunk) * Max(te->ncols, 1));
-		for (i = 0; i < te->ncols; i++)
+		for (i = 0; i < te->nread; i++)
 		{
 			gpuops_one_chunk_vector(&vecs[i], &chunks[i], te->cols[i].type,
 									batch->data[i],
@@ -297,6 +334,9 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 			passed = gpuops_agg_filter(s, te, vecs, chunks, &n, &null_key_out);
 		else
 			passed = n;
+		/* a star join: the batch becomes the joined rows */
+		if (s->join && passed > 0)
+			passed = n = gpuops_agg_join_batch(s, te, vecs, n);
 		s->rows_passed += passed;
 		if (passed > 0)
 			in_flight = s->policy->funcs->add_batch(s->policy, te,

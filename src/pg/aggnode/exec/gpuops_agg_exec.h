@@ -32,7 +32,9 @@ typedef struct GpuopsAggTableExec
 	GpuopsAggTable *tab;
 	Relation	rel;
 	bool		opened;			/* opened here (partitions), to be closed */
-	int			ncols;			/* columns the reader extracts */
+	int			ncols;			/* batch columns: the reader's, then a star
+								 * join's virtual ones */
+	int			nread;			/* of them, those the reader extracts */
 	GpuopsScanCol *cols;
 	int			key_col[GPUOPS_AGG_MAX_KEYS];	/* batch column of each key */
 	int		   *val_col;		/* batch column of each value column */
@@ -99,6 +101,57 @@ typedef struct GpuopsAggBatchKeys
 	MemoryContextCallback free_pack;
 } GpuopsAggBatchKeys;
 
+/* One dimension of a star join (agg_join.c). */
+typedef struct GpuopsAggDim
+{
+	PlanState  *ps;				/* its child plan */
+	int			key_resno;		/* its join column in the plan's output */
+	AttrNumber	fk_attno;		/* the fact table's join column */
+	int			fk_col;			/* that column in the batches */
+	/* its table, built once per scan in the join's memory */
+	int64	   *keys;			/* the rows' join keys */
+	int64		cap;			/* rows of room */
+	int64		nrows;			/* rows with a key */
+	gpo_vector	keyv;			/* the keys in the fact's join column type */
+	gpo_chunk	keyc;
+	/* EXPLAIN ANALYZE */
+	int64		build_rows;		/* rows its plan gave */
+	int64		probed;			/* fact rows that looked for a match */
+	int64		matched;		/* rows the join gave */
+} GpuopsAggDim;
+
+/* A virtual column: a dimension's column gathered into the fact's batches. */
+typedef struct GpuopsAggGather
+{
+	int			dim;			/* its dimension */
+	int			resno;			/* its position in the child plan's output */
+	Oid			typid;
+	int32		typmod;
+	Oid			collid;
+	int			col;			/* its batch column (te->nread + its index) */
+	GpuopsScanConv conv;		/* how a value becomes a batch value */
+	gpo_type	type;
+	GpuopsTextDict *dict;		/* a text key's codes */
+	void	   *data;			/* the dimension's rows' values */
+	uint8	   *valid;
+	gpo_vector	v;				/* the same as a vector */
+	gpo_chunk	c;
+} GpuopsAggGather;
+
+/* A star join's executor state (agg_join.c). */
+typedef struct GpuopsAggJoin
+{
+	int			fact_natts;		/* virtual columns are numbered after */
+	int			ndims;
+	GpuopsAggDim *dims;
+	int			ngather;
+	GpuopsAggGather *gathers;
+	bool		built;			/* the dimensions' tables are built */
+	MemoryContext cxt;			/* their memory */
+	double		build_ms;
+	double		probe_ms;
+} GpuopsAggJoin;
+
 struct GpuopsAggPolicy;
 
 /* The node's executor state. */
@@ -107,6 +160,7 @@ typedef struct GpuopsAggScanState
 	CustomScanState css;
 	GpuopsAggSpec spec;
 	GpuopsAggTableExec *tables; /* [spec.ntables] */
+	GpuopsAggJoin *join;		/* a star join's, or NULL */
 	ExprContext *qual_cxt;
 	MemoryContext batch_cxt;	/* reset after each batch's merge */
 	MemoryContext out_cxt;		/* one group's result values, reset at the
@@ -275,6 +329,35 @@ extern void gpuops_agg_state_types(GpuopsAggScanState *s);
 extern void gpuops_agg_policy_create(GpuopsAggScanState *s);
 /* Reads every batch of one table and aggregates it into the running groups. */
 extern void gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+
+/* ---- agg_join.c: a star join ---- */
+
+/*
+ * Decodes the plan's star join, if any, and (children) starts the
+ * dimensions' plans.
+ */
+extern void gpuops_agg_join_begin(GpuopsAggScanState *s, CustomScan *cscan,
+								  EState *estate, int eflags, bool children);
+/* Appends te's virtual columns after the reader's. */
+extern void gpuops_agg_join_add_cols(GpuopsAggScanState *s,
+									 GpuopsAggTableExec *te);
+/* Builds the dimensions' tables, once per scan. */
+extern void gpuops_agg_join_build(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+/* Joins a batch of n fact rows to the dimensions; returns the rows joined. */
+extern int64 gpuops_agg_join_batch(GpuopsAggScanState *s,
+								   GpuopsAggTableExec *te, gpo_vector *vecs,
+								   int64 n);
+/* Rescan: the dimensions' tables are built anew. */
+extern void gpuops_agg_join_rescan(GpuopsAggScanState *s);
+/* End: the dimensions' plans end. */
+extern void gpuops_agg_join_end(GpuopsAggScanState *s);
+/* Bytes the built tables take in shared memory (0 without a join). */
+extern Size gpuops_agg_join_shared_size(const GpuopsAggScanState *s);
+/* Copies the built tables into dst, for the worker processes. */
+extern void gpuops_agg_join_shared_write(GpuopsAggScanState *s, char *dst);
+/* A worker's tables: those the backend built, at src. */
+extern void gpuops_agg_join_shared_attach(GpuopsAggScanState *s,
+										  GpuopsAggTableExec *te, char *src);
 
 /* ---- agg_parallel.c ---- */
 

@@ -459,24 +459,22 @@ gpuops_agg_output_walker(Node *node, GpuopsOutputCheck *oc)
 }
 
 /*
- * Collect the grouping keys (plain columns, or expressions the device
- * evaluates) and the aggregates of the grouped target and HAVING; false if
- * the node can't compute them.
+ * Collect the grouping keys (plain columns of relid, or expressions the
+ * device evaluates) and the aggregates of the grouped target and HAVING
+ * (tlist: the target before grouping, with the sort-group references);
+ * false if the node can't compute them.
  */
 bool
-gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
-				   RelOptInfo *output_rel, GroupPathExtraData *gextra,
-				   List **keys, List **aggrefs)
+gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
+				   List *tlist, List **keys, List **aggrefs)
 {
-	Index		relid = input_rel->relid;
 	List	   *group_exprs;
 	GpuopsOutputCheck oc;
 	ListCell   *lc;
 
 	*keys = NIL;
 	*aggrefs = NIL;
-	group_exprs = get_sortgrouplist_exprs(root->parse->groupClause,
-										  gextra->targetList);
+	group_exprs = get_sortgrouplist_exprs(root->parse->groupClause, tlist);
 	foreach(lc, group_exprs)
 	{
 		Node	   *e = (Node *) lfirst(lc);
@@ -491,8 +489,8 @@ gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
 	memset(&oc, 0, sizeof(oc));
 	oc.keys = *keys;
 	oc.relid = relid;
-	if (gpuops_agg_output_walker((Node *) output_rel->reltarget->exprs, &oc) ||
-		gpuops_agg_output_walker(gextra->havingQual, &oc))
+	if (gpuops_agg_output_walker((Node *) target, &oc) ||
+		gpuops_agg_output_walker(having, &oc))
 		return false;
 	*aggrefs = oc.aggrefs;
 	/* count(DISTINCT x): one x for all, as one more key */

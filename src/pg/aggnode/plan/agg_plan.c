@@ -90,8 +90,9 @@ gpuops_agg_pathkeys(PlannerInfo *root, List *keys)
 /*
  * True if the query may get the path at this stage: grouped aggregation
  * (no grouping sets, row marks or partitionwise aggregation), in a database
- * with the extension, over one plain table without TABLESAMPLE, and no
- * target or HAVING expression that needs the executor.
+ * with the extension, over one plain table without TABLESAMPLE or a join
+ * (agg_star.c decides), and no target or HAVING expression that needs the
+ * executor.
  */
 static bool
 gpuops_agg_query_ok(PlannerInfo *root, UpperRelationKind stage,
@@ -111,8 +112,12 @@ gpuops_agg_query_ok(PlannerInfo *root, UpperRelationKind stage,
 	/* only in databases that have the extension (a preloaded library is everywhere) */
 	if (!OidIsValid(get_extension_oid("gpuops", true)))
 		return false;
+	if (IS_DUMMY_REL(input_rel))
+		return false;
+	if (input_rel->reloptkind == RELOPT_JOINREL)
+		return true;			/* a star join, if agg_star.c says so */
 	if (input_rel->reloptkind != RELOPT_BASEREL ||
-		input_rel->rtekind != RTE_RELATION || IS_DUMMY_REL(input_rel))
+		input_rel->rtekind != RTE_RELATION)
 		return false;
 	rte = planner_rt_fetch(input_rel->relid, root);
 	if (rte->tablesample != NULL)
@@ -179,10 +184,12 @@ gpuops_agg_ncols(List *keys, List *aggrefs, Index relid)
 
 /*
  * The columns of relid the node reads for keys, aggregates and the first
- * table's clauses (as attnos offset by FirstLowInvalidHeapAttributeNumber).
+ * table's clauses (as attnos offset by FirstLowInvalidHeapAttributeNumber),
+ * a star join's virtual columns left out.
  */
 static Bitmapset *
-gpuops_agg_read_attnos(List *keys, List *aggrefs, Index relid, List *tables)
+gpuops_agg_read_attnos(List *keys, List *aggrefs, Index relid, List *tables,
+					   GpuopsAggStar *star)
 {
 	Bitmapset  *cols = NULL;
 	ListCell   *lc;
@@ -197,26 +204,37 @@ gpuops_agg_read_attnos(List *keys, List *aggrefs, Index relid, List *tables)
 		pull_varattnos((Node *) list_nth(entry, TAB_DEVICE_QUALS), relid, &cols);
 		pull_varattnos((Node *) list_nth(entry, TAB_CPU_QUALS), relid, &cols);
 	}
-	return cols;
+	return gpuops_agg_star_real_attnos(star, cols);
 }
 
 /*
- * The GpuOpsAgg path of output_rel over input: its rows, pathkeys and cost,
- * and in custom_private (PRIV_*) what gpuops_agg_plan_path needs.
+ * The GpuOpsAgg path of output_rel over input (read from scan_rel, under
+ * star's join if not NULL): its rows, pathkeys and cost, and in
+ * custom_private (PRIV_*) what gpuops_agg_plan_path needs.  keys and
+ * aggrefs are over scan_rel's columns; scan_keys and scan_aggrefs as the
+ * query writes them.
  */
 static CustomPath *
-gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *input_rel,
+gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 					 RelOptInfo *output_rel, GroupPathExtraData *gextra,
-					 List *keys, List *aggrefs, GpuopsAggInput *input,
-					 double groups, double engine_groups)
+					 List *keys, List *aggrefs, List *scan_keys,
+					 List *scan_aggrefs, GpuopsAggStar *star,
+					 GpuopsAggInput *input, double rows, double groups,
+					 double engine_groups)
 {
-	RangeTblEntry *rte = planner_rt_fetch(input_rel->relid, root);
+	RangeTblEntry *rte = planner_rt_fetch(scan_rel->relid, root);
 	CustomPath *cp = makeNode(CustomPath);
 	List	   *engine_keys = keys;
+	List	   *scan_engine_keys = scan_keys;
+	int			workers;
 
 	/* count(DISTINCT x): the engine groups by the keys and x */
 	if (gpuops_agg_distinct_arg(aggrefs) != NULL)
+	{
 		engine_keys = lappend(list_copy(keys), gpuops_agg_distinct_arg(aggrefs));
+		scan_engine_keys = lappend(list_copy(scan_keys),
+								   gpuops_agg_distinct_arg(scan_aggrefs));
+	}
 
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = output_rel;
@@ -226,21 +244,26 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *input_rel,
 	cp->path.parallel_safe = false;
 	cp->path.parallel_workers = 0;
 	cp->path.rows = groups;
-	cp->path.pathkeys = gpuops_agg_pathkeys(root, keys);
+	cp->path.pathkeys = star ? NIL : gpuops_agg_pathkeys(root, keys);
+	workers = gpuops_agg_workers(root, scan_rel->relid, input->tables, rte->inh,
+								 star ? gpuops_agg_star_fact_keys(engine_keys,
+																  star->fact_natts) :
+								 engine_keys, engine_groups);
 	gpuops_agg_cost(root, input, groups,
-					gpuops_agg_ncols(keys, aggrefs, input_rel->relid) + input->ndevice_quals,
+					gpuops_agg_ncols(keys, aggrefs, scan_rel->relid) + input->ndevice_quals,
 					gpuops_agg_decode_weight(rte->relid,
 											 gpuops_agg_read_attnos(keys, aggrefs,
-																	input_rel->relid,
-																	input->tables)),
-					gpuops_agg_workers(root, input_rel->relid, input->tables,
-									   rte->inh, engine_keys, engine_groups),
-					&cp->path);
+																	scan_rel->relid,
+																	input->tables,
+																	star)),
+					workers, &cp->path);
+	if (star)
+		gpuops_agg_star_cost(star, scan_rel->rows, workers, &cp->path);
 	/* count(DISTINCT x): the engine's groups fold into the query's */
 	cp->path.startup_cost += (engine_groups - groups) * cpu_operator_cost;
 	cp->path.total_cost += (engine_groups - groups) * cpu_operator_cost;
 	cp->flags = 0;
-	cp->custom_paths = NIL;
+	cp->custom_paths = star ? gpuops_agg_star_paths(star) : NIL;
 	cp->custom_private = list_make5(keys, aggrefs, input->tables,
 									makeInteger(rte->inh ? 1 : 0),
 									gextra->havingQual);
@@ -249,11 +272,17 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *input_rel,
 	cp->custom_private = lappend(cp->custom_private,
 								 makeInteger(gpuops_device));
 	cp->custom_private = lappend(cp->custom_private,
-								 makeInteger(input_rel->relid));
+								 makeInteger(scan_rel->relid));
 	cp->custom_private = lappend(cp->custom_private,
-								 makeInteger(gpuops_agg_predict_strategy(root, engine_keys,
-																		 input_rel->rows,
+								 makeInteger(gpuops_agg_predict_strategy(root, scan_engine_keys,
+																		 rows,
 																		 engine_groups)));
+	/* PRIV_WORKERS and PRIV_AGG_CLASSES come with the plan */
+	cp->custom_private = lappend(cp->custom_private, NULL);
+	cp->custom_private = lappend(cp->custom_private, NULL);
+	cp->custom_private = lappend(cp->custom_private,
+								 star ? gpuops_agg_star_private(star, scan_keys,
+																scan_aggrefs) : NIL);
 	cp->methods = &gpuops_agg_path_methods;
 	return cp;
 }
@@ -265,8 +294,16 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 					   void *extra)
 {
 	GroupPathExtraData *gextra = (GroupPathExtraData *) extra;
+	GpuopsAggStar star_data;
+	GpuopsAggStar *star = NULL;
+	RelOptInfo *scan_rel = input_rel;
+	List	   *target = output_rel->reltarget->exprs;
+	Node	   *having = gextra ? gextra->havingQual : NULL;
+	List	   *tlist = gextra ? gextra->targetList : NIL;
 	List	   *keys;
 	List	   *aggrefs;
+	List	   *scan_keys;
+	List	   *scan_aggrefs;
 	GpuopsAggInput input;
 	double		groups;
 	double		engine_groups;
@@ -276,29 +313,46 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 	if (!gpuops_agg_query_ok(root, stage, input_rel, output_rel, gextra))
 		return;
-	if (!gpuops_agg_collect(root, input_rel, output_rel, gextra, &keys,
-							&aggrefs))
+	if (input_rel->reloptkind == RELOPT_JOINREL)
+	{
+		/* the dimensions' columns as virtual columns of the fact table */
+		if (!gpuops_agg_star_find(root, input_rel, &star_data))
+			return;
+		star = &star_data;
+		scan_rel = star->fact;
+		target = (List *) gpuops_agg_star_to_fact(star, (Node *) target);
+		having = gpuops_agg_star_to_fact(star, having);
+		tlist = (List *) gpuops_agg_star_to_fact(star, (Node *) tlist);
+		if (star->bad)
+			return;
+	}
+	if (!gpuops_agg_collect(root, scan_rel->relid, target, having, tlist,
+							&keys, &aggrefs))
 		return;
 	memset(&input, 0, sizeof(input));
-	if (!gpuops_agg_add_tables(root, input_rel, input_rel, keys, aggrefs,
+	if (!gpuops_agg_add_tables(root, scan_rel, scan_rel, keys, aggrefs,
 							   &input) || input.tables == NIL)
 		return;
+	scan_keys = star ? (List *) gpuops_agg_star_from_fact(star, (Node *) keys) : keys;
+	scan_aggrefs = star ?
+		(List *) gpuops_agg_star_from_fact(star, (Node *) aggrefs) : aggrefs;
 
 	if (keys == NIL)
 		groups = 1;
 	else
-		groups = estimate_num_groups(root, keys, input_rel->rows, NULL, NULL);
+		groups = estimate_num_groups(root, scan_keys, input_rel->rows, NULL, NULL);
 	engine_groups = groups;
 	if (gpuops_agg_distinct_arg(aggrefs) != NULL)
 		engine_groups = estimate_num_groups(root,
-											lappend(list_copy(keys),
-													gpuops_agg_distinct_arg(aggrefs)),
+											lappend(list_copy(scan_keys),
+													gpuops_agg_distinct_arg(scan_aggrefs)),
 											input_rel->rows, NULL, NULL);
 	if (!gpuops_agg_groups_fit(keys, aggrefs, engine_groups))
 		return;
 
-	cp = gpuops_agg_make_path(root, input_rel, output_rel, gextra, keys,
-							  aggrefs, &input, groups, engine_groups);
+	cp = gpuops_agg_make_path(root, scan_rel, output_rel, gextra, keys,
+							  aggrefs, scan_keys, scan_aggrefs, star, &input,
+							  input_rel->rows, groups, engine_groups);
 	add_path(output_rel, &cp->path);
 }
 

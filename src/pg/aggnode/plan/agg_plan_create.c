@@ -2,11 +2,12 @@
  * agg_plan_create.c
  *	  The plan a GpuOpsAgg path turns into: its PlanCustomPath callback.
  *
- * The plan is a CustomScan on the table's range-table entry whose scan tuple
- * (custom_scan_tlist) is the grouping keys followed by the aggregates; the
- * target list and the HAVING quals refer to it, so PostgreSQL projects and
- * filters the groups as an Agg node would.  Its custom_private is the
- * path's (the PRIV_* positions of gpuops_agg.h) with the worker processes
+ * The plan is a CustomScan on the table's range-table entry (a star join's
+ * fact table, whose dimensions are its child plans; none for partitions)
+ * whose scan tuple (custom_scan_tlist) is the grouping keys followed by the
+ * aggregates; the target list and the HAVING quals refer to it, so
+ * PostgreSQL projects and filters the groups as an Agg node would.  Its
+ * custom_private is the path's (the PRIV_* positions of gpuops_agg.h) with the worker processes
  * and each aggregate's class added, for agg_spec.c to decode.
  */
 #include "aggnode/plan/agg_plan_int.h"
@@ -21,11 +22,15 @@ gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
 	List	   *keys = (List *) list_nth(priv, PRIV_KEYS);
 	Node	   *distinct = gpuops_agg_distinct_arg((List *) list_nth(priv,
 																	 PRIV_AGGREFS));
+	List	   *join = (List *) list_nth(priv, PRIV_JOIN);
 	int			workers;
 
 	/* the engine's keys: count(DISTINCT x)'s x too */
 	if (distinct != NULL)
 		keys = lappend(list_copy(keys), distinct);
+	/* a star join's dimension columns come with the backend's codes */
+	if (join != NIL)
+		keys = gpuops_agg_star_fact_keys(keys, intVal(list_nth(join, JOIN_FACT_NATTS)));
 	workers = gpuops_agg_workers(root, intVal(list_nth(priv, PRIV_RELID)),
 								 (List *) list_nth(priv, PRIV_TABLES),
 								 intVal(list_nth(priv, PRIV_INH)) != 0,
@@ -84,12 +89,15 @@ gpuops_agg_scan_tlist(List *keys, List *aggrefs)
 
 /*
  * The plan's custom_private, a copy: the path's entries (PRIV_HAVING left
- * empty, the HAVING quals being the plan's qual), then PRIV_WORKERS and
- * PRIV_AGG_CLASSES.
+ * empty, the HAVING quals being the plan's qual), then PRIV_WORKERS,
+ * PRIV_AGG_CLASSES and PRIV_JOIN (with the child plans' output positions).
  */
 static List *
-gpuops_agg_plan_private(PlannerInfo *root, List *priv, List *aggrefs)
+gpuops_agg_plan_private(PlannerInfo *root, List *priv, List *aggrefs,
+						List *custom_plans)
 {
+	List	   *join = (List *) list_nth(priv, PRIV_JOIN);
+
 	List	   *plan_priv;
 
 	plan_priv = list_make5(list_nth(priv, PRIV_KEYS),
@@ -106,6 +114,8 @@ gpuops_agg_plan_private(PlannerInfo *root, List *priv, List *aggrefs)
 	plan_priv = lappend(plan_priv,
 						gpuops_agg_classes(aggrefs,
 										   intVal(list_nth(priv, PRIV_RELID))));
+	plan_priv = lappend(plan_priv, join != NIL ?
+						gpuops_agg_star_plan(join, custom_plans) : NIL);
 	return copyObject(plan_priv);
 }
 
@@ -119,19 +129,30 @@ gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
 	List	   *keys = (List *) list_nth(priv, PRIV_KEYS);
 	List	   *aggrefs = (List *) list_nth(priv, PRIV_AGGREFS);
 	Node	   *having = (Node *) list_nth(priv, PRIV_HAVING);
+	List	   *join = (List *) list_nth(priv, PRIV_JOIN);
 	CustomScan *cscan = makeNode(CustomScan);
-	List	   *scan_tlist = gpuops_agg_scan_tlist(keys, aggrefs);
+	List	   *scan_tlist;
 
+	/* a star join's scan tuple holds the dimensions' columns as such */
+	if (join != NIL)
+		scan_tlist = gpuops_agg_scan_tlist((List *) list_nth(join, JOIN_SCAN_KEYS),
+										   (List *) list_nth(join, JOIN_SCAN_AGGREFS));
+	else
+		scan_tlist = gpuops_agg_scan_tlist(keys, aggrefs);
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = (List *) copyObject(having);
-	/* an inheritance tree is read table by table: no one scan relation */
+	/*
+	 * An inheritance tree is read table by table: no one scan relation.  A
+	 * star join's is its fact table.
+	 */
 	cscan->scan.scanrelid = intVal(list_nth(priv, PRIV_INH)) ? 0 :
 		intVal(list_nth(priv, PRIV_RELID));
 	cscan->flags = best_path->flags;
-	cscan->custom_plans = NIL;
+	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = gpuops_agg_plan_private(root, priv, aggrefs);
+	cscan->custom_private = gpuops_agg_plan_private(root, priv, aggrefs,
+													custom_plans);
 	cscan->methods = &gpuops_agg_scan_methods;
 	return &cscan->scan.plan;
 }

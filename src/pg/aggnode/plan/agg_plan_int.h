@@ -20,14 +20,51 @@ typedef struct GpuopsAggInput
 	List	   *cpu_quals;		/* all tables' CPU clauses (for costing) */
 } GpuopsAggInput;
 
+/* A star join under the GROUP BY (agg_star.c). */
+typedef struct GpuopsAggStar
+{
+	RelOptInfo *fact;			/* the table read in batches */
+	int			ndims;
+	RelOptInfo *dims[GPUOPS_AGG_MAX_DIMS];	/* read by child plans */
+	Var		   *dim_keys[GPUOPS_AGG_MAX_DIMS];	/* each one's join column */
+	AttrNumber	fk_attnos[GPUOPS_AGG_MAX_DIMS]; /* the fact's, equal to it */
+	int			fact_natts;		/* virtual columns are numbered after */
+	List	   *gathered;		/* the dimensions' Vars, by virtual column */
+	bool		bad;			/* a Var the node can't gather was met */
+} GpuopsAggStar;
+
+/* ---- agg_star.c ---- */
+
+/* True (with *star) if joinrel is a star join the node takes. */
+extern bool gpuops_agg_star_find(PlannerInfo *root, RelOptInfo *joinrel,
+								 GpuopsAggStar *star);
+/* A copy of node with the dimensions' Vars as virtual fact columns. */
+extern Node *gpuops_agg_star_to_fact(GpuopsAggStar *star, Node *node);
+/* A copy of node with the virtual fact columns as the dimensions' Vars. */
+extern Node *gpuops_agg_star_from_fact(GpuopsAggStar *star, Node *node);
+/* The attribute numbers of the fact table itself among attnos (star may be NULL). */
+extern Bitmapset *gpuops_agg_star_real_attnos(GpuopsAggStar *star,
+											  Bitmapset *attnos);
+/* Adds the dimensions' plans and the probes to path's cost. */
+extern void gpuops_agg_star_cost(GpuopsAggStar *star, double fact_rows,
+								 int workers, Path *path);
+/* The keys without the virtual columns. */
+extern List *gpuops_agg_star_fact_keys(List *keys, int fact_natts);
+/* The path's PRIV_JOIN entry. */
+extern List *gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
+									 List *scan_aggrefs);
+/* The child paths: each dimension's cheapest. */
+extern List *gpuops_agg_star_paths(GpuopsAggStar *star);
+/* The plan's PRIV_JOIN, with the child plans' output positions. */
+extern List *gpuops_agg_star_plan(List *join, List *custom_plans);
+
 /* ---- agg_eligible.c ---- */
 
 /* Walker: true if the tree holds a subplan, an executor Param or a PHV. */
 extern bool gpuops_needs_executor_walker(Node *node, void *context);
 /* The query's keys and aggregates; false if the node can't compute them. */
-extern bool gpuops_agg_collect(PlannerInfo *root, RelOptInfo *input_rel,
-							   RelOptInfo *output_rel,
-							   GroupPathExtraData *gextra,
+extern bool gpuops_agg_collect(PlannerInfo *root, Index relid,
+							   List *target, Node *having, List *tlist,
 							   List **keys, List **aggrefs);
 /* The argument of the aggregates' count(DISTINCT x), or NULL if none. */
 extern Node *gpuops_agg_distinct_arg(List *aggrefs);

@@ -1,0 +1,219 @@
+-- Star joins under Custom Scan (GpuOpsAgg): one large table joined to up to
+-- 8 smaller ones, each on one equality of integer or date columns, inner
+-- joins only.  The smaller tables are the node's child plans; each batch of
+-- the large one is joined to them on the engine and their columns gathered
+-- into it.  Checked against PostgreSQL's own answer: 1 to 4 dimensions,
+-- duplicate and missing dimension keys, NULL keys on both sides, keys of
+-- int2/int4/int8/date and across int types, dimension columns as keys (int,
+-- text, short text, float, date), as aggregate arguments and in
+-- expressions, with WHERE on both sides, FILTER, HAVING, no GROUP BY, small
+-- batches, errors.  Outer, semi and anti joins, joins that are not one
+-- equality, joins between the smaller tables and dimension columns of
+-- numeric type keep the native plan.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/agg_check.psql
+
+CREATE TABLE st_fact (id int, f1 int, f2 int8, f3 date, f4 int2, v int,
+					  x float8, big int8);
+INSERT INTO st_fact
+SELECT i,
+	   CASE WHEN i % 97 = 0 THEN NULL ELSE (i * 7) % 1100 END,
+	   (i * 13) % 250,
+	   CASE WHEN i % 89 = 0 THEN NULL ELSE date '2020-01-01' + (i % 400) END,
+	   (i % 60)::int2,
+	   i % 1000,
+	   (i % 77) * 0.25,
+	   CASE WHEN i IN (700, 777) THEN 9000000000000000000 ELSE i END
+FROM generate_series(1, 60000) i;
+-- d1: unique int4 keys 1..1000 (fact keys reach 1099: some miss), one key
+-- whose columns are NULL
+CREATE TABLE st_d1 (k int PRIMARY KEY, name text, yr int, c char(2), w float8,
+					n numeric(6, 2));
+INSERT INTO st_d1
+SELECT i, 'name' || (i % 13), 1990 + i % 7, chr(65 + i % 5) || 'x',
+	   CASE i % 9 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' ELSE i / 8.0 END, i / 4.0
+FROM generate_series(1, 1000) i;
+INSERT INTO st_d1 VALUES (1001, NULL, NULL, NULL, NULL, NULL);
+-- d2: int8 keys, duplicated (a fact row matches up to twice), a NULL key
+CREATE TABLE st_d2 (k bigint, cat text, w float8);
+INSERT INTO st_d2 SELECT i % 200, 'cat' || (i % 5), i * 0.5 FROM generate_series(1, 300) i;
+INSERT INTO st_d2 VALUES (NULL, 'nullkey', 1), (5000000000, 'far', 2);
+-- d3: date keys
+CREATE TABLE st_d3 (dk date, q int, m int2);
+INSERT INTO st_d3 SELECT date '2020-01-01' + i, i % 4, (i % 12)::int2
+FROM generate_series(0, 365) i;
+-- d4: int2 keys
+CREATE TABLE st_d4 (k int2, region varchar(5));
+INSERT INTO st_d4 SELECT i, 'r' || (i % 3) FROM generate_series(0, 49) i;
+ANALYZE st_fact, st_d1, st_d2, st_d3, st_d4;
+
+-- the plans: the dimensions are the node's child plans
+SELECT * FROM pg_temp.plan('SELECT d1.name, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name');
+SELECT * FROM pg_temp.plan('SELECT d1.yr, d2.cat, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON f.f2 = d2.k
+	WHERE f.v < 500 AND d1.yr > 1991 GROUP BY d1.yr, d2.cat');
+
+-- one dimension: text, int, short text and float keys; missing keys, NULLs
+SELECT pg_temp.check('SELECT d1.name, count(*), sum(f.v), avg(f.x), min(f.id), max(f.big)
+	FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name');
+SELECT pg_temp.check('SELECT d1.yr, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr');
+SELECT pg_temp.check('SELECT d1.c, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON d1.k = f.f1 GROUP BY d1.c');
+SELECT pg_temp.check('SELECT d1.w, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.w');
+-- a fact column and a dimension column as keys
+SELECT pg_temp.check('SELECT f.f4, d1.yr, count(*), sum(f.x) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY f.f4, d1.yr');
+-- dimension columns as aggregate arguments, counted, in expressions
+SELECT pg_temp.check('SELECT d1.yr, sum(d1.w), min(d1.w), max(d1.k), count(d1.name) AS nn,
+	count(d1.c) AS nc, avg(d1.yr) FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr');
+SELECT pg_temp.check('SELECT d1.name, sum(f.v * d1.yr) AS s1, sum(f.x + d1.w) AS s2 FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name');
+SELECT pg_temp.check('SELECT d1.yr - 1990 AS y, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr - 1990');
+-- WHERE on the fact table (device and CPU) and on the dimension
+SELECT pg_temp.check('SELECT d1.name, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.v BETWEEN 100 AND 700 AND d1.yr <> 1993
+	GROUP BY d1.name');
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.id % 3 = 0 GROUP BY d1.name');
+-- FILTER over a dimension column, HAVING, no GROUP BY, no rows
+SELECT pg_temp.check('SELECT d1.name, count(*) FILTER (WHERE d1.yr > 1992) AS n,
+	sum(f.v) FILTER (WHERE f.x > 3) AS s FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name HAVING count(*) > 3000');
+SELECT pg_temp.check('SELECT count(*), sum(f.v), max(d1.yr) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k');
+SELECT pg_temp.check('SELECT count(*), sum(f.v) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE d1.yr > 3000');
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.v < 0 GROUP BY d1.name');
+-- duplicate dimension keys multiply the rows; an int4 key against int8 ones,
+-- one of them past int4's range
+SELECT pg_temp.check('SELECT d2.cat, count(*), sum(f.v) AS sv, sum(d2.w) AS sw FROM st_fact f
+	JOIN st_d2 d2 ON f.f2 = d2.k GROUP BY d2.cat');
+SELECT pg_temp.check('SELECT d2.cat, count(*) FROM st_fact f
+	JOIN st_d2 d2 ON f.f1 = d2.k GROUP BY d2.cat');
+SELECT pg_temp.check('SELECT d2.cat, count(*) FROM st_fact f
+	JOIN st_d2 d2 ON f.big = d2.k GROUP BY d2.cat');
+-- date and int2 keys
+SELECT pg_temp.check('SELECT d3.q, d3.m, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d3 d3 ON f.f3 = d3.dk GROUP BY d3.q, d3.m');
+SELECT pg_temp.check('SELECT d4.region, count(*) FROM st_fact f
+	JOIN st_d4 d4 ON f.f4 = d4.k GROUP BY d4.region');
+-- 2, 3 and 4 dimensions
+SELECT pg_temp.check('SELECT d1.yr, d2.cat, count(*), sum(f.v), max(d2.w) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON f.f2 = d2.k
+	WHERE f.v < 500 AND d1.yr > 1991 GROUP BY d1.yr, d2.cat');
+SELECT pg_temp.check('SELECT d1.name, d3.q, count(*), sum(f.x) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON f.f2 = d2.k
+	JOIN st_d3 d3 ON f.f3 = d3.dk GROUP BY d1.name, d3.q');
+SELECT pg_temp.check('SELECT d1.c, d2.cat, d3.m, d4.region, count(*), sum(f.v)
+	FROM st_fact f, st_d1 d1, st_d2 d2, st_d3 d3, st_d4 d4
+	WHERE f.f1 = d1.k AND f.f2 = d2.k AND f.f3 = d3.dk AND f.f4 = d4.k
+	  AND d4.region <> ''r1'' AND d3.q < 3
+	GROUP BY d1.c, d2.cat, d3.m, d4.region');
+-- one fact column joined to two dimensions; a join key equal to a constant
+SELECT pg_temp.check('SELECT d1.name, d2.cat, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON f.f1 = d2.k GROUP BY d1.name, d2.cat');
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE d1.k = 42 GROUP BY d1.name');
+-- EXISTS over a unique key: PostgreSQL makes the semi join an inner join
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = f.f1 AND d1.yr = 1992) GROUP BY f.f4');
+-- a table joined to itself
+SELECT pg_temp.check('SELECT a.f4, b.f4 AS f4b, count(*) FROM st_fact a
+	JOIN st_fact b ON a.id = b.f1 WHERE b.v < 300 GROUP BY a.f4, b.f4');
+-- the node read again under a nested loop: the dimensions' plans run again
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT * FROM pg_temp.plan('SELECT g, s.n FROM generate_series(1990, 1993) g LEFT JOIN
+	(SELECT d1.yr, count(*) n FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr) s
+	ON s.yr = g');
+SELECT pg_temp.check('SELECT g, s.n, s.sv FROM generate_series(1990, 1993) g LEFT JOIN
+	(SELECT d1.yr, count(*) n, sum(f.v) sv FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k
+	 GROUP BY d1.yr) s ON s.yr = g');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+-- count(DISTINCT) of a dimension column
+SELECT pg_temp.check('SELECT d1.yr, count(DISTINCT d2.cat) AS cd, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON f.f2 = d2.k GROUP BY d1.yr');
+-- small batches: many probes
+SET gpuops.debug_chunk_size = 512;
+SELECT pg_temp.check('SELECT d1.name, d2.cat, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON f.f2 = d2.k GROUP BY d1.name, d2.cat');
+RESET gpuops.debug_chunk_size;
+
+-- worker processes beside the backend: the dimensions' tables, text codes
+-- included, reach them from the backend
+SET gpuops.parallel_workers = 2;
+SET max_parallel_workers_per_gather = 2;
+SET gpuops.threads = 16;
+SELECT * FROM pg_temp.plan('SELECT d1.name, d2.cat, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON f.f2 = d2.k GROUP BY d1.name, d2.cat');
+SELECT pg_temp.check('SELECT d1.name, d2.cat, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON f.f2 = d2.k GROUP BY d1.name, d2.cat');
+SELECT pg_temp.check('SELECT d1.c, d3.m, d4.region, count(*), sum(f.x), max(d1.w) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d3 d3 ON f.f3 = d3.dk JOIN st_d4 d4 ON f.f4 = d4.k
+	WHERE f.v > 100 GROUP BY d1.c, d3.m, d4.region');
+SELECT pg_temp.check('SELECT f.f4, count(*), sum(d1.yr) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY f.f4');
+RESET gpuops.parallel_workers;
+RESET max_parallel_workers_per_gather;
+RESET gpuops.threads;
+
+-- the same errors as PostgreSQL, only from rows that join (row 700 joins,
+-- row 777 does not)
+SET gpuops.enabled = on;
+SELECT sum(f.big * d1.yr) FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k;
+SELECT sum(f.big * d1.yr) FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.id <> 700;
+SET gpuops.enabled = off;
+SELECT sum(f.big * d1.yr) FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k;
+SELECT sum(f.big * d1.yr) FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.id <> 700;
+SET gpuops.enabled = on;
+
+-- EXPLAIN ANALYZE: each dimension's rows built and rows out of its join
+CREATE FUNCTION pg_temp.join_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF line LIKE '%Join Build Rows%' OR line LIKE '%Join Rows Out%' OR
+		   line LIKE '%Star Join%' THEN
+			RETURN NEXT btrim(line);
+		END IF;
+	END LOOP;
+END
+$$;
+SELECT * FROM pg_temp.join_lines('SELECT d1.yr, d2.cat, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON f.f2 = d2.k
+	WHERE d1.yr > 1991 GROUP BY d1.yr, d2.cat');
+
+-- native plans: outer, semi and anti joins, a join that is not one
+-- equality, dimensions joined to each other, a numeric dimension key
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name');
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = f.f2) GROUP BY f.f4');
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE NOT EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = f.f1) GROUP BY f.f4');
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 < d1.k AND d1.k < 3 GROUP BY d1.name');
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k AND f.f4 = d1.yr - 1990 GROUP BY d1.name');
+SELECT pg_temp.check('SELECT d2.cat, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON d1.yr = d2.k GROUP BY d2.cat');
+SELECT pg_temp.check('SELECT d1.n, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.n');
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f, st_d1 d1
+	WHERE d1.k < 3 GROUP BY d1.name');
+-- past gpuops.max_join_memory (0: no star join at all)
+SET gpuops.max_join_memory = 0;
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name');
+RESET gpuops.max_join_memory;
+
+DROP TABLE st_fact, st_d1, st_d2, st_d3, st_d4;

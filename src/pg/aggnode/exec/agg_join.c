@@ -1,0 +1,590 @@
+/*
+ * agg_join.c
+ *	  The star join of a GpuOpsAgg scan (planned by agg_star.c): the
+ *	  dimensions' child plans run first, once per scan, and their rows
+ *	  become a join key column and the columns the query needs (built in
+ *	  the join's memory); each batch of the fact table that passed its
+ *	  clauses is then joined to every dimension on the engine (gpo_hash_join
+ *	  of the batch's join column with the dimension's keys: rows without a
+ *	  match go, a key found k times gives k rows), and the matched
+ *	  dimensions' columns are gathered into the batch as its virtual
+ *	  columns (te->nread and after).
+ *
+ * Only rows with a join key are kept: a NULL key never matches, and
+ * neither does a dimension's key outside the range of the fact table's
+ * join column type.
+ */
+#include "aggnode/exec/gpuops_agg_exec.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+
+#include "gpo_join.h"
+
+/*
+ * Decodes the plan's PRIV_JOIN into s->join and, with children, starts the
+ * dimensions' child plans (a worker process gets their tables from the
+ * backend instead); nothing for a plan without a join.
+ */
+void
+gpuops_agg_join_begin(GpuopsAggScanState *s, CustomScan *cscan,
+					  EState *estate, int eflags, bool children)
+{
+	List	   *join = (List *) list_nth(cscan->custom_private, PRIV_JOIN);
+	GpuopsAggJoin *j;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (join == NIL)
+		return;
+	j = palloc0(sizeof(GpuopsAggJoin));
+	j->fact_natts = intVal(list_nth(join, JOIN_FACT_NATTS));
+	j->ndims = list_length((List *) list_nth(join, JOIN_DIMS));
+	j->dims = palloc0(sizeof(GpuopsAggDim) * j->ndims);
+	foreach(lc, (List *) list_nth(join, JOIN_DIMS))
+	{
+		List	   *dim = (List *) lfirst(lc);
+		GpuopsAggDim *d = &j->dims[i];
+
+		d->fk_attno = (AttrNumber) lsecond_int(dim);
+		d->key_resno = list_nth_int(dim, 3);
+		if (children)
+		{
+			d->ps = ExecInitNode((Plan *) list_nth(cscan->custom_plans, i),
+								 estate, eflags);
+			s->css.custom_ps = lappend(s->css.custom_ps, d->ps);
+		}
+		i++;
+	}
+	j->ngather = list_length((List *) list_nth(join, JOIN_GATHER));
+	j->gathers = palloc0(sizeof(GpuopsAggGather) * Max(j->ngather, 1));
+	i = 0;
+	foreach(lc, (List *) list_nth(join, JOIN_GATHER))
+	{
+		List	   *g = (List *) lfirst(lc);
+		GpuopsAggGather *ga = &j->gathers[i++];
+
+		ga->dim = linitial_int(g);
+		ga->typid = (Oid) lthird_int(g);
+		ga->typmod = list_nth_int(g, 3);
+		ga->collid = (Oid) list_nth_int(g, 4);
+		ga->resno = list_nth_int(g, 5);
+	}
+	j->cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuOpsAgg join",
+								   ALLOCSET_DEFAULT_SIZES);
+	s->join = j;
+}
+
+/*
+ * Appends te's virtual columns after the reader's (te->nread of them):
+ * virtual column g as batch column te->nread + g, of the type the reader
+ * would give a column like it (a text key's dictionary codes or short
+ * codes, the NULLs alone of a text column only counted).
+ */
+void
+gpuops_agg_join_add_cols(GpuopsAggScanState *s, GpuopsAggTableExec *te)
+{
+	GpuopsAggJoin *j = s->join;
+	int			g;
+	int			i;
+
+	for (i = 0; i < j->ndims; i++)
+	{
+		int			c;
+
+		for (c = 0; c < te->nread; c++)
+			if (te->cols[c].attnum == j->dims[i].fk_attno)
+				j->dims[i].fk_col = c;
+	}
+	for (g = 0; g < j->ngather; g++)
+	{
+		GpuopsAggGather *ga = &j->gathers[g];
+		GpuopsScanCol *c = &te->cols[te->ncols];
+		AttrNumber	attno = (AttrNumber) (j->fact_natts + 1 + g);
+		bool		key = false;
+		bool		dict = false;
+
+		c->attnum = attno;
+		c->typid = ga->typid;
+		for (i = 0; i < s->spec.nkeys; i++)
+			if (te->tab->key_exprs[i] == NULL && te->tab->key_attnos[i] == attno)
+			{
+				key = true;
+				/* (as agg_exec.c makes dictionaries; a worker has none) */
+				dict = gpuops_agg_text_key(ga->typid, ga->collid) &&
+					!gpuops_agg_short_text_key(ga->typid, ga->typmod, ga->collid);
+				ga->dict = s->spec.key_dicts[i];
+			}
+		if (dict)
+		{
+			c->type = GPO_INT32;
+			ga->conv = GPUOPS_CONV_ENCODE;
+		}
+		else if (ga->typid == TEXTOID || ga->typid == VARCHAROID ||
+				 ga->typid == BPCHAROID)
+		{
+			c->type = key ? GPO_INT64 : GPO_INT32;
+			ga->conv = key ? GPUOPS_CONV_SHORT_TEXT : GPUOPS_CONV_PRESENCE;
+			c->presence = !key;
+		}
+		else if (gpuops_scan_col_type_mod(ga->typid, ga->typmod, &c->type) &&
+				 ga->typid != NUMERICOID)
+			ga->conv = gpuops_scan_conv(ga->typid, c->type);
+		else
+			elog(ERROR, "GpuOpsAgg cannot gather a column of type %u", ga->typid);
+		ga->col = te->ncols++;
+		ga->type = c->type;
+	}
+}
+
+/* Room for cap more rows of dimension d's table (keys and gathered columns). */
+static void
+gpuops_agg_dim_grow(GpuopsAggJoin *j, int d, int64 need)
+{
+	GpuopsAggDim *dim = &j->dims[d];
+	int64		cap = Max(need, dim->cap * 2);
+	int			g;
+
+	if (need <= dim->cap)
+		return;
+	cap = Max(cap, 1024);
+	dim->keys = dim->keys ?
+		repalloc_huge(dim->keys, sizeof(int64) * cap) :
+		MemoryContextAllocHuge(j->cxt, sizeof(int64) * cap);
+	for (g = 0; g < j->ngather; g++)
+	{
+		GpuopsAggGather *ga = &j->gathers[g];
+		size_t		w = gpo_type_size(ga->type);
+
+		if (ga->dim != d)
+			continue;
+		ga->data = ga->data ? repalloc_huge(ga->data, w * cap) :
+			MemoryContextAllocHuge(j->cxt, w * cap);
+		ga->valid = ga->valid ? repalloc_huge(ga->valid, (cap + 7) / 8) :
+			MemoryContextAllocHuge(j->cxt, (cap + 7) / 8);
+		memset(ga->valid + (dim->cap + 7) / 8, 0,
+			   (cap + 7) / 8 - (dim->cap + 7) / 8);
+	}
+	dim->cap = cap;
+}
+
+/* Stores the slot's value of gathered column ga as row r of its table. */
+static void
+gpuops_agg_dim_put(GpuopsAggGather *ga, TupleTableSlot *slot, int64 r)
+{
+	Datum		v = slot->tts_values[ga->resno - 1];
+
+	if (slot->tts_isnull[ga->resno - 1])
+	{
+		memset((char *) ga->data + r * gpo_type_size(ga->type), 0,
+			   gpo_type_size(ga->type));
+		ga->valid[r >> 3] &= (uint8) ~(1 << (r & 7));
+		return;
+	}
+	ga->valid[r >> 3] |= (uint8) (1 << (r & 7));
+	if (ga->conv == GPUOPS_CONV_ENCODE)
+		((int32 *) ga->data)[r] = gpuops_dict_encode(ga->dict, v);
+	else if (ga->conv == GPUOPS_CONV_SHORT_TEXT)
+	{
+		text	   *t = DatumGetTextPP(v);
+
+		/* the planner took char(n) and varchar(n) keys of n <= 7 bytes */
+		if (VARSIZE_ANY_EXHDR(t) > GPUOPS_SCAN_SHORT_TEXT_BYTES)
+			elog(ERROR, "GpuOpsAgg: a short text key is longer than %d bytes",
+				 GPUOPS_SCAN_SHORT_TEXT_BYTES);
+		((int64 *) ga->data)[r] =
+			gpuops_scan_short_text_code(VARDATA_ANY(t),
+										(int) VARSIZE_ANY_EXHDR(t));
+		if ((Pointer) t != DatumGetPointer(v))
+			pfree(t);			/* a detoasted copy */
+	}
+	else
+		gpuops_scan_put_datum(ga->conv, ga->data, r, v);
+}
+
+/*
+ * The join key of a slot's value of type typid as a value of the fact
+ * table's join column type ktype; false for NULL, or a key no fact row can
+ * equal (outside ktype's range).
+ */
+static bool
+gpuops_agg_dim_key(TupleTableSlot *slot, int resno, gpo_type ktype,
+				   int64 *key)
+{
+	Oid			typid = TupleDescAttr(slot->tts_tupleDescriptor,
+									  resno - 1)->atttypid;
+	Datum		v = slot->tts_values[resno - 1];
+
+	if (slot->tts_isnull[resno - 1])
+		return false;
+	if (typid == INT2OID)
+		*key = DatumGetInt16(v);
+	else if (typid == INT4OID || typid == DATEOID)
+		*key = DatumGetInt32(v);
+	else
+		*key = DatumGetInt64(v);
+	return ktype == GPO_INT64 || (*key >= PG_INT32_MIN && *key <= PG_INT32_MAX);
+}
+
+/* Runs dimension d's plan to its end into its table. */
+static void
+gpuops_agg_dim_build(GpuopsAggScanState *s, GpuopsAggTableExec *te, int d)
+{
+	GpuopsAggJoin *j = s->join;
+	GpuopsAggDim *dim = &j->dims[d];
+	gpo_type	ktype = te->cols[dim->fk_col].type;
+	int			maxres = dim->key_resno;
+	int			g;
+
+	for (g = 0; g < j->ngather; g++)
+		if (j->gathers[g].dim == d)
+			maxres = Max(maxres, j->gathers[g].resno);
+	dim->nrows = 0;
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		int64		key;
+
+		CHECK_FOR_INTERRUPTS();
+		slot = ExecProcNode(dim->ps);
+		if (TupIsNull(slot))
+			break;
+		dim->build_rows++;
+		slot_getsomeattrs(slot, maxres);
+		if (!gpuops_agg_dim_key(slot, dim->key_resno, ktype, &key))
+			continue;
+		gpuops_agg_dim_grow(j, d, dim->nrows + 1);
+		dim->keys[dim->nrows] = key;
+		for (g = 0; g < j->ngather; g++)
+			if (j->gathers[g].dim == d)
+				gpuops_agg_dim_put(&j->gathers[g], slot, dim->nrows);
+		dim->nrows++;
+	}
+	/* the keys in the fact's join column type */
+	if (ktype == GPO_INT32)
+	{
+		int32	   *k32 = MemoryContextAllocHuge(j->cxt,
+												 sizeof(int32) * Max(dim->nrows, 1));
+		int64		r;
+
+		for (r = 0; r < dim->nrows; r++)
+			k32[r] = (int32) dim->keys[r];
+		gpuops_one_chunk_vector(&dim->keyv, &dim->keyc, GPO_INT32, k32, NULL,
+								dim->nrows);
+	}
+	else
+		gpuops_one_chunk_vector(&dim->keyv, &dim->keyc, GPO_INT64, dim->keys,
+								NULL, dim->nrows);
+	for (g = 0; g < j->ngather; g++)
+		if (j->gathers[g].dim == d)
+			gpuops_one_chunk_vector(&j->gathers[g].v, &j->gathers[g].c,
+									j->gathers[g].type, j->gathers[g].data,
+									j->gathers[g].valid, dim->nrows);
+}
+
+/* Builds every dimension's table, once per scan (its arrays in the join's memory). */
+void
+gpuops_agg_join_build(GpuopsAggScanState *s, GpuopsAggTableExec *te)
+{
+	GpuopsAggJoin *j = s->join;
+	instr_time	start;
+	instr_time	dur;
+	int			d;
+
+	if (j == NULL || j->built)
+		return;
+	INSTR_TIME_SET_CURRENT(start);
+	/* (the child plans' own memory, such as a scan's, must outlive a rescan) */
+	for (d = 0; d < j->ndims; d++)
+		gpuops_agg_dim_build(s, te, d);
+	j->built = true;
+	INSTR_TIME_SET_CURRENT(dur);
+	INSTR_TIME_SUBTRACT(dur, start);
+	j->build_ms += INSTR_TIME_GET_MILLISEC(dur);
+}
+
+/* A new vector (batch memory) of in's values at the rows of index. */
+static gpo_vector
+gpuops_agg_join_gather(GpuopsAggScanState *s, const gpo_vector *in,
+					   const gpo_vector *index, int64 n)
+{
+	gpo_vector	out;
+	gpo_chunk  *c = palloc(sizeof(gpo_chunk));
+	size_t		bytes = 0;
+	gpo_status	st;
+	gpo_ctx		ctx;
+	bool		nulls = false;
+	int			i;
+
+	for (i = 0; i < in->nchunks; i++)
+		nulls |= in->chunks[i].validity != NULL;
+	gpuops_one_chunk_vector(&out, c, in->type,
+							palloc_extended(gpo_type_size(in->type) * Max(n, 1),
+											MCXT_ALLOC_HUGE),
+							nulls ? palloc_extended((n + 7) / 8 + 1,
+													MCXT_ALLOC_HUGE) : NULL,
+							n);
+	gpuops_agg_ctx_init(s, &ctx);
+	st = gpo_gather(&ctx, in, index, &out, NULL, &bytes);
+	if (st == GPO_OK)
+		st = gpo_gather(&ctx, in, index, &out, gpuops_alloc_scratch(bytes), NULL);
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg join gather");
+	return out;
+}
+
+/*
+ * The pairs (dimension row, probe row) of a join of dimension d with probe
+ * keys of n rows, in *build_rows and *probe_rows (batch memory); returns
+ * their number.
+ */
+static int64
+gpuops_agg_join_probe(GpuopsAggScanState *s, GpuopsAggDim *dim,
+					  const gpo_vector *probe, int64 n, gpo_vector *build_rows,
+					  gpo_vector *probe_rows)
+{
+	int64		cap = Max(n, 1);
+	int64		count = 0;
+
+	for (;;)
+	{
+		gpo_chunk  *bc = palloc(sizeof(gpo_chunk));
+		gpo_chunk  *pc = palloc(sizeof(gpo_chunk));
+		size_t		bytes = 0;
+		gpo_status	st;
+		gpo_ctx		ctx;
+
+		gpuops_one_chunk_vector(build_rows, bc, GPO_INT64,
+								palloc_extended(sizeof(int64) * cap, MCXT_ALLOC_HUGE),
+								NULL, cap);
+		gpuops_one_chunk_vector(probe_rows, pc, GPO_INT64,
+								palloc_extended(sizeof(int64) * cap, MCXT_ALLOC_HUGE),
+								NULL, cap);
+		gpuops_agg_ctx_init(s, &ctx);
+		st = gpo_hash_join(&ctx, &dim->keyv, probe, build_rows, probe_rows,
+						   &count, NULL, &bytes);
+		if (st == GPO_OK)
+			st = gpo_hash_join(&ctx, &dim->keyv, probe, build_rows, probe_rows,
+							   &count, gpuops_alloc_scratch(bytes), NULL);
+		if (st == GPO_ERR_CAPACITY && count > cap)
+		{
+			cap = count;		/* duplicate keys: more pairs than rows */
+			continue;
+		}
+		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg join");
+		build_rows->chunks[0].n = count;
+		probe_rows->chunks[0].n = count;
+		return count;
+	}
+}
+
+/*
+ * Joins a batch of n fact rows (vecs[0 .. te->nread - 1], compacted) to
+ * every dimension and fills the virtual columns; the batch's rows become
+ * the joined ones, whose number is returned.
+ */
+int64
+gpuops_agg_join_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+					  gpo_vector *vecs, int64 n)
+{
+	GpuopsAggJoin *j = s->join;
+	gpo_vector *drows = palloc(sizeof(gpo_vector) * j->ndims);
+	gpo_vector	idx;
+	instr_time	start;
+	instr_time	dur;
+	int			d;
+	int			i;
+	int			g;
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (d = 0; d < j->ndims && n > 0; d++)
+	{
+		GpuopsAggDim *dim = &j->dims[d];
+		gpo_vector	probe = d == 0 ? vecs[dim->fk_col] :
+			gpuops_agg_join_gather(s, &vecs[dim->fk_col], &idx, n);
+		gpo_vector	brows;
+		gpo_vector	prows;
+
+		dim->probed += n;
+		n = gpuops_agg_join_probe(s, dim, &probe, n, &brows, &prows);
+		dim->matched += n;
+		/* the earlier joins' rows, at the pairs' probe rows */
+		if (d == 0)
+			idx = prows;
+		else
+		{
+			idx = gpuops_agg_join_gather(s, &idx, &prows, n);
+			for (i = 0; i < d; i++)
+				drows[i] = gpuops_agg_join_gather(s, &drows[i], &prows, n);
+		}
+		drows[d] = brows;
+	}
+	if (n > 0)
+	{
+		for (i = 0; i < te->nread; i++)
+			vecs[i] = gpuops_agg_join_gather(s, &vecs[i], &idx, n);
+		for (g = 0; g < j->ngather; g++)
+			vecs[j->gathers[g].col] = gpuops_agg_join_gather(s, &j->gathers[g].v,
+															 &drows[j->gathers[g].dim],
+															 n);
+	}
+	INSTR_TIME_SET_CURRENT(dur);
+	INSTR_TIME_SUBTRACT(dur, start);
+	j->probe_ms += INSTR_TIME_GET_MILLISEC(dur);
+	return n;
+}
+
+/* Rescan: the dimensions' plans run again and their tables are built anew. */
+void
+gpuops_agg_join_rescan(GpuopsAggScanState *s)
+{
+	GpuopsAggJoin *j = s->join;
+	int			d;
+
+	if (j == NULL)
+		return;
+	for (d = 0; d < j->ndims; d++)
+	{
+		GpuopsAggDim *dim = &j->dims[d];
+
+		ExecReScan(dim->ps);
+		dim->keys = NULL;
+		dim->cap = 0;
+		dim->nrows = 0;
+	}
+	for (d = 0; d < j->ngather; d++)
+	{
+		j->gathers[d].data = NULL;
+		j->gathers[d].valid = NULL;
+	}
+	MemoryContextReset(j->cxt);
+	j->built = false;
+}
+
+/* End: the dimensions' plans end. */
+void
+gpuops_agg_join_end(GpuopsAggScanState *s)
+{
+	int			d;
+
+	if (s->join == NULL)
+		return;
+	for (d = 0; d < s->join->ndims; d++)
+		if (s->join->dims[d].ps != NULL)
+			ExecEndNode(s->join->dims[d].ps);
+}
+
+/* ---- the tables as worker processes get them (agg_parallel.c) ---- */
+
+/* The bytes of a dimension's table's arrays: its keys, then its columns'. */
+static Size
+gpuops_agg_dim_bytes(const GpuopsAggJoin *j, int d)
+{
+	const GpuopsAggDim *dim = &j->dims[d];
+	Size		n = (Size) dim->nrows;
+	Size		bytes = MAXALIGN(gpo_type_size(dim->keyv.type) * n);
+	int			g;
+
+	for (g = 0; g < j->ngather; g++)
+		if (j->gathers[g].dim == d)
+			bytes += MAXALIGN(gpo_type_size(j->gathers[g].type) * n) +
+				MAXALIGN((n + 7) / 8);
+	return bytes;
+}
+
+/* Bytes the built tables take in shared memory (0 without a join). */
+Size
+gpuops_agg_join_shared_size(const GpuopsAggScanState *s)
+{
+	const GpuopsAggJoin *j = s->join;
+	Size		bytes;
+	int			d;
+
+	if (j == NULL)
+		return 0;
+	bytes = MAXALIGN(sizeof(int64) * j->ndims);
+	for (d = 0; d < j->ndims; d++)
+		bytes = add_size(bytes, gpuops_agg_dim_bytes(j, d));
+	return bytes;
+}
+
+/*
+ * Copies the built tables to dst (gpuops_agg_join_shared_size bytes), or
+ * points s's tables at them (a worker's); each dimension's row count, then
+ * its arrays.
+ */
+static void
+gpuops_agg_join_shared(GpuopsAggScanState *s, char *base, bool write)
+{
+	GpuopsAggJoin *j = s->join;
+	int64	   *nrows = (int64 *) base;
+	char	   *p = base + MAXALIGN(sizeof(int64) * j->ndims);
+	int			d;
+	int			g;
+
+	for (d = 0; d < j->ndims; d++)
+	{
+		GpuopsAggDim *dim = &j->dims[d];
+		Size		n;
+		Size		w;
+
+		if (write)
+			nrows[d] = dim->nrows;
+		else
+			dim->nrows = nrows[d];
+		n = (Size) dim->nrows;
+		w = gpo_type_size(dim->keyv.type) * n;
+		if (write)
+			memcpy(p, dim->keyv.chunks[0].data, w);
+		else
+			gpuops_one_chunk_vector(&dim->keyv, &dim->keyc, dim->keyv.type, p,
+									NULL, dim->nrows);
+		p += MAXALIGN(w);
+		for (g = 0; g < j->ngather; g++)
+		{
+			GpuopsAggGather *ga = &j->gathers[g];
+			Size		gw = gpo_type_size(ga->type) * n;
+
+			if (ga->dim != d)
+				continue;
+			if (write)
+			{
+				memcpy(p, ga->data, gw);
+				memcpy(p + MAXALIGN(gw), ga->valid, (n + 7) / 8);
+			}
+			else
+			{
+				ga->data = p;
+				ga->valid = (uint8 *) (p + MAXALIGN(gw));
+				gpuops_one_chunk_vector(&ga->v, &ga->c, ga->type, ga->data,
+										ga->valid, dim->nrows);
+			}
+			p += MAXALIGN(gw) + MAXALIGN((n + 7) / 8);
+		}
+	}
+}
+
+/* Copies the built tables into dst, for the worker processes. */
+void
+gpuops_agg_join_shared_write(GpuopsAggScanState *s, char *dst)
+{
+	gpuops_agg_join_shared(s, dst, true);
+}
+
+/*
+ * A worker's tables: those the backend built, in shared memory at src
+ * (read only); the fact's join columns' types as te's.
+ */
+void
+gpuops_agg_join_shared_attach(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+							  char *src)
+{
+	int			d;
+
+	for (d = 0; d < s->join->ndims; d++)
+		s->join->dims[d].keyv.type = te->cols[s->join->dims[d].fk_col].type;
+	gpuops_agg_join_shared(s, src, false);
+	s->join->built = true;
+}
