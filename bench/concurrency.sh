@@ -13,6 +13,10 @@
 #   heavy  SELECT k2, count(*), sum(v) FROM conc_bench.t GROUP BY k2   (~1M groups)
 #   expr   SELECT k % 100 + 1, count(*), sum(v * 2 + 1) FROM conc_bench.t
 #          WHERE w < 50 GROUP BY 1   (light, through expressions)
+#   star   SELECT d.region, count(*), sum(t.v) FROM conc_bench.t t
+#          JOIN conc_bench.d d ON t.k = d.k WHERE t.w < 50 AND d.grp < 5
+#          GROUP BY d.region   (a star join: conc_bench.d holds k's 1000
+#          values, grp 0..9, region one of 5 texts)
 # Faces (each client's session gets them through PGOPTIONS):
 #   native: gpuops.enabled = off (PostgreSQL's own plan, parallel workers as
 #           its settings allow)
@@ -73,6 +77,14 @@ CREATE UNLOGGED TABLE conc_bench.t AS
 VACUUM (FREEZE, ANALYZE) conc_bench.t;
 SQL
 fi
+# the star query's dimension
+psql_q <<SQL
+CREATE TABLE IF NOT EXISTS conc_bench.d (k int4 PRIMARY KEY, grp int4, region text);
+INSERT INTO conc_bench.d
+  SELECT i, i % 10, 'region ' || (i % 5) FROM generate_series(0, 999) i
+  ON CONFLICT DO NOTHING;
+ANALYZE conc_bench.d;
+SQL
 psql_q -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" 2>/dev/null &&
 	psql_q -c "SELECT pg_prewarm('conc_bench.t')" >/dev/null ||
 	psql_q -c "SELECT count(*) FROM conc_bench.t" >/dev/null
@@ -86,6 +98,7 @@ query_sql() {
 	light) echo "SELECT k, count(*), sum(v) FROM conc_bench.t WHERE w < 50 GROUP BY k;" ;;
 	heavy) echo "SELECT k2, count(*), sum(v) FROM conc_bench.t GROUP BY k2;" ;;
 	expr) echo "SELECT k % 100 + 1, count(*), sum(v * 2 + 1) FROM conc_bench.t WHERE w < 50 GROUP BY 1;" ;;
+	star) echo "SELECT d.region, count(*), sum(t.v) FROM conc_bench.t t JOIN conc_bench.d d ON t.k = d.k WHERE t.w < 50 AND d.grp < 5 GROUP BY d.region;" ;;
 	*) echo "unknown query: $1" >&2; exit 2 ;;
 	esac
 }
