@@ -45,7 +45,16 @@ FROM generate_series(0, 365) i;
 -- d4: int2 keys
 CREATE TABLE st_d4 (k int2, region varchar(5));
 INSERT INTO st_d4 SELECT i, 'r' || (i % 3) FROM generate_series(0, 49) i;
-ANALYZE st_fact, st_d1, st_d2, st_d3, st_d4;
+-- a snowflake's branch: orders (o) of customers (c) of nations (n)
+CREATE TABLE st_n (nk int PRIMARY KEY, nname text);
+INSERT INTO st_n SELECT i, 'nation' || i FROM generate_series(0, 9) i;
+CREATE TABLE st_c (ck int PRIMARY KEY, seg char(1), nk int);
+INSERT INTO st_c SELECT i, chr(65 + i % 4), i % 12 FROM generate_series(1, 300) i;
+CREATE TABLE st_o (ok int8 PRIMARY KEY, ck int, odate date, prio int2);
+INSERT INTO st_o SELECT i, CASE WHEN i % 31 = 0 THEN NULL ELSE 1 + (i * 7) % 320 END,
+	   date '2020-01-01' + i % 90, (i % 5)::int2
+FROM generate_series(0, 239) i;
+ANALYZE st_fact, st_d1, st_d2, st_d3, st_d4, st_n, st_c, st_o;
 
 -- the plans: the dimensions are the node's child plans
 SELECT * FROM pg_temp.plan('SELECT d1.name, count(*), sum(f.v) FROM st_fact f
@@ -122,6 +131,22 @@ SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
 -- EXISTS over a unique key: PostgreSQL makes the semi join an inner join
 SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
 	WHERE EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = f.f1 AND d1.yr = 1992) GROUP BY f.f4');
+-- snowflakes: a dimension of relations joined among themselves (their join
+-- is the child plan), beside a plain one
+SELECT * FROM pg_temp.plan('SELECT c.seg, o.prio, count(*), sum(f.v) FROM st_fact f
+	JOIN st_o o ON f.f2 = o.ok JOIN st_c c ON o.ck = c.ck
+	WHERE c.seg <> ''B'' AND o.odate < date ''2020-03-01'' GROUP BY c.seg, o.prio');
+SELECT pg_temp.check('SELECT c.seg, o.prio, count(*), sum(f.v) FROM st_fact f
+	JOIN st_o o ON f.f2 = o.ok JOIN st_c c ON o.ck = c.ck
+	WHERE c.seg <> ''B'' AND o.odate < date ''2020-03-01'' GROUP BY c.seg, o.prio');
+SELECT pg_temp.check('SELECT n.nname, d1.yr, count(*), sum(f.x) FROM st_fact f
+	JOIN st_o o ON f.f2 = o.ok JOIN st_c c ON o.ck = c.ck JOIN st_n n ON c.nk = n.nk
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY n.nname, d1.yr');
+SELECT pg_temp.check('SELECT o.odate, count(*) FROM st_fact f
+	JOIN st_o o ON f.f2 = o.ok JOIN st_c c ON o.ck = c.ck WHERE c.seg = ''Z''
+	GROUP BY o.odate');
+SELECT pg_temp.check('SELECT d2.cat, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON d1.yr - 1990 = d2.k GROUP BY d2.cat');
 -- a table joined to itself
 SELECT pg_temp.check('SELECT a.f4, b.f4 AS f4b, count(*) FROM st_fact a
 	JOIN st_fact b ON a.id = b.f1 WHERE b.v < 300 GROUP BY a.f4, b.f4');
@@ -193,7 +218,8 @@ SELECT * FROM pg_temp.join_lines('SELECT d1.yr, d2.cat, count(*) FROM st_fact f
 	WHERE d1.yr > 1991 GROUP BY d1.yr, d2.cat');
 
 -- native plans: outer, semi and anti joins, a join that is not one
--- equality, dimensions joined to each other, a numeric dimension key
+-- equality, a dimension joined to the fact table twice, a numeric dimension
+-- key
 SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
 	LEFT JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name');
 SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
@@ -205,7 +231,8 @@ SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
 SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
 	JOIN st_d1 d1 ON f.f1 = d1.k AND f.f4 = d1.yr - 1990 GROUP BY d1.name');
 SELECT pg_temp.check('SELECT d2.cat, count(*) FROM st_fact f
-	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON d1.yr = d2.k GROUP BY d2.cat');
+	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON d1.yr - 1990 = d2.k AND f.f2 = d2.k
+	GROUP BY d2.cat');
 SELECT pg_temp.check('SELECT d1.n, count(*) FROM st_fact f
 	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.n');
 SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f, st_d1 d1
@@ -216,4 +243,4 @@ SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
 	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name');
 RESET gpuops.max_join_memory;
 
-DROP TABLE st_fact, st_d1, st_d2, st_d3, st_d4;
+DROP TABLE st_fact, st_d1, st_d2, st_d3, st_d4, st_n, st_c, st_o;

@@ -50,11 +50,12 @@ check "plain, one key" gpu "SELECT count(*) AS n, sum(i) AS si, avg(s) AS as_ FR
 check "stddev, variance" any "SELECT g, round(stddev(v4)::numeric, 9) AS sd,
 	variance(i) AS vi, stddev_samp(s) AS ss, var_pop(b) AS vb FROM t GROUP BY g"
 check "stddev by key" gpu "SELECT key, stddev(i) AS sd, round(var_samp(v)::numeric, 9) AS vv,
-	count(*) AS n FROM t GROUP BY key"
+	count(*) AS n FROM t GROUP BY key" "key sd vv n"
 check "stddev of floats" gpu "SELECT g, round(stddev(v4)::numeric, 9) AS sd,
-	round(var_pop(v)::numeric, 9) AS vv, round(variance(v * 2)::numeric, 9) AS v2 FROM t GROUP BY g"
-check "stddev of floats, no group" gpu "SELECT round(stddev_pop(v)::numeric, 9) AS sd,
-	round(var_samp(v4)::numeric, 9) AS vv FROM t WHERE i > 0"
+	round(var_pop(v)::numeric, 9) AS vv, round(variance(v * 2)::numeric, 9) AS v2 FROM t GROUP BY g" \
+	"g sd vv v2"
+check "stddev of floats, no group" gpu "SELECT 1 AS one, round(stddev_pop(v)::numeric, 9) AS sd,
+	round(var_samp(v4)::numeric, 9) AS vv FROM t WHERE i > 0" "one sd vv"
 # joins Citus pushes down: a reference table and a colocated table
 check "join reference table" any "SELECT r.name, count(*) AS n, sum(t.i) AS si
 	FROM t JOIN ref r ON t.g = r.g GROUP BY r.name"

@@ -174,8 +174,8 @@ enum
 								 * in the plan that column's resno in the
 								 * child plan's output) */
 	JOIN_GATHER,				/* per virtual column an IntList (dimension,
-								 * attno, type, typmod, collation, and in the
-								 * plan its resno in the child plan) */
+								 * attno, type, typmod, collation, rti, and
+								 * in the plan its resno in the child plan) */
 };
 
 /* Positions in a table entry of PRIV_TABLES: one per table read. */

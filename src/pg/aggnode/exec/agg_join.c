@@ -71,7 +71,7 @@ gpuops_agg_join_begin(GpuopsAggScanState *s, CustomScan *cscan,
 		ga->typid = (Oid) lthird_int(g);
 		ga->typmod = list_nth_int(g, 3);
 		ga->collid = (Oid) list_nth_int(g, 4);
-		ga->resno = list_nth_int(g, 5);
+		ga->resno = list_nth_int(g, 6);
 	}
 	j->cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuOpsAgg join",
 								   ALLOCSET_DEFAULT_SIZES);

@@ -25,7 +25,11 @@ typedef struct GpuopsAggStar
 {
 	RelOptInfo *fact;			/* the table read in batches */
 	int			ndims;
-	RelOptInfo *dims[GPUOPS_AGG_MAX_DIMS];	/* read by child plans */
+	RelOptInfo *dims[GPUOPS_AGG_MAX_DIMS];	/* read by child plans: a base
+											 * relation, or a join */
+	Relids		dim_relids[GPUOPS_AGG_MAX_DIMS];	/* their relations */
+	double		key_tuples[GPUOPS_AGG_MAX_DIMS];	/* rows of the relation of
+													 * each one's join column */
 	Var		   *dim_keys[GPUOPS_AGG_MAX_DIMS];	/* each one's join column */
 	AttrNumber	fk_attnos[GPUOPS_AGG_MAX_DIMS]; /* the fact's, equal to it */
 	int			fact_natts;		/* virtual columns are numbered after */

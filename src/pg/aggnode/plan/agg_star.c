@@ -57,14 +57,14 @@ gpuops_star_member_var(EquivalenceMember *em)
 	return (Var *) e;
 }
 
-/* The index of rti among the star's dimensions, or -1. */
+/* The index of the dimension that relation rti is part of, or -1. */
 static int
 gpuops_star_dim_index(GpuopsAggStar *star, Index rti)
 {
 	int			d;
 
 	for (d = 0; d < star->ndims; d++)
-		if (star->dims[d]->relid == rti)
+		if (bms_is_member(rti, star->dim_relids[d]))
 			return d;
 	return -1;
 }
@@ -117,8 +117,9 @@ gpuops_star_take_class(GpuopsAggStar *star, EquivalenceClass *ec, Relids relids)
 				 dim_vars[d] == NULL)
 			dim_vars[d] = v;
 	}
-	if (bms_membership(touched) != BMS_MULTIPLE)
-		return true;			/* within one relation: a restriction */
+	if (bms_membership(touched) != BMS_MULTIPLE ||
+		!bms_is_member(star->fact->relid, touched))
+		return true;			/* a restriction, or a dimension's own join */
 	/* equal to a constant: each relation's own clauses hold it */
 	if (ec->ec_has_const && (multi || fact_var == NULL))
 		return true;
@@ -126,7 +127,7 @@ gpuops_star_take_class(GpuopsAggStar *star, EquivalenceClass *ec, Relids relids)
 		return false;
 	for (d = 0; d < star->ndims; d++)
 	{
-		if (!bms_is_member(star->dims[d]->relid, touched))
+		if (!bms_overlap(star->dim_relids[d], touched))
 			continue;
 		if (ec->ec_has_const &&
 			(dim_vars[d] == NULL || star->dim_keys[d] != NULL ||
@@ -143,14 +144,12 @@ gpuops_star_take_class(GpuopsAggStar *star, EquivalenceClass *ec, Relids relids)
 
 /*
  * True if no relation of relids is under an outer, semi or anti join, a
- * lateral reference or a placeholder, and no join clause among them is
- * other than an equivalence class's.
+ * lateral reference or a placeholder.
  */
 static bool
 gpuops_star_inner_only(PlannerInfo *root, Relids relids)
 {
 	ListCell   *lc;
-	int			x = -1;
 
 	foreach(lc, root->join_info_list)
 	{
@@ -161,28 +160,91 @@ gpuops_star_inner_only(PlannerInfo *root, Relids relids)
 			bms_overlap(sj->min_righthand, relids))
 			return false;
 	}
-	if (root->placeholder_list != NIL || root->hasLateralRTEs)
-		return false;
-	while ((x = bms_next_member(relids, x)) >= 0)
-	{
-		RelOptInfo *rel = find_base_rel(root, x);
+	return root->placeholder_list == NIL && !root->hasLateralRTEs;
+}
 
-		foreach(lc, rel->joininfo)
+/* The relations of relids that clauses join to x's (x's own included). */
+static Relids
+gpuops_star_joined(PlannerInfo *root, Relids relids, Relids x)
+{
+	Relids		out = bms_copy(x);
+	ListCell   *lc;
+	int			r = -1;
+
+	foreach(lc, root->eq_classes)
+	{
+		EquivalenceClass *ec = (EquivalenceClass *) lfirst(lc);
+		Relids		rels = bms_intersect(ec->ec_relids, relids);
+
+		/* (members equal to a constant need no join) */
+		if (!ec->ec_has_const && bms_overlap(rels, x))
+			out = bms_add_members(out, rels);
+	}
+	while ((r = bms_next_member(x, r)) >= 0)
+		foreach(lc, find_base_rel(root, r)->joininfo)
 		{
 			RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
 			if (bms_is_subset(ri->required_relids, relids))
-				return false;
+				out = bms_add_members(out, ri->required_relids);
 		}
-	}
-	return true;
+	return out;
 }
 
-/* The share of a dimension's rows its plan keeps: the share of fact rows expected to match. */
-static double
-gpuops_star_selectivity(RelOptInfo *dim)
+/*
+ * Splits the relations of relids other than the fact table into
+ * dimensions: the sets that clauses join among themselves (a snowflake's
+ * branch, whose join PostgreSQL plans as the dimension's child plan);
+ * false if a clause other than an equivalence class's joins one to the
+ * fact table, or a dimension has no plan of its own.
+ */
+static bool
+gpuops_star_split(PlannerInfo *root, Relids relids, GpuopsAggStar *star)
 {
-	return Min(1.0, dim->rows / Max(dim->tuples, 1.0));
+	Index		fact = star->fact->relid;
+	Relids		left = bms_del_member(bms_copy(relids), fact);
+	ListCell   *lc;
+	int			x;
+
+	/* a join clause with the fact table: only an equality, as a key */
+	foreach(lc, star->fact->joininfo)
+		if (bms_is_subset(lfirst_node(RestrictInfo, lc)->required_relids, relids))
+			return false;
+	while ((x = bms_next_member(left, -1)) >= 0)
+	{
+		Relids		dim = bms_make_singleton(x);
+		Relids		grown;
+		RelOptInfo *rel;
+
+		/* the relations joined to it, and to those, leaving the fact out */
+		for (;;)
+		{
+			grown = bms_del_member(gpuops_star_joined(root, relids, dim), fact);
+			if (bms_equal(grown, dim))
+				break;
+			dim = grown;
+		}
+		if (star->ndims == GPUOPS_AGG_MAX_DIMS)
+			return false;
+		rel = bms_membership(dim) == BMS_SINGLETON ?
+			find_base_rel(root, x) : find_join_rel(root, dim);
+		if (rel == NULL || rel->cheapest_total_path == NULL || IS_DUMMY_REL(rel))
+			return false;
+		star->dims[star->ndims] = rel;
+		star->dim_relids[star->ndims++] = dim;
+		left = bms_del_members(left, dim);
+	}
+	return star->ndims > 0;
+}
+
+/*
+ * The share of fact rows expected to match dimension d: the rows its plan
+ * keeps against the rows of its join key's relation.
+ */
+static double
+gpuops_star_selectivity(GpuopsAggStar *star, int d)
+{
+	return Min(1.0, star->dims[d]->rows / Max(star->key_tuples[d], 1.0));
 }
 
 /*
@@ -197,27 +259,34 @@ gpuops_star_order(GpuopsAggStar *star)
 	int			j;
 
 	for (i = 1; i < star->ndims; i++)
-		for (j = i; j > 0 && gpuops_star_selectivity(star->dims[j]) <
-			 gpuops_star_selectivity(star->dims[j - 1]); j--)
+		for (j = i; j > 0 && gpuops_star_selectivity(star, j) <
+			 gpuops_star_selectivity(star, j - 1); j--)
 		{
 			RelOptInfo *r = star->dims[j];
+			Relids		rs = star->dim_relids[j];
 			Var		   *k = star->dim_keys[j];
 			AttrNumber	a = star->fk_attnos[j];
+			double		t = star->key_tuples[j];
 
 			star->dims[j] = star->dims[j - 1];
+			star->dim_relids[j] = star->dim_relids[j - 1];
 			star->dim_keys[j] = star->dim_keys[j - 1];
 			star->fk_attnos[j] = star->fk_attnos[j - 1];
+			star->key_tuples[j] = star->key_tuples[j - 1];
 			star->dims[j - 1] = r;
+			star->dim_relids[j - 1] = rs;
 			star->dim_keys[j - 1] = k;
 			star->fk_attnos[j - 1] = a;
+			star->key_tuples[j - 1] = t;
 		}
 }
 
 /*
  * True (with *star filled) if joinrel is a star join the node takes: one
- * plain table (the largest) and 1 to GPUOPS_AGG_MAX_DIMS other relations,
- * each joined to it by one equality of integer or date columns, whose
- * estimated rows fit gpuops.max_join_memory.
+ * plain table (the largest) and 1 to GPUOPS_AGG_MAX_DIMS dimensions (one
+ * relation, or relations joined among themselves), each joined to it by
+ * one equality of integer or date columns, whose estimated rows fit
+ * gpuops.max_join_memory.
  */
 bool
 gpuops_agg_star_find(PlannerInfo *root, RelOptInfo *joinrel,
@@ -231,7 +300,6 @@ gpuops_agg_star_find(PlannerInfo *root, RelOptInfo *joinrel,
 
 	memset(star, 0, sizeof(*star));
 	if (joinrel->reloptkind != RELOPT_JOINREL ||
-		bms_num_members(joinrel->relids) > GPUOPS_AGG_MAX_DIMS + 1 ||
 		!gpuops_star_inner_only(root, joinrel->relids))
 		return false;
 	while ((x = bms_next_member(joinrel->relids, x)) >= 0)
@@ -246,18 +314,17 @@ gpuops_agg_star_find(PlannerInfo *root, RelOptInfo *joinrel,
 			if (gpuops_needs_executor_walker((Node *) lfirst_node(RestrictInfo, lc)->clause,
 											 NULL))
 				return false;
+		foreach(lc, rel->joininfo)
+			if (gpuops_needs_executor_walker((Node *) lfirst_node(RestrictInfo, lc)->clause,
+											 NULL))
+				return false;
 		if (star->fact == NULL || rel->tuples > star->fact->tuples)
-		{
-			if (star->fact != NULL)
-				star->dims[star->ndims++] = star->fact;
 			star->fact = rel;
-		}
-		else
-			star->dims[star->ndims++] = rel;
 	}
 	rte = planner_rt_fetch(star->fact->relid, root);
-	if (star->ndims == 0 || rte->inh || rte->tablesample != NULL ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	if (rte->inh || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		!gpuops_star_split(root, joinrel->relids, star))
 		return false;
 	foreach(lc, root->eq_classes)
 		if (!gpuops_star_take_class(star, (EquivalenceClass *) lfirst(lc),
@@ -269,6 +336,7 @@ gpuops_agg_star_find(PlannerInfo *root, RelOptInfo *joinrel,
 
 		if (star->dim_keys[d] == NULL)
 			return false;		/* a cross join */
+		star->key_tuples[d] = find_base_rel(root, star->dim_keys[d]->varno)->tuples;
 		bytes += dim->rows * (dim->reltarget->width + 24.0);
 	}
 	if (gpuops_max_join_memory == 0 ||
@@ -393,7 +461,7 @@ gpuops_agg_star_cost(GpuopsAggStar *star, double fact_rows, int workers,
 		extra += child->total_cost +
 			(batches * star->dims[d]->rows * 2.0 * cpu_operator_cost +
 			 rows * 2.0 * cpu_operator_cost) / (workers + 1);
-		rows *= gpuops_star_selectivity(star->dims[d]);
+		rows *= gpuops_star_selectivity(star, d);
 	}
 	path->startup_cost += extra;
 	path->total_cost += extra;
@@ -416,7 +484,7 @@ gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 
 	for (d = 0; d < star->ndims; d++)
 	{
-		dims = lappend(dims, list_make3_int((int) star->dims[d]->relid,
+		dims = lappend(dims, list_make3_int((int) star->dim_keys[d]->varno,
 											(int) star->fk_attnos[d],
 											(int) star->dim_keys[d]->varattno));
 	}
@@ -428,6 +496,7 @@ gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 
 		g = lappend_int(g, (int) v->vartypmod);
 		g = lappend_int(g, (int) v->varcollid);
+		g = lappend_int(g, (int) v->varno);
 		gathers = lappend(gathers, g);
 	}
 	return list_make5(scan_keys, scan_aggrefs, makeInteger(star->fact_natts),
@@ -509,11 +578,10 @@ gpuops_agg_star_plan(List *join, List *custom_plans)
 	foreach(lc, path_gathers)
 	{
 		List	   *g = list_copy((List *) lfirst(lc));
-		List	   *dim = list_nth(path_dims, linitial_int(g));
 		Plan	   *child = list_nth(custom_plans, linitial_int(g));
 
 		gathers = lappend(gathers, lappend_int(g,
-											   gpuops_star_resno(child, linitial_int(dim),
+											   gpuops_star_resno(child, list_nth_int(g, 5),
 																 lsecond_int(g))));
 	}
 	return list_make5(list_nth(join, JOIN_SCAN_KEYS),
