@@ -22,20 +22,12 @@
 \else
 \set rows 6000000
 \endif
-SET max_parallel_workers_per_gather = 15;
-SELECT coalesce(nullif(current_setting('bench.faces', true), ''), 'native,cpu,gpu') ~ '(cpu|gpu)' AS gpuops_faces,
-       greatest(1.0, :rows / 6000000.0) AS sf
+\ir setup.psql
+SELECT greatest(1.0, :rows / 6000000.0) AS sf
 \gset
 SELECT greatest(1, (:sf * 30000)::int) AS custs, greatest(1, (:sf * 2000)::int) AS supps,
        (200000 * floor(1 + ln(:sf) / ln(2)))::int AS parts
 \gset
-\if :gpuops_faces
-CREATE EXTENSION IF NOT EXISTS gpuops;
-\endif
--- uniform integer in lo..hi drawn from (id, seed)
-CREATE FUNCTION pg_temp.rnd(id int8, seed int8, lo int, hi int) RETURNS int
-LANGUAGE sql IMMUTABLE AS
-$$ SELECT lo + ((hashint8extended(id, seed) & 9223372036854775807) % (hi - lo + 1))::int $$;
 DROP TABLE IF EXISTS lineorder, customer, supplier, part, date;
 CREATE TEMP TABLE nation (n int, name text, region text);
 INSERT INTO nation SELECT i - 1, (string_to_array('ALGERIA,ARGENTINA,BRAZIL,CANADA,EGYPT,ETHIOPIA,FRANCE,GERMANY,INDIA,INDONESIA,IRAN,IRAQ,JAPAN,JORDAN,KENYA,MOROCCO,MOZAMBIQUE,PERU,CHINA,ROMANIA,SAUDI ARABIA,VIETNAM,RUSSIA,UNITED KINGDOM,UNITED STATES', ','))[i],

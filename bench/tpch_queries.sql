@@ -29,19 +29,11 @@
 \else
 \set rows 6000000
 \endif
-SET max_parallel_workers_per_gather = 15;
-SELECT coalesce(nullif(current_setting('bench.faces', true), ''), 'native,cpu,gpu') ~ '(cpu|gpu)' AS gpuops_faces,
-       greatest(1, :rows / 30) AS parts,		-- SF * 200,000
+\ir setup.psql
+SELECT greatest(1, :rows / 30) AS parts,		-- SF * 200,000
        greatest(1, :rows / 600) AS supps,		-- SF * 10,000
        ceil(:rows * 1.02 / 4)::int + 100 AS orders	-- 4 lines per order on average
 \gset
-\if :gpuops_faces
-CREATE EXTENSION IF NOT EXISTS gpuops;
-\endif
--- uniform integer in lo..hi drawn from (id, seed)
-CREATE FUNCTION pg_temp.rnd(id int8, seed int8, lo int, hi int) RETURNS int
-LANGUAGE sql IMMUTABLE AS
-$$ SELECT lo + ((hashint8extended(id, seed) & 9223372036854775807) % (hi - lo + 1))::int $$;
 DROP TABLE IF EXISTS lineitem;
 CREATE TABLE lineitem (
 	l_orderkey integer NOT NULL,

@@ -382,4 +382,29 @@ gpuops_scan_put_null(const GpuopsDecodeCol *dc, int64 row)
 	dc->validity[row >> 3] &= (uint8) ~(1u << (row & 7));
 }
 
+/*
+ * Store a deformed value (isnull, or the Datum d) of a column as the batch
+ * value of row, with its validity bit; the backend only (it detoasts and
+ * encodes).  The slot path's store, and a star join's dimension rows'.
+ */
+static inline void
+gpuops_scan_put_value(const GpuopsDecodeCol *dc, int64 row, Datum d,
+					  bool isnull)
+{
+	if (isnull)
+		gpuops_scan_put_null(dc, row);
+	else
+	{
+		dc->validity[row >> 3] |= (uint8) (1u << (row & 7));
+		if (dc->conv == GPUOPS_CONV_ENCODE)
+			((int32 *) dc->data)[row] = dc->encode(dc->encode_arg, d);
+		else if (dc->conv == GPUOPS_CONV_NUMERIC)
+			gpuops_scan_put_numeric(dc, row, PG_DETOAST_DATUM_PACKED(d));
+		else if (dc->conv == GPUOPS_CONV_SHORT_TEXT)
+			gpuops_scan_put_short_text(dc, row, PG_DETOAST_DATUM_PACKED(d));
+		else
+			gpuops_scan_put_datum(dc->conv, dc->data, row, d);
+	}
+}
+
 #endif							/* GPUOPS_SCAN_H */

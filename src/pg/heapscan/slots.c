@@ -51,23 +51,10 @@ gpuops_scan_next_slot(GpuopsScanReader *r)
 		{
 			const GpuopsDecodeCol *dc = &r->dcols[c];
 
+			gpuops_scan_put_value(dc, row, slot->tts_values[dc->attidx],
+								  slot->tts_isnull[dc->attidx]);
 			if (slot->tts_isnull[dc->attidx])
-			{
-				gpuops_scan_put_null(dc, row);
 				b->has_nulls[dc->out] = true;
-			}
-			else if (dc->conv == GPUOPS_CONV_ENCODE)
-				((int32 *) dc->data)[row] =
-					dc->encode(dc->encode_arg, slot->tts_values[dc->attidx]);
-			else if (dc->conv == GPUOPS_CONV_NUMERIC)
-				gpuops_scan_put_numeric(dc, row,
-										PG_DETOAST_DATUM_PACKED(slot->tts_values[dc->attidx]));
-			else if (dc->conv == GPUOPS_CONV_SHORT_TEXT)
-				gpuops_scan_put_short_text(dc, row,
-										   PG_DETOAST_DATUM_PACKED(slot->tts_values[dc->attidx]));
-			else
-				gpuops_scan_put_datum(dc->conv, dc->data, row,
-									  slot->tts_values[dc->attidx]);
 		}
 		b->nrows++;
 	}

@@ -108,27 +108,44 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	for (i = 0; i < te->nread; i++)
 	{
-		gpo_vector	outv;
-		gpo_chunk	outc;
-		size_t		w = gpo_type_size(vecs[i].type);
-		uint8	   *valid = NULL;
+		gpo_vector	outv = gpuops_agg_gather(s, &vecs[i], &idxv, count);
 
-		if (chunks[i].validity != NULL)
-			valid = palloc_extended((count + 7) / 8, MCXT_ALLOC_HUGE);
-		gpuops_one_chunk_vector(&outv, &outc, vecs[i].type,
-								palloc_extended(w * Max(count, 1), MCXT_ALLOC_HUGE),
-								valid, count);
-		gpuops_agg_ctx_init(s, &ctx);
-		bytes = 0;
-		st = gpo_gather(&ctx, &vecs[i], &idxv, &outv, NULL, &bytes);
-		if (st == GPO_OK)
-			st = gpo_gather(&ctx, &vecs[i], &idxv, &outv,
-							gpuops_alloc_scratch(bytes), NULL);
-		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg gather");
-		chunks[i] = outc;
+		chunks[i] = outv.chunks[0];
 		vecs[i].chunks = &chunks[i];
 	}
 	return count;
+}
+
+/*
+ * A new one-chunk vector (in the current memory context) of in's values at
+ * the n rows of index (gpo_gather), with a validity bitmap where in has one.
+ */
+gpo_vector
+gpuops_agg_gather(GpuopsAggScanState *s, const gpo_vector *in,
+				  const gpo_vector *index, int64 n)
+{
+	gpo_vector	out;
+	gpo_chunk  *c = palloc(sizeof(gpo_chunk));
+	size_t		bytes = 0;
+	gpo_status	st;
+	gpo_ctx		ctx;
+	bool		nulls = false;
+	int			i;
+
+	for (i = 0; i < in->nchunks; i++)
+		nulls |= in->chunks[i].validity != NULL;
+	gpuops_one_chunk_vector(&out, c, in->type,
+							palloc_extended(gpo_type_size(in->type) * Max(n, 1),
+											MCXT_ALLOC_HUGE),
+							nulls ? palloc_extended((n + 7) / 8 + 1,
+													MCXT_ALLOC_HUGE) : NULL,
+							n);
+	gpuops_agg_ctx_init(s, &ctx);
+	st = gpo_gather(&ctx, in, index, &out, NULL, &bytes);
+	if (st == GPO_OK)
+		st = gpo_gather(&ctx, in, index, &out, gpuops_alloc_scratch(bytes), NULL);
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg gather");
+	return out;
 }
 
 /* Result arrays with room for capacity groups (m2: the m2 array too). */

@@ -116,23 +116,25 @@ gpuops_agg_join_add_cols(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 				/* (as agg_exec.c makes dictionaries; a worker has none) */
 				dict = gpuops_agg_text_key(ga->typid, ga->collid) &&
 					!gpuops_agg_short_text_key(ga->typid, ga->typmod, ga->collid);
-				ga->dict = s->spec.key_dicts[i];
+				ga->dc.encode = gpuops_dict_encode;
+				ga->dc.encode_arg = s->spec.key_dicts[i];
 			}
+		ga->dc.unfit = &ga->unfit;
 		if (dict)
 		{
 			c->type = GPO_INT32;
-			ga->conv = GPUOPS_CONV_ENCODE;
+			ga->dc.conv = GPUOPS_CONV_ENCODE;
 		}
 		else if (ga->typid == TEXTOID || ga->typid == VARCHAROID ||
 				 ga->typid == BPCHAROID)
 		{
 			c->type = key ? GPO_INT64 : GPO_INT32;
-			ga->conv = key ? GPUOPS_CONV_SHORT_TEXT : GPUOPS_CONV_PRESENCE;
+			ga->dc.conv = key ? GPUOPS_CONV_SHORT_TEXT : GPUOPS_CONV_PRESENCE;
 			c->presence = !key;
 		}
 		else if (gpuops_scan_col_type_mod(ga->typid, ga->typmod, &c->type) &&
 				 ga->typid != NUMERICOID)
-			ga->conv = gpuops_scan_conv(ga->typid, c->type);
+			ga->dc.conv = gpuops_scan_conv(ga->typid, c->type);
 		else
 			elog(ERROR, "GpuOpsAgg cannot gather a column of type %u", ga->typid);
 		ga->col = te->ncols++;
@@ -161,48 +163,13 @@ gpuops_agg_dim_grow(GpuopsAggJoin *j, int d, int64 need)
 
 		if (ga->dim != d)
 			continue;
-		ga->data = ga->data ? repalloc_huge(ga->data, w * cap) :
+		ga->dc.data = ga->dc.data ? repalloc_huge(ga->dc.data, w * cap) :
 			MemoryContextAllocHuge(j->cxt, w * cap);
-		ga->valid = ga->valid ? repalloc_huge(ga->valid, (cap + 7) / 8) :
+		ga->dc.validity = ga->dc.validity ?
+			repalloc_huge(ga->dc.validity, (cap + 7) / 8) :
 			MemoryContextAllocHuge(j->cxt, (cap + 7) / 8);
-		memset(ga->valid + (dim->cap + 7) / 8, 0,
-			   (cap + 7) / 8 - (dim->cap + 7) / 8);
 	}
 	dim->cap = cap;
-}
-
-/* Stores the slot's value of gathered column ga as row r of its table. */
-static void
-gpuops_agg_dim_put(GpuopsAggGather *ga, TupleTableSlot *slot, int64 r)
-{
-	Datum		v = slot->tts_values[ga->resno - 1];
-
-	if (slot->tts_isnull[ga->resno - 1])
-	{
-		memset((char *) ga->data + r * gpo_type_size(ga->type), 0,
-			   gpo_type_size(ga->type));
-		ga->valid[r >> 3] &= (uint8) ~(1 << (r & 7));
-		return;
-	}
-	ga->valid[r >> 3] |= (uint8) (1 << (r & 7));
-	if (ga->conv == GPUOPS_CONV_ENCODE)
-		((int32 *) ga->data)[r] = gpuops_dict_encode(ga->dict, v);
-	else if (ga->conv == GPUOPS_CONV_SHORT_TEXT)
-	{
-		text	   *t = DatumGetTextPP(v);
-
-		/* the planner took char(n) and varchar(n) keys of n <= 7 bytes */
-		if (VARSIZE_ANY_EXHDR(t) > GPUOPS_SCAN_SHORT_TEXT_BYTES)
-			elog(ERROR, "GpuOpsAgg: a short text key is longer than %d bytes",
-				 GPUOPS_SCAN_SHORT_TEXT_BYTES);
-		((int64 *) ga->data)[r] =
-			gpuops_scan_short_text_code(VARDATA_ANY(t),
-										(int) VARSIZE_ANY_EXHDR(t));
-		if ((Pointer) t != DatumGetPointer(v))
-			pfree(t);			/* a detoasted copy */
-	}
-	else
-		gpuops_scan_put_datum(ga->conv, ga->data, r, v);
 }
 
 /*
@@ -259,10 +226,21 @@ gpuops_agg_dim_build(GpuopsAggScanState *s, GpuopsAggTableExec *te, int d)
 		gpuops_agg_dim_grow(j, d, dim->nrows + 1);
 		dim->keys[dim->nrows] = key;
 		for (g = 0; g < j->ngather; g++)
-			if (j->gathers[g].dim == d)
-				gpuops_agg_dim_put(&j->gathers[g], slot, dim->nrows);
+		{
+			GpuopsAggGather *ga = &j->gathers[g];
+
+			if (ga->dim == d)
+				gpuops_scan_put_value(&ga->dc, dim->nrows,
+									  slot->tts_values[ga->resno - 1],
+									  slot->tts_isnull[ga->resno - 1]);
+		}
 		dim->nrows++;
 	}
+	/* the planner took char(n) and varchar(n) keys of at most 7 bytes */
+	for (g = 0; g < j->ngather; g++)
+		if (j->gathers[g].unfit)
+			elog(ERROR, "GpuOpsAgg: a dimension's short text key is longer than %d bytes",
+				 GPUOPS_SCAN_SHORT_TEXT_BYTES);
 	/* the keys in the fact's join column type */
 	if (ktype == GPO_INT32)
 	{
@@ -281,8 +259,8 @@ gpuops_agg_dim_build(GpuopsAggScanState *s, GpuopsAggTableExec *te, int d)
 	for (g = 0; g < j->ngather; g++)
 		if (j->gathers[g].dim == d)
 			gpuops_one_chunk_vector(&j->gathers[g].v, &j->gathers[g].c,
-									j->gathers[g].type, j->gathers[g].data,
-									j->gathers[g].valid, dim->nrows);
+									j->gathers[g].type, j->gathers[g].dc.data,
+									j->gathers[g].dc.validity, dim->nrows);
 }
 
 /* Builds every dimension's table, once per scan (its arrays in the join's memory). */
@@ -304,35 +282,6 @@ gpuops_agg_join_build(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	INSTR_TIME_SET_CURRENT(dur);
 	INSTR_TIME_SUBTRACT(dur, start);
 	j->build_ms += INSTR_TIME_GET_MILLISEC(dur);
-}
-
-/* A new vector (batch memory) of in's values at the rows of index. */
-static gpo_vector
-gpuops_agg_join_gather(GpuopsAggScanState *s, const gpo_vector *in,
-					   const gpo_vector *index, int64 n)
-{
-	gpo_vector	out;
-	gpo_chunk  *c = palloc(sizeof(gpo_chunk));
-	size_t		bytes = 0;
-	gpo_status	st;
-	gpo_ctx		ctx;
-	bool		nulls = false;
-	int			i;
-
-	for (i = 0; i < in->nchunks; i++)
-		nulls |= in->chunks[i].validity != NULL;
-	gpuops_one_chunk_vector(&out, c, in->type,
-							palloc_extended(gpo_type_size(in->type) * Max(n, 1),
-											MCXT_ALLOC_HUGE),
-							nulls ? palloc_extended((n + 7) / 8 + 1,
-													MCXT_ALLOC_HUGE) : NULL,
-							n);
-	gpuops_agg_ctx_init(s, &ctx);
-	st = gpo_gather(&ctx, in, index, &out, NULL, &bytes);
-	if (st == GPO_OK)
-		st = gpo_gather(&ctx, in, index, &out, gpuops_alloc_scratch(bytes), NULL);
-	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg join gather");
-	return out;
 }
 
 /*
@@ -403,7 +352,7 @@ gpuops_agg_join_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	{
 		GpuopsAggDim *dim = &j->dims[d];
 		gpo_vector	probe = d == 0 ? vecs[dim->fk_col] :
-			gpuops_agg_join_gather(s, &vecs[dim->fk_col], &idx, n);
+			gpuops_agg_gather(s, &vecs[dim->fk_col], &idx, n);
 		gpo_vector	brows;
 		gpo_vector	prows;
 
@@ -415,18 +364,18 @@ gpuops_agg_join_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			idx = prows;
 		else
 		{
-			idx = gpuops_agg_join_gather(s, &idx, &prows, n);
+			idx = gpuops_agg_gather(s, &idx, &prows, n);
 			for (i = 0; i < d; i++)
-				drows[i] = gpuops_agg_join_gather(s, &drows[i], &prows, n);
+				drows[i] = gpuops_agg_gather(s, &drows[i], &prows, n);
 		}
 		drows[d] = brows;
 	}
 	if (n > 0)
 	{
 		for (i = 0; i < te->nread; i++)
-			vecs[i] = gpuops_agg_join_gather(s, &vecs[i], &idx, n);
+			vecs[i] = gpuops_agg_gather(s, &vecs[i], &idx, n);
 		for (g = 0; g < j->ngather; g++)
-			vecs[j->gathers[g].col] = gpuops_agg_join_gather(s, &j->gathers[g].v,
+			vecs[j->gathers[g].col] = gpuops_agg_gather(s, &j->gathers[g].v,
 															 &drows[j->gathers[g].dim],
 															 n);
 	}
@@ -456,8 +405,8 @@ gpuops_agg_join_rescan(GpuopsAggScanState *s)
 	}
 	for (d = 0; d < j->ngather; d++)
 	{
-		j->gathers[d].data = NULL;
-		j->gathers[d].valid = NULL;
+		j->gathers[d].dc.data = NULL;
+		j->gathers[d].dc.validity = NULL;
 	}
 	MemoryContextReset(j->cxt);
 	j->built = false;
@@ -551,15 +500,15 @@ gpuops_agg_join_shared(GpuopsAggScanState *s, char *base, bool write)
 				continue;
 			if (write)
 			{
-				memcpy(p, ga->data, gw);
-				memcpy(p + MAXALIGN(gw), ga->valid, (n + 7) / 8);
+				memcpy(p, ga->dc.data, gw);
+				memcpy(p + MAXALIGN(gw), ga->dc.validity, (n + 7) / 8);
 			}
 			else
 			{
-				ga->data = p;
-				ga->valid = (uint8 *) (p + MAXALIGN(gw));
-				gpuops_one_chunk_vector(&ga->v, &ga->c, ga->type, ga->data,
-										ga->valid, dim->nrows);
+				ga->dc.data = p;
+				ga->dc.validity = (uint8 *) (p + MAXALIGN(gw));
+				gpuops_one_chunk_vector(&ga->v, &ga->c, ga->type, ga->dc.data,
+										ga->dc.validity, dim->nrows);
 			}
 			p += MAXALIGN(gw) + MAXALIGN((n + 7) / 8);
 		}

@@ -129,11 +129,11 @@ typedef struct GpuopsAggGather
 	int32		typmod;
 	Oid			collid;
 	int			col;			/* its batch column (te->nread + its index) */
-	GpuopsScanConv conv;		/* how a value becomes a batch value */
 	gpo_type	type;
-	GpuopsTextDict *dict;		/* a text key's codes */
-	void	   *data;			/* the dimension's rows' values */
-	uint8	   *valid;
+	GpuopsDecodeCol dc;			/* how a value becomes a batch value, and
+								 * the dimension's rows' values (data,
+								 * validity) */
+	bool		unfit;			/* a value the batch type can't hold */
 	gpo_vector	v;				/* the same as a vector */
 	gpo_chunk	c;
 } GpuopsAggGather;
@@ -250,6 +250,9 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
 extern void gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups,
 								  gpo_type ktype, const gpo_keypack *pack,
 								  gpo_agg_out *outs, bool null_key_out);
+/* A new vector of in's values at the n rows of index (gpo_gather). */
+extern gpo_vector gpuops_agg_gather(GpuopsAggScanState *s, const gpo_vector *in,
+									const gpo_vector *index, int64 n);
 /* Result arrays with room for capacity groups (m2: the m2 array too). */
 extern void gpuops_agg_out_alloc(gpo_agg_out *out, int64 capacity,
 								 gpo_type ktype, gpo_type vtype,
