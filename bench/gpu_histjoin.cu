@@ -132,7 +132,8 @@ main(int argc, char **argv)
 	BENCH_CHECK(cudaMalloc(&t.d_rows, sizeof(long long) * m));
 	BENCH_CHECK(gpo_cuda_join_build(GPO_INT32, d_build, NULL, m, &t, NULL,
 									&build_bytes, 0));
-	BENCH_CHECK(gpo_cuda_join_count(GPO_INT32, d_probe, NULL, n, &t, d_pos,
+	BENCH_CHECK(gpo_cuda_join_count(GPO_INT32, d_probe, NULL, n, &t,
+									GPO_JOIN_INNER, d_pos,
 									NULL, &scan_bytes, 0));
 	BENCH_CHECK(cudaMalloc(&d_temp, std::max(build_bytes, scan_bytes)));
 
@@ -186,7 +187,8 @@ main(int argc, char **argv)
 		"4 a build row");
 
 	ms = bench_time(reps, [&]() {
-		BENCH_CHECK(gpo_cuda_join_count(GPO_INT32, d_probe, NULL, n, &t, d_pos,
+		BENCH_CHECK(gpo_cuda_join_count(GPO_INT32, d_probe, NULL, n, &t,
+									GPO_JOIN_INNER, d_pos,
 										d_temp, &scan_bytes, 0));
 	});
 	row("join probe size pass (count + scan)", ms, nb, 4.0 * nb + 16.0 * nb, copy_gbs,
@@ -197,8 +199,8 @@ main(int argc, char **argv)
 			   total, (long long) n);
 
 	ms = bench_time(reps, [&]() {
-		BENCH_CHECK(gpo_cuda_join_fill(GPO_INT32, d_probe, NULL, n, &t, d_pos,
-									   d_ob, d_op, 0));
+		BENCH_CHECK(gpo_cuda_join_fill(GPO_INT32, d_probe, NULL, n, &t, GPO_JOIN_INNER,
+									   d_pos, d_ob, NULL, d_op, 0));
 	});
 	row("join probe fill pass (pairs)", ms, nb, 4.0 * nb + 8.0 * nb + 16.0 * nb,
 		copy_gbs, "4 key + 8 position read + 16 pair written");
@@ -206,10 +208,11 @@ main(int argc, char **argv)
 	ms = bench_time(reps, [&]() {
 		BENCH_CHECK(gpo_cuda_join_build(GPO_INT32, d_build, NULL, m, &t, d_temp,
 										&build_bytes, 0));
-		BENCH_CHECK(gpo_cuda_join_count(GPO_INT32, d_probe, NULL, n, &t, d_pos,
+		BENCH_CHECK(gpo_cuda_join_count(GPO_INT32, d_probe, NULL, n, &t,
+									GPO_JOIN_INNER, d_pos,
 										d_temp, &scan_bytes, 0));
-		BENCH_CHECK(gpo_cuda_join_fill(GPO_INT32, d_probe, NULL, n, &t, d_pos,
-									   d_ob, d_op, 0));
+		BENCH_CHECK(gpo_cuda_join_fill(GPO_INT32, d_probe, NULL, n, &t, GPO_JOIN_INNER,
+									   d_pos, d_ob, NULL, d_op, 0));
 	});
 	row("hash join, build + probe (probe rows)", ms, nb, 4.0 * nb + 16.0 * nb,
 		copy_gbs, "4 key read + 16 pair written a probe row");

@@ -17,7 +17,10 @@
 -- 1-5 and brand 1-40, orders' dates uniform over the 7 years, quantity
 -- 1-50, discount 0-10, tax 0-8, extended price = quantity x the part's
 -- price, revenue = extended price x (100 - discount) / 100.  The queries
--- are the specification's, with its constants.
+-- are the specification's, with its constants.  Four queries of the other
+-- join kinds over the same tables follow them: a semi join (EXISTS), an
+-- anti join (NOT EXISTS), a left join, and a semi join whose inner side is
+-- lineorder itself.
 \if :{?rows}
 \else
 \set rows 6000000
@@ -138,7 +141,17 @@ INSERT INTO bq VALUES
 	where lo_custkey = c_custkey and lo_suppkey = s_suppkey and lo_partkey = p_partkey
 	and lo_orderdate = d_datekey and s_nation = ''UNITED STATES''
 	and (d_year = 1997 or d_year = 1998) and p_category = ''MFGR#14''
-	group by d_year, s_city, p_brand1 order by d_year, s_city, p_brand1');
+	group by d_year, s_city, p_brand1 order by d_year, s_city, p_brand1'),
+ (14, 'semi', 'select d_year, sum(lo_revenue) from lineorder, date
+	where lo_orderdate = d_datekey and exists (select 1 from part
+	where p_partkey = lo_partkey and p_category = ''MFGR#12'') group by d_year'),
+ (15, 'anti', 'select d_year, count(*), sum(lo_revenue) from lineorder, date
+	where lo_orderdate = d_datekey and not exists (select 1 from supplier
+	where s_suppkey = lo_suppkey and s_region = ''AMERICA'') group by d_year'),
+ (16, 'left', 'select c_nation, count(*), sum(lo_revenue) from lineorder
+	left join customer on lo_custkey = c_custkey and c_region = ''ASIA'' group by c_nation'),
+ (17, 'semi_big', 'select c_nation, count(*) from customer where exists (select 1
+	from lineorder where lo_custkey = c_custkey and lo_discount = 10) group by c_nation');
 \ir faces.psql
 SELECT 'lineorder ' || (SELECT count(*) FROM lineorder) || ', customer ' || :custs ||
        ', supplier ' || :supps || ', part ' || :parts || ', date ' ||

@@ -71,26 +71,29 @@ extern cudaError_t gpo_cuda_join_build(gpo_type type, const void *d_keys,
 
 /*
  * Size pass of the probe: d_pos (n + 1) receives each probe row's first
- * output pair (the exclusive prefix of its match counts); d_pos[n] is the
- * total.
+ * output pair (the exclusive prefix of what a join of kind emits for it,
+ * gpo_join_emits); d_pos[n] is the total.
  */
 extern cudaError_t gpo_cuda_join_count(gpo_type type, const void *d_keys,
 									   const uint8_t *d_valid, int64_t n,
 									   const gpo_cuda_join_table *t,
-									   long long *d_pos, void *d_temp,
+									   gpo_join_kind kind, long long *d_pos, void *d_temp,
 									   size_t *temp_bytes,
 									   cudaStream_t stream);
 
 /*
- * Fill pass: every probe row writes its pairs from d_pos[i] on: build rows
- * (ascending) to d_build_rows, its own row to d_probe_rows (either may be
- * NULL).
+ * Fill pass: every probe row writes what a join of kind emits for it from
+ * d_pos[i] on: build rows (ascending) to d_build_rows, 1 per row to
+ * d_build_valid (0 for a NULL build row), its own row to d_probe_rows (any
+ * may be NULL).
  */
 extern cudaError_t gpo_cuda_join_fill(gpo_type type, const void *d_keys,
 									  const uint8_t *d_valid, int64_t n,
 									  const gpo_cuda_join_table *t,
+									  gpo_join_kind kind,
 									  const long long *d_pos,
 									  long long *d_build_rows,
+									  uint8_t *d_build_valid,
 									  long long *d_probe_rows,
 									  cudaStream_t stream);
 

@@ -115,7 +115,8 @@ gpo_join_insert_kernel(const T *d_keys, const uint8_t *d_valid, int64_t m,
 template <typename T>
 __global__ void
 gpo_join_count_kernel(const T *d_keys, const uint8_t *d_valid, int64_t n,
-					  gpo_cuda_join_table t, long long *d_pos)
+					  gpo_cuda_join_table t, gpo_join_kind kind,
+					  long long *d_pos)
 {
 	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i <= n;
 		 i += (int64_t) gridDim.x * blockDim.x)
@@ -127,32 +128,59 @@ gpo_join_count_kernel(const T *d_keys, const uint8_t *d_valid, int64_t n,
 		if (i < n && gpo_join_key_at(d_keys, d_valid, i, &k) &&
 			(s = gpo_join_find(t, k)) >= 0)
 			c = t.d_off[s + 1] - t.d_off[s];
-		d_pos[i] = c;
+		d_pos[i] = i < n ? gpo_join_emits(kind, c) : 0;
 	}
 }
 
-/* Probe fill pass: row i writes its pairs from d_pos[i]. */
+/*
+ * Probe fill pass: row i writes what a join of kind emits for it from
+ * d_pos[i] (an unmatched row of an anti or left join: a NULL build row,
+ * 0 in d_build_valid).
+ */
 template <typename T>
 __global__ void
 gpo_join_fill_kernel(const T *d_keys, const uint8_t *d_valid, int64_t n,
-					 gpo_cuda_join_table t, const long long *d_pos,
-					 long long *d_build_rows, long long *d_probe_rows)
+					 gpo_cuda_join_table t, gpo_join_kind kind,
+					 const long long *d_pos, long long *d_build_rows,
+					 uint8_t *d_build_valid, long long *d_probe_rows)
 {
 	for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
 		 i += (int64_t) gridDim.x * blockDim.x)
 	{
 		unsigned long long k;
 		int64_t		s;
-		long long	o;
+		long long	first = 0;
+		long long	end = 0;
+		long long	o = d_pos[i];
 
-		if (!gpo_join_key_at(d_keys, d_valid, i, &k) ||
-			(s = gpo_join_find(t, k)) < 0)
+		if (gpo_join_key_at(d_keys, d_valid, i, &k) &&
+			(s = gpo_join_find(t, k)) >= 0)
+		{
+			first = t.d_off[s];
+			end = t.d_off[s + 1];
+		}
+		if (kind == GPO_JOIN_SEMI && end > first)
+			end = first + 1;
+		else if (kind == GPO_JOIN_ANTI && end > first)
 			continue;
-		o = d_pos[i];
-		for (long long r = t.d_off[s]; r < t.d_off[s + 1]; r++, o++)
+		if (end == first)
+		{
+			if (kind == GPO_JOIN_INNER || kind == GPO_JOIN_SEMI)
+				continue;
+			if (d_build_rows != NULL)
+				d_build_rows[o] = 0;
+			if (d_build_valid != NULL)
+				d_build_valid[o] = 0;
+			if (d_probe_rows != NULL)
+				d_probe_rows[o] = i;
+			continue;
+		}
+		for (long long r = first; r < end; r++, o++)
 		{
 			if (d_build_rows != NULL)
 				d_build_rows[o] = t.d_rows[r];
+			if (d_build_valid != NULL)
+				d_build_valid[o] = 1;
 			if (d_probe_rows != NULL)
 				d_probe_rows[o] = i;
 		}
@@ -267,8 +295,9 @@ gpo_cuda_join_build(gpo_type type, const void *d_keys, const uint8_t *d_valid,
 /* Device probe size pass (see gpo_histjoin.cuh). */
 cudaError_t
 gpo_cuda_join_count(gpo_type type, const void *d_keys, const uint8_t *d_valid,
-					int64_t n, const gpo_cuda_join_table *t, long long *d_pos,
-					void *d_temp, size_t *temp_bytes, cudaStream_t stream)
+					int64_t n, const gpo_cuda_join_table *t, gpo_join_kind kind,
+					long long *d_pos, void *d_temp, size_t *temp_bytes,
+					cudaStream_t stream)
 {
 	unsigned int blocks = gpo_cuda_blocks(n + 1);
 	cudaError_t err;
@@ -279,19 +308,19 @@ gpo_cuda_join_count(gpo_type type, const void *d_keys, const uint8_t *d_valid,
 	{
 		case GPO_INT32:
 			gpo_join_count_kernel<<<blocks, GPO_CUDA_THREADS, 0, stream>>>(
-				(const int32_t *) d_keys, d_valid, n, *t, d_pos);
+				(const int32_t *) d_keys, d_valid, n, *t, kind, d_pos);
 			break;
 		case GPO_INT64:
 			gpo_join_count_kernel<<<blocks, GPO_CUDA_THREADS, 0, stream>>>(
-				(const int64_t *) d_keys, d_valid, n, *t, d_pos);
+				(const int64_t *) d_keys, d_valid, n, *t, kind, d_pos);
 			break;
 		case GPO_FLOAT32:
 			gpo_join_count_kernel<<<blocks, GPO_CUDA_THREADS, 0, stream>>>(
-				(const float *) d_keys, d_valid, n, *t, d_pos);
+				(const float *) d_keys, d_valid, n, *t, kind, d_pos);
 			break;
 		case GPO_FLOAT64:
 			gpo_join_count_kernel<<<blocks, GPO_CUDA_THREADS, 0, stream>>>(
-				(const double *) d_keys, d_valid, n, *t, d_pos);
+				(const double *) d_keys, d_valid, n, *t, kind, d_pos);
 			break;
 		default:
 			return cudaErrorInvalidValue;
@@ -304,9 +333,10 @@ gpo_cuda_join_count(gpo_type type, const void *d_keys, const uint8_t *d_valid,
 /* Device probe fill pass (see gpo_histjoin.cuh). */
 cudaError_t
 gpo_cuda_join_fill(gpo_type type, const void *d_keys, const uint8_t *d_valid,
-				   int64_t n, const gpo_cuda_join_table *t,
+				   int64_t n, const gpo_cuda_join_table *t, gpo_join_kind kind,
 				   const long long *d_pos, long long *d_build_rows,
-				   long long *d_probe_rows, cudaStream_t stream)
+				   uint8_t *d_build_valid, long long *d_probe_rows,
+				   cudaStream_t stream)
 {
 	unsigned int blocks = gpo_cuda_blocks(n);
 
@@ -316,23 +346,23 @@ gpo_cuda_join_fill(gpo_type type, const void *d_keys, const uint8_t *d_valid,
 	{
 		case GPO_INT32:
 			gpo_join_fill_kernel<<<blocks, GPO_CUDA_THREADS, 0, stream>>>(
-				(const int32_t *) d_keys, d_valid, n, *t, d_pos, d_build_rows,
-				d_probe_rows);
+				(const int32_t *) d_keys, d_valid, n, *t, kind, d_pos, d_build_rows,
+				d_build_valid, d_probe_rows);
 			break;
 		case GPO_INT64:
 			gpo_join_fill_kernel<<<blocks, GPO_CUDA_THREADS, 0, stream>>>(
-				(const int64_t *) d_keys, d_valid, n, *t, d_pos, d_build_rows,
-				d_probe_rows);
+				(const int64_t *) d_keys, d_valid, n, *t, kind, d_pos, d_build_rows,
+				d_build_valid, d_probe_rows);
 			break;
 		case GPO_FLOAT32:
 			gpo_join_fill_kernel<<<blocks, GPO_CUDA_THREADS, 0, stream>>>(
-				(const float *) d_keys, d_valid, n, *t, d_pos, d_build_rows,
-				d_probe_rows);
+				(const float *) d_keys, d_valid, n, *t, kind, d_pos, d_build_rows,
+				d_build_valid, d_probe_rows);
 			break;
 		case GPO_FLOAT64:
 			gpo_join_fill_kernel<<<blocks, GPO_CUDA_THREADS, 0, stream>>>(
-				(const double *) d_keys, d_valid, n, *t, d_pos, d_build_rows,
-				d_probe_rows);
+				(const double *) d_keys, d_valid, n, *t, kind, d_pos, d_build_rows,
+				d_build_valid, d_probe_rows);
 			break;
 		default:
 			return cudaErrorInvalidValue;
@@ -342,7 +372,8 @@ gpo_cuda_join_fill(gpo_type type, const void *d_keys, const uint8_t *d_valid,
 
 /* Hash join GPU face (see gpo_join.h). */
 extern "C" gpo_status
-gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
+gpo_hash_join_gpu(gpo_ctx *ctx, gpo_join_kind kind,
+				  const gpo_vector *build_keys,
 				  const gpo_vector *probe_keys, gpo_vector *build_rows,
 				  gpo_vector *probe_rows, int64_t *count)
 {
@@ -361,19 +392,34 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 	uint8_t    *d_pvalid = NULL;
 	long long  *d_pos = NULL;
 	long long  *d_ob = NULL;
+	uint8_t    *d_obvalid = NULL;
 	long long  *d_op = NULL;
 	void	   *d_temp = NULL;
 
 	if (ctx == NULL)
 		return GPO_ERR_INVALID;
-	if ((st = gpo_hash_join_check(ctx, build_keys, probe_keys, build_rows,
-								  probe_rows, count)) != GPO_OK)
+	if ((st = gpo_hash_join_check(ctx, kind, build_keys, probe_keys,
+								  build_rows, probe_rows, count)) != GPO_OK)
 		return st;
 	*count = 0;
 	m = gpo_vector_rows(build_keys);
 	n = gpo_vector_rows(probe_keys);
-	if (m == 0 || n == 0)
+	if (n == 0 || (m == 0 && (kind == GPO_JOIN_INNER || kind == GPO_JOIN_SEMI)))
 		return GPO_OK;
+	if (m == 0)
+	{
+		/* an anti or left join with nothing to match: every probe row */
+		*count = n;
+		if ((build_rows && gpo_vector_rows(build_rows) < n) ||
+			(probe_rows && gpo_vector_rows(probe_rows) < n))
+		{
+			snprintf(ctx->detail, sizeof(ctx->detail),
+					 "join emits %lld pairs but an output holds fewer", (long long) n);
+			return GPO_ERR_CAPACITY;
+		}
+		gpo_join_all_unmatched(build_rows, probe_rows, n);
+		return GPO_OK;
+	}
 
 	st = gpo_cuda_begin(ctx, &old);
 	began = true;				/* the signals are blocked even if it failed */
@@ -392,7 +438,7 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 	GPO_CUDA_TRY(gpo_cuda_join_build(build_keys->type, d_bkeys, d_bvalid, m, &t,
 									 NULL, &build_bytes, 0));
 	GPO_CUDA_TRY(gpo_cuda_join_count(build_keys->type, d_pkeys, d_pvalid, n, &t,
-									 d_pos, NULL, &scan_bytes, 0));
+									 kind, d_pos, NULL, &scan_bytes, 0));
 	GPO_TRY(gpo_cuda_alloc(ctx, &d_temp,
 						   build_bytes > scan_bytes ? build_bytes : scan_bytes,
 						   "join temporary"));
@@ -406,7 +452,7 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 	GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_pos, sizeof(long long) * (size_t) (n + 1),
 						   "join positions"));
 	GPO_CUDA_TRY(gpo_cuda_join_count(probe_keys->type, d_pkeys, d_pvalid, n, &t,
-									 d_pos, d_temp, &scan_bytes, 0));
+									 kind, d_pos, d_temp, &scan_bytes, 0));
 	GPO_CUDA_TRY(cudaMemcpy(&total, d_pos + n, sizeof(total), cudaMemcpyDeviceToHost));
 	*count = total;
 	if ((build_rows && gpo_vector_rows(build_rows) < total) ||
@@ -424,15 +470,18 @@ gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 	if (build_rows)
 		GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_ob, sizeof(long long) * (size_t) total,
 							   "join output build rows"));
+	if (build_rows && (kind == GPO_JOIN_ANTI || kind == GPO_JOIN_LEFT))
+		GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_obvalid, (size_t) total,
+							   "join output build validity"));
 	if (probe_rows)
 		GPO_TRY(gpo_cuda_alloc(ctx, (void **) &d_op, sizeof(long long) * (size_t) total,
 							   "join output probe rows"));
 	GPO_CUDA_TRY(gpo_cuda_join_fill(probe_keys->type, d_pkeys, d_pvalid, n, &t,
-									d_pos, d_ob, d_op, 0));
+									kind, d_pos, d_ob, d_obvalid, d_op, 0));
 	if (build_rows)
 	{
 		GPO_TRY(gpo_cuda_download(ctx, build_rows, sizeof(long long), d_ob, total));
-		GPO_TRY(gpo_cuda_download_valid(ctx, build_rows, NULL, total));
+		GPO_TRY(gpo_cuda_download_valid(ctx, build_rows, d_obvalid, total));
 	}
 	if (probe_rows)
 	{
@@ -447,6 +496,8 @@ cleanup:
 		gpo_cuda_free(d_op);
 	if (d_ob != NULL)
 		gpo_cuda_free(d_ob);
+	if (d_obvalid != NULL)
+		gpo_cuda_free(d_obvalid);
 	if (d_pos != NULL)
 		gpo_cuda_free(d_pos);
 	if (d_pvalid != NULL)

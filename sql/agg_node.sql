@@ -67,12 +67,12 @@ SELECT pg_temp.check('SELECT k, k2, ks, kb, kd, kts, kf4, kf8, w2, count(*) AS n
 SELECT pg_temp.check('SELECT k, k2, ks, kb, kd, kts, kf4, kf8, count(DISTINCT w2) AS n
 	FROM agg_t GROUP BY 1, 2, 3, 4, 5, 6, 7, 8');
 -- not eligible: a DISTINCT sum, a FILTER the engine can't evaluate,
--- numeric input, an outer join (star joins: agg_star), a subquery in WHERE,
+-- numeric input, a full join (star joins: agg_star), a subquery in WHERE,
 -- grouping sets
 SELECT pg_temp.plan('SELECT sum(DISTINCT k) FROM agg_t');
 SELECT pg_temp.plan('SELECT sum(v) FILTER (WHERE txt LIKE ''a%'') FROM agg_t');
 SELECT pg_temp.plan('SELECT sum(v::numeric) FROM agg_t');
-SELECT pg_temp.plan('SELECT a.k, count(*) FROM agg_t a LEFT JOIN agg_t b USING (i) GROUP BY a.k');
+SELECT pg_temp.plan('SELECT a.k, count(*) FROM agg_t a FULL JOIN agg_t b ON a.i = b.i GROUP BY a.k');
 SELECT pg_temp.plan('SELECT count(*) FROM agg_t WHERE v > (SELECT avg(v) FROM agg_t)');
 SELECT pg_temp.plan('SELECT k, kb, count(*) FROM agg_t GROUP BY ROLLUP (k, kb)');
 -- switched off

@@ -1,15 +1,17 @@
 -- Star joins under Custom Scan (GpuOpsAgg): one large table joined to up to
--- 8 smaller ones, each on one equality of integer or date columns, inner
--- joins only.  The smaller tables are the node's child plans; each batch of
--- the large one is joined to them on the engine and their columns gathered
--- into it.  Checked against PostgreSQL's own answer: 1 to 4 dimensions,
--- duplicate and missing dimension keys, NULL keys on both sides, keys of
--- int2/int4/int8/date and across int types, dimension columns as keys (int,
--- text, short text, float, date), as aggregate arguments and in
--- expressions, with WHERE on both sides, FILTER, HAVING, no GROUP BY, small
--- batches, errors.  Outer, semi and anti joins, joins that are not one
--- equality, joins between the smaller tables and dimension columns of
--- numeric type keep the native plan.
+-- 8 smaller ones, each on one equality of integer or date columns: inner
+-- joins, semi joins (EXISTS, IN), anti joins (NOT EXISTS) and left joins
+-- with the large table outer.  The smaller tables are the node's child
+-- plans; each batch of the large one is joined to them on the engine and
+-- their columns gathered into it.  Checked against PostgreSQL's own answer:
+-- 1 to 4 dimensions, duplicate and missing dimension keys, NULL keys on both
+-- sides, keys of int2/int4/int8/date and across int types, dimension columns
+-- as keys (int, text, short text, float, date), as aggregate arguments and
+-- in expressions, with WHERE on both sides, FILTER, HAVING, no GROUP BY,
+-- empty dimensions, small batches, workers, MVCC, row-level security, a
+-- cancel, errors.  Full joins, joins that are not one equality, clauses
+-- over a left join's inner side above it and dimension columns of numeric
+-- type keep the native plan.
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
 
@@ -190,6 +192,141 @@ RESET gpuops.parallel_workers;
 RESET max_parallel_workers_per_gather;
 RESET gpuops.threads;
 
+-- semi joins (EXISTS, IN), anti joins (NOT EXISTS, LEFT JOIN ... IS NULL) and
+-- left joins with the fact table outer: NULL fact keys never match (an anti
+-- join keeps them, a left join keeps them with NULL columns), duplicate
+-- dimension keys count once in a semi join and multiply in a left join
+SELECT * FROM pg_temp.plan('SELECT d1.yr, count(*) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k
+	WHERE EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = f.f2 AND d2.cat <> ''cat1'')
+	  AND NOT EXISTS (SELECT 1 FROM st_d3 d3 WHERE d3.dk = f.f3 AND d3.q = 0)
+	GROUP BY d1.yr');
+SELECT pg_temp.check('SELECT f.f4, count(*), sum(f.v) FROM st_fact f
+	WHERE EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = f.f2) GROUP BY f.f4');
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE f.f2 IN (SELECT d2.k FROM st_d2 d2 WHERE d2.cat IN (''cat1'', ''cat3''))
+	GROUP BY f.f4');
+SELECT pg_temp.check('SELECT count(*), sum(f.x) FROM st_fact f
+	WHERE f.big IN (SELECT k FROM st_d2)');
+SELECT pg_temp.check('SELECT f.f4, count(*), max(f.id) FROM st_fact f
+	WHERE NOT EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = f.f1) GROUP BY f.f4');
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE NOT EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = f.f2 AND d2.cat = ''cat2'')
+	GROUP BY f.f4');
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k WHERE d1.k IS NULL GROUP BY f.f4');
+SELECT pg_temp.check('SELECT d1.name, count(*), count(d1.yr) AS ny, sum(d1.w) AS sw,
+	count(d1.c) AS nc, max(d1.k) AS mk, sum(f.v) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name');
+SELECT pg_temp.check('SELECT d2.cat, count(*), sum(d2.w), count(d2.k) AS nk FROM st_fact f
+	LEFT JOIN st_d2 d2 ON f.f2 = d2.k GROUP BY d2.cat');
+SELECT pg_temp.check('SELECT d1.yr, count(*) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k AND d1.yr = 1992 GROUP BY d1.yr');
+SELECT pg_temp.check('SELECT c.seg, count(*), sum(f.v) FROM st_fact f
+	LEFT JOIN (st_o o JOIN st_c c ON o.ck = c.ck) ON f.f2 = o.ok GROUP BY c.seg');
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE EXISTS (SELECT 1 FROM st_o o JOIN st_c c ON o.ck = c.ck
+				  WHERE o.ok = f.f2 AND c.seg = ''A'') GROUP BY f.f4');
+-- all kinds at once, with inner dimensions and fact quals
+SELECT pg_temp.check('SELECT d1.yr, d4.region, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d4 d4 ON f.f4 = d4.k
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k
+	WHERE EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = f.f2 AND d2.cat <> ''cat1'')
+	  AND NOT EXISTS (SELECT 1 FROM st_d3 d3 WHERE d3.dk = f.f3 AND d3.q = 0)
+	  AND f.v < 800
+	GROUP BY d1.yr, d4.region');
+-- empty dimensions, and dimensions filtered to nothing
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE NOT EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = f.f1 AND d1.yr > 3000)
+	GROUP BY f.f4');
+SELECT pg_temp.check('SELECT d1.name, count(*), sum(d1.yr) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k AND d1.yr > 3000 GROUP BY d1.name');
+SELECT pg_temp.check('SELECT count(*) FROM st_fact f
+	WHERE EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = f.f1 AND d1.yr > 3000)');
+-- the larger table on a left join's inner side: the smaller one is read in batches
+SELECT pg_temp.check('SELECT d1.yr, count(*), count(f.v) AS nv, sum(f.v) FROM st_d1 d1
+	LEFT JOIN st_fact f ON f.f1 = d1.k GROUP BY d1.yr');
+-- small batches, and worker processes
+SET gpuops.debug_chunk_size = 512;
+SELECT pg_temp.check('SELECT d1.name, count(*), sum(f.v) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k
+	WHERE EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = f.f2)
+	  AND NOT EXISTS (SELECT 1 FROM st_d4 d4 WHERE d4.k = f.f4 AND d4.region = ''r0'')
+	GROUP BY d1.name');
+RESET gpuops.debug_chunk_size;
+SET gpuops.parallel_workers = 2;
+SET max_parallel_workers_per_gather = 2;
+SET gpuops.threads = 16;
+SELECT pg_temp.check('SELECT d1.name, d4.region, count(*), sum(f.v) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k LEFT JOIN st_d4 d4 ON f.f4 = d4.k
+	WHERE EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = f.f2)
+	  AND NOT EXISTS (SELECT 1 FROM st_d3 d3 WHERE d3.dk = f.f3 AND d3.m = 4)
+	GROUP BY d1.name, d4.region');
+RESET gpuops.parallel_workers;
+RESET max_parallel_workers_per_gather;
+RESET gpuops.threads;
+-- a semi join of two dimensions: their join is a dimension's child plan
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k
+	WHERE EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = d1.yr - 1990) GROUP BY d1.name');
+-- native plans: a left join's clause on the fact table alone, a join clause
+-- that is not one equality, a clause over the inner side above the join, a
+-- full join
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k AND f.v > 500 GROUP BY d1.name');
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE NOT EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = f.f2 AND d2.w > f.x)
+	GROUP BY f.f4');
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k < f.f2 AND d2.k > 190) GROUP BY f.f4');
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k WHERE coalesce(d1.yr, 0) < 1993 GROUP BY d1.name');
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
+	FULL JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name');
+
+-- MVCC: a dimension's rows deleted in the open transaction, then restored by
+-- the rollback of a subtransaction
+BEGIN;
+SAVEPOINT s;
+DELETE FROM st_d1 WHERE k % 3 = 0;
+SELECT pg_temp.check('SELECT d1.yr, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr');
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE NOT EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = f.f1) GROUP BY f.f4');
+ROLLBACK TO SAVEPOINT s;
+SELECT pg_temp.check('SELECT d1.yr, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr');
+COMMIT;
+-- row-level security on a dimension: its plan applies the policy
+CREATE ROLE regress_gpuops_star;
+GRANT SELECT ON st_fact, st_d1 TO regress_gpuops_star;
+ALTER TABLE st_d1 ENABLE ROW LEVEL SECURITY;
+CREATE POLICY st_d1_even ON st_d1 FOR SELECT USING (k % 2 = 0);
+SET ROLE regress_gpuops_star;
+SELECT * FROM pg_temp.plan('SELECT d1.yr, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr');
+SELECT pg_temp.check('SELECT d1.yr, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr');
+SELECT pg_temp.check('SELECT d1.yr, count(*) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr');
+RESET ROLE;
+DROP POLICY st_d1_even ON st_d1;
+ALTER TABLE st_d1 DISABLE ROW LEVEL SECURITY;
+REVOKE SELECT ON st_fact, st_d1 FROM regress_gpuops_star;
+DROP ROLE regress_gpuops_star;
+-- a cancel while a dimension's plan runs (statement_timeout, 57014); the
+-- node runs again after it
+CREATE FUNCTION pg_temp.slow(k int) RETURNS boolean LANGUAGE sql VOLATILE
+	AS 'SELECT pg_sleep(0.002) IS NOT NULL';
+SET statement_timeout = '300ms';
+\set VERBOSITY sqlstate
+SELECT d1.yr, count(*) FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k
+WHERE pg_temp.slow(d1.k) GROUP BY d1.yr;
+\set VERBOSITY default
+RESET statement_timeout;
+SELECT pg_temp.check('SELECT d1.yr, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr');
+
 -- the same errors as PostgreSQL, only from rows that join (row 700 joins,
 -- row 777 does not)
 SET gpuops.enabled = on;
@@ -216,16 +353,14 @@ $$;
 SELECT * FROM pg_temp.join_lines('SELECT d1.yr, d2.cat, count(*) FROM st_fact f
 	JOIN st_d1 d1 ON f.f1 = d1.k JOIN st_d2 d2 ON f.f2 = d2.k
 	WHERE d1.yr > 1991 GROUP BY d1.yr, d2.cat');
+SELECT * FROM pg_temp.join_lines('SELECT d1.yr, count(*) FROM st_fact f
+	LEFT JOIN st_d1 d1 ON f.f1 = d1.k
+	WHERE EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = f.f2 AND d2.cat <> ''cat1'')
+	  AND NOT EXISTS (SELECT 1 FROM st_d3 d3 WHERE d3.dk = f.f3 AND d3.q = 0)
+	GROUP BY d1.yr');
 
--- native plans: outer, semi and anti joins, a join that is not one
--- equality, a dimension joined to the fact table twice, a numeric dimension
--- key
-SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
-	LEFT JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.name');
-SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
-	WHERE EXISTS (SELECT 1 FROM st_d2 d2 WHERE d2.k = f.f2) GROUP BY f.f4');
-SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
-	WHERE NOT EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = f.f1) GROUP BY f.f4');
+-- native plans: a join that is not one equality, a dimension joined to the
+-- fact table twice, a numeric dimension key
 SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
 	JOIN st_d1 d1 ON f.f1 < d1.k AND d1.k < 3 GROUP BY d1.name');
 SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f

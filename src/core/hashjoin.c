@@ -13,7 +13,9 @@
  * the run lengths their keys find; an exclusive prefix over the blocks gives
  * each block its first output pair; after the capacity check each block
  * probes again and writes its pairs there.  Output order is thus probe row,
- * then build row, whatever the partition or the thread count.
+ * then build row, whatever the partition or the thread count.  The join's
+ * kind decides what a probe row emits (gpo_join.h): every pair, the first
+ * (semi), itself alone when it has none (anti), or either (left).
  */
 #include <stdlib.h>
 
@@ -33,6 +35,7 @@ typedef struct join_args
 	const gpo_vector *probe;
 	gpo_vector *out_build;
 	gpo_vector *out_probe;
+	gpo_join_kind kind;
 	int64_t		m;				/* build rows */
 	int64_t		n;				/* probe rows */
 	int			nbb;			/* build blocks */
@@ -110,12 +113,20 @@ check_rows_out(gpo_ctx *ctx, const gpo_vector *v, const char *what)
 
 /* Checks a hash join's arguments (shared by both faces). */
 gpo_status
-gpo_hash_join_check(gpo_ctx *ctx, const gpo_vector *build_keys,
+gpo_hash_join_check(gpo_ctx *ctx, gpo_join_kind kind,
+					const gpo_vector *build_keys,
 					const gpo_vector *probe_keys,
 					const gpo_vector *build_rows,
 					const gpo_vector *probe_rows, const int64_t *count)
 {
 	gpo_status	st;
+
+	if (kind != GPO_JOIN_INNER && kind != GPO_JOIN_SEMI &&
+		kind != GPO_JOIN_ANTI && kind != GPO_JOIN_LEFT)
+	{
+		gpo_set_detail(ctx, "unknown join kind %d", (int) kind);
+		return GPO_ERR_INVALID;
+	}
 
 	if ((st = gpo_check_vector(ctx, build_keys, "join build keys")) != GPO_OK)
 		return st;
@@ -137,6 +148,14 @@ gpo_hash_join_check(gpo_ctx *ctx, const gpo_vector *build_keys,
 	}
 	if ((st = check_rows_out(ctx, build_rows, "join build rows")) != GPO_OK)
 		return st;
+	if (build_rows && (kind == GPO_JOIN_ANTI || kind == GPO_JOIN_LEFT))
+		for (int c = 0; c < build_rows->nchunks; c++)
+			if (build_rows->chunks[c].validity == NULL &&
+				build_rows->chunks[c].n > 0)
+			{
+				gpo_set_detail(ctx, "an anti or left join's build rows need a validity bitmap");
+				return GPO_ERR_INVALID;
+			}
 	if ((st = check_rows_out(ctx, probe_rows, "join probe rows")) != GPO_OK)
 		return st;
 	if (count == NULL)
@@ -275,11 +294,11 @@ join_count_block(join_args *a, int b)
 			int64_t		first;
 			int64_t		end;
 
-			if (!join_key_at(type, c, cp.off + i, &k) ||
-				(s = join_lookup(a, k)) < 0)
-				continue;
-			join_run(a, s, &first, &end);
-			pairs += end - first;
+			first = end = 0;
+			if (join_key_at(type, c, cp.off + i, &k) &&
+				(s = join_lookup(a, k)) >= 0)
+				join_run(a, s, &first, &end);
+			pairs += gpo_join_emits(a->kind, end - first);
 		}
 		cp.off += len;
 		row += len;
@@ -287,7 +306,7 @@ join_count_block(join_args *a, int b)
 	a->parts[b].pairs = pairs;
 }
 
-/* Writes value v at output cursor co (pair number orow of [olo, ohi)). */
+/* Writes value v (NULL if v < 0) at output cursor co (pair number orow of [olo, ohi)). */
 static inline void
 join_put(gpo_cursor *co, int64_t v, int64_t orow, int64_t olo, int64_t ohi)
 {
@@ -295,9 +314,9 @@ join_put(gpo_cursor *co, int64_t v, int64_t orow, int64_t olo, int64_t ohi)
 
 	gpo_cursor_avail(co);
 	oc = gpo_cursor_chunk(co);
-	((int64_t *) oc->data)[co->off] = v;
+	((int64_t *) oc->data)[co->off] = v < 0 ? 0 : v;
 	if (oc->validity)
-		gpo_bit_put(oc->validity, co->off, true, gpo_edge_row(orow, olo, ohi));
+		gpo_bit_put(oc->validity, co->off, v >= 0, gpo_edge_row(orow, olo, ohi));
 	co->off++;
 }
 
@@ -336,10 +355,25 @@ join_fill_block(join_args *a, int b)
 			int64_t		first;
 			int64_t		end;
 
-			if (!join_key_at(type, c, cp.off + i, &k) ||
-				(s = join_lookup(a, k)) < 0)
+			first = end = 0;
+			if (join_key_at(type, c, cp.off + i, &k) &&
+				(s = join_lookup(a, k)) >= 0)
+				join_run(a, s, &first, &end);
+			if (a->kind == GPO_JOIN_SEMI && end > first)
+				end = first + 1;
+			else if (a->kind == GPO_JOIN_ANTI && end > first)
 				continue;
-			join_run(a, s, &first, &end);
+			if (end == first && a->kind != GPO_JOIN_INNER &&
+				a->kind != GPO_JOIN_SEMI)
+			{
+				/* unmatched: the probe row with a NULL build row */
+				if (a->out_build)
+					join_put(&cob, -1, orow, olo, ohi);
+				if (a->out_probe)
+					join_put(&cop, row + i, orow, olo, ohi);
+				orow++;
+				continue;
+			}
 			for (int64_t r = first; r < end; r++)
 			{
 				if (a->out_build)
@@ -354,9 +388,44 @@ join_fill_block(join_args *a, int b)
 	}
 }
 
+/*
+ * Each of n probe rows with a NULL build row, into outputs already checked
+ * to hold n rows (see gpo_join.h).
+ */
+void
+gpo_join_all_unmatched(gpo_vector *build_rows, gpo_vector *probe_rows,
+					   int64_t n)
+{
+	int64_t		row = 0;
+
+	for (int c = 0; probe_rows && c < probe_rows->nchunks && row < n; c++)
+	{
+		gpo_chunk  *oc = &probe_rows->chunks[c];
+
+		for (int64_t i = 0; i < oc->n && row < n; i++, row++)
+		{
+			((int64_t *) oc->data)[i] = row;
+			if (oc->validity)
+				gpo_bit_put(oc->validity, i, true, true);
+		}
+	}
+	row = 0;
+	for (int c = 0; build_rows && c < build_rows->nchunks && row < n; c++)
+	{
+		gpo_chunk  *oc = &build_rows->chunks[c];
+
+		for (int64_t i = 0; i < oc->n && row < n; i++, row++)
+		{
+			((int64_t *) oc->data)[i] = 0;
+			gpo_bit_put(oc->validity, i, false, true);
+		}
+	}
+}
+
 /* Hash join CPU face (see gpo_join.h); scratch may be NULL (then it is allocated). */
 gpo_status
-gpo_hash_join_cpu(gpo_ctx *ctx, const gpo_vector *build_keys,
+gpo_hash_join_cpu(gpo_ctx *ctx, gpo_join_kind kind,
+				  const gpo_vector *build_keys,
 				  const gpo_vector *probe_keys, gpo_vector *build_rows,
 				  gpo_vector *probe_rows, int64_t *count, void *scratch)
 {
@@ -367,11 +436,13 @@ gpo_hash_join_cpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 
 	if (ctx == NULL)
 		return GPO_ERR_INVALID;
-	if ((st = gpo_hash_join_check(ctx, build_keys, probe_keys, build_rows,
-								  probe_rows, count)) != GPO_OK)
+	if ((st = gpo_hash_join_check(ctx, kind, build_keys, probe_keys,
+								  build_rows, probe_rows, count)) != GPO_OK)
 		return st;
 	*count = 0;
-	if (gpo_vector_rows(build_keys) == 0 || gpo_vector_rows(probe_keys) == 0)
+	if (gpo_vector_rows(probe_keys) == 0 ||
+		(gpo_vector_rows(build_keys) == 0 &&
+		 (kind == GPO_JOIN_INNER || kind == GPO_JOIN_SEMI)))
 		return GPO_OK;
 	if (scratch == NULL)
 	{
@@ -389,6 +460,7 @@ gpo_hash_join_cpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 	a.probe = probe_keys;
 	a.out_build = build_rows;
 	a.out_probe = probe_rows;
+	a.kind = kind;
 	gpo_chunk_starts(build_keys, a.build_starts);
 	gpo_chunk_starts(probe_keys, a.probe_starts);
 	if (build_rows)
@@ -442,20 +514,20 @@ gpo_hash_join_cpu(gpo_ctx *ctx, const gpo_vector *build_keys,
 	return GPO_OK;
 }
 
-/* Hash join dispatcher (see gpo_join.h). */
+/* Hash join dispatcher of any kind (see gpo_join.h). */
 gpo_status
-gpo_hash_join(gpo_ctx *ctx, const gpo_vector *build_keys,
-			  const gpo_vector *probe_keys, gpo_vector *build_rows,
-			  gpo_vector *probe_rows, int64_t *count, void *scratch,
-			  size_t *scratch_bytes)
+gpo_hash_join_kind(gpo_ctx *ctx, gpo_join_kind kind,
+				   const gpo_vector *build_keys, const gpo_vector *probe_keys,
+				   gpo_vector *build_rows, gpo_vector *probe_rows,
+				   int64_t *count, void *scratch, size_t *scratch_bytes)
 {
 	gpo_status	st;
 	gpo_device	face;
 
 	if (!gpo_call_begin(ctx))
 		return GPO_ERR_INVALID;
-	if ((st = gpo_hash_join_check(ctx, build_keys, probe_keys, build_rows,
-								  probe_rows, count)) != GPO_OK)
+	if ((st = gpo_hash_join_check(ctx, kind, build_keys, probe_keys,
+								  build_rows, probe_rows, count)) != GPO_OK)
 		return st;
 	if (gpo_scratch_phase(ctx, scratch, scratch_bytes,
 							 gpo_hash_join_scratch_bytes(ctx, build_keys,
@@ -469,7 +541,7 @@ gpo_hash_join(gpo_ctx *ctx, const gpo_vector *build_keys,
 		return st;
 	if (face == GPO_DEVICE_GPU)
 	{
-		st = gpo_hash_join_gpu(ctx, build_keys, probe_keys, build_rows,
+		st = gpo_hash_join_gpu(ctx, kind, build_keys, probe_keys, build_rows,
 							   probe_rows, count);
 		if (!gpo_gpu_fell_back(ctx, st))
 		{
@@ -478,6 +550,18 @@ gpo_hash_join(gpo_ctx *ctx, const gpo_vector *build_keys,
 		}
 	}
 	ctx->used = GPO_DEVICE_CPU;
-	return gpo_hash_join_cpu(ctx, build_keys, probe_keys, build_rows,
+	return gpo_hash_join_cpu(ctx, kind, build_keys, probe_keys, build_rows,
 							 probe_rows, count, scratch);
+}
+
+/* Inner hash join dispatcher (see gpo_join.h). */
+gpo_status
+gpo_hash_join(gpo_ctx *ctx, const gpo_vector *build_keys,
+			  const gpo_vector *probe_keys, gpo_vector *build_rows,
+			  gpo_vector *probe_rows, int64_t *count, void *scratch,
+			  size_t *scratch_bytes)
+{
+	return gpo_hash_join_kind(ctx, GPO_JOIN_INNER, build_keys, probe_keys,
+							  build_rows, probe_rows, count, scratch,
+							  scratch_bytes);
 }

@@ -27,10 +27,12 @@ gpo_histogram_gpu(gpo_ctx *ctx, const gpo_vector *values,
 
 /* Hash join GPU face: unavailable in this build. */
 __attribute__((weak)) gpo_status
-gpo_hash_join_gpu(gpo_ctx *ctx, const gpo_vector *build_keys,
+gpo_hash_join_gpu(gpo_ctx *ctx, gpo_join_kind kind,
+				  const gpo_vector *build_keys,
 				  const gpo_vector *probe_keys, gpo_vector *build_rows,
 				  gpo_vector *probe_rows, int64_t *count)
 {
+	(void) kind;
 	(void) build_keys;
 	(void) probe_keys;
 	(void) build_rows;

@@ -1075,11 +1075,13 @@ typedef struct join_in
 } join_in;
 
 /*
- * Reference join: the build side sorted by (key, row), a binary search per
- * probe row.  Returns the pair count; fills ob/op when given (capacity cap).
+ * Reference join of kind: the build side sorted by (key, row), a binary
+ * search per probe row.  Returns the pair count; fills ob/op when given
+ * (capacity cap), a NULL build row as -1.
  */
 static int64_t
-ref_join(const join_in *j, int64_t *ob, int64_t *op, int64_t cap)
+ref_join(const join_in *j, gpo_join_kind kind, int64_t *ob, int64_t *op,
+		 int64_t cap)
 {
 	ref_entry  *e = xmalloc(sizeof(ref_entry) * (j->m + 1));
 	int64_t		ne = 0;
@@ -1099,24 +1101,41 @@ ref_join(const join_in *j, int64_t *ob, int64_t *op, int64_t cap)
 		uint64_t	k;
 		int64_t		lo = 0;
 		int64_t		hi = ne;
+		int64_t		matches = 0;
 
-		if (j->pvalid && !j->pvalid[p])
-			continue;
-		k = ref_canon(j->type, j->pvals, p);
-		while (lo < hi)
+		if (!j->pvalid || j->pvalid[p])
 		{
-			int64_t		mid = lo + (hi - lo) / 2;
+			k = ref_canon(j->type, j->pvals, p);
+			while (lo < hi)
+			{
+				int64_t		mid = lo + (hi - lo) / 2;
 
-			if (e[mid].key < k)
-				lo = mid + 1;
-			else
-				hi = mid;
+				if (e[mid].key < k)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < ne && e[lo].key == k; lo++)
+			{
+				if (kind == GPO_JOIN_ANTI || (kind == GPO_JOIN_SEMI && matches > 0))
+				{
+					matches++;
+					continue;
+				}
+				if (ob && total < cap)
+				{
+					ob[total] = e[lo].row;
+					op[total] = p;
+				}
+				total++;
+				matches++;
+			}
 		}
-		for (; lo < ne && e[lo].key == k; lo++)
+		if (matches == 0 && (kind == GPO_JOIN_ANTI || kind == GPO_JOIN_LEFT))
 		{
 			if (ob && total < cap)
 			{
-				ob[total] = e[lo].row;
+				ob[total] = -1;
 				op[total] = p;
 			}
 			total++;
@@ -1153,46 +1172,55 @@ nested_join_count(const join_in *j)
 	return total;
 }
 
-/* gpo_hash_join with its scratch query and a scratch of that size. */
+/* The kinds' names, for case descriptions. */
+static const char *const join_kind_names[] = {"inner", "semi", "anti", "left"};
+
+/* gpo_hash_join(_kind) with its scratch query and a scratch of that size. */
 static gpo_status
-join_call(gpo_ctx *ctx, tvec *tb, tvec *tp, tvec *ob, tvec *op, int64_t *cnt)
+join_call(gpo_ctx *ctx, gpo_join_kind kind, tvec *tb, tvec *tp, tvec *ob,
+		  tvec *op, int64_t *cnt)
 {
 	size_t		bytes = 0;
 	void	   *scratch;
 	gpo_status	st;
 
-	st = gpo_hash_join(ctx, &tb->v, &tp->v, ob ? &ob->v : NULL,
-					   op ? &op->v : NULL, cnt, NULL, &bytes);
+	st = kind == GPO_JOIN_INNER ?
+		gpo_hash_join(ctx, &tb->v, &tp->v, ob ? &ob->v : NULL,
+					  op ? &op->v : NULL, cnt, NULL, &bytes) :
+		gpo_hash_join_kind(ctx, kind, &tb->v, &tp->v, ob ? &ob->v : NULL,
+						   op ? &op->v : NULL, cnt, NULL, &bytes);
 	if (st != GPO_OK)
 		return st;
 	scratch = xmalloc(bytes);
-	st = gpo_hash_join(ctx, &tb->v, &tp->v, ob ? &ob->v : NULL,
-					   op ? &op->v : NULL, cnt, scratch, &bytes);
+	st = gpo_hash_join_kind(ctx, kind, &tb->v, &tp->v, ob ? &ob->v : NULL,
+							op ? &op->v : NULL, cnt, scratch, &bytes);
 	free(scratch);
 	return st;
 }
 
 /* Runs one join on a face and checks it against the reference pairs. */
 static void
-join_check_face(tgroup *g, tvec *tb, tvec *tp, gpo_device dev, int threads,
-				const int64_t *wb, const int64_t *wp, int64_t want,
-				const char *desc)
+join_check_face(tgroup *g, gpo_join_kind kind, tvec *tb, tvec *tp,
+				gpo_device dev, int threads, const int64_t *wb,
+				const int64_t *wp, int64_t want, const char *desc)
 {
 	tcase		c;
 	gpo_ctx		ctx;
 	tvec		ob, op;
 	int64_t		spare = rng_chance(1, 2) ? (int64_t) rng_below(9) : 0;
-	bool		outval = rng_chance(1, 2);
+	bool		nullable = kind == GPO_JOIN_ANTI || kind == GPO_JOIN_LEFT;
+	bool		outval = nullable || rng_chance(1, 2);
 	int64_t		cnt = -1;
 	gpo_status	st;
 	int64_t    *gb = xmalloc(sizeof(int64_t) * (want + spare + 1));
 	int64_t    *gp = xmalloc(sizeof(int64_t) * (want + spare + 1));
 
-	case_begin(&c, "%s: %s", dev == GPO_DEVICE_GPU ? "GPU" : "CPU", desc);
+	case_begin(&c, "%s: %s %s", dev == GPO_DEVICE_GPU ? "GPU" : "CPU",
+			   join_kind_names[kind], desc);
 	test_ctx(&ctx, dev, threads);
 
 	/* count only */
-	st = join_call(&ctx, tb, tp, NULL, NULL, &cnt);
+	st = join_call(&ctx, kind, tb, tp, NULL, NULL, &cnt);
 	expect(&c, st == GPO_OK && cnt == want, "count-only: %s, %lld pairs, want %lld (%s)",
 		   gpo_status_text(st), (long long) cnt, (long long) want, ctx.detail);
 	expect(&c, ctx.used == dev, "used face %d", (int) ctx.used);
@@ -1203,7 +1231,7 @@ join_check_face(tgroup *g, tvec *tb, tvec *tp, gpo_device dev, int threads,
 		tvec_make_kind(&ob, GPO_INT64, random_kind(want - 1), want - 1, outval);
 		tvec_sentinel(&ob);
 		cnt = -1;
-		st = join_call(&ctx, tb, tp, &ob, NULL, &cnt);
+		st = join_call(&ctx, kind, tb, tp, &ob, NULL, &cnt);
 		expect(&c, st == GPO_ERR_CAPACITY && cnt == want,
 			   "short output: %s, count %lld", gpo_status_text(st),
 			   (long long) cnt);
@@ -1213,11 +1241,12 @@ join_check_face(tgroup *g, tvec *tb, tvec *tp, gpo_device dev, int threads,
 
 	/* full */
 	tvec_make_kind(&ob, GPO_INT64, random_kind(want + spare), want + spare, outval);
-	tvec_make_kind(&op, GPO_INT64, random_kind(want + spare), want + spare, !outval);
+	tvec_make_kind(&op, GPO_INT64, random_kind(want + spare), want + spare,
+				   nullable ? rng_chance(1, 2) : !outval);
 	tvec_sentinel(&ob);
 	tvec_sentinel(&op);
 	cnt = -1;
-	st = join_call(&ctx, tb, tp, &ob, &op, &cnt);
+	st = join_call(&ctx, kind, tb, tp, &ob, &op, &cnt);
 	expect(&c, st == GPO_OK && cnt == want, "join: %s, %lld pairs, want %lld (%s)",
 		   gpo_status_text(st), (long long) cnt, (long long) want, ctx.detail);
 	if (st == GPO_OK && cnt == want)
@@ -1226,8 +1255,9 @@ join_check_face(tgroup *g, tvec *tb, tvec *tp, gpo_device dev, int threads,
 
 		tvec_read(&ob, gb, gv);
 		for (int64_t k = 0; k < want && c.ok; k++)
-			expect(&c, gb[k] == wb[k] && gv[k], "pair %lld build row %lld, want %lld",
-				   (long long) k, (long long) gb[k], (long long) wb[k]);
+			expect(&c, wb[k] < 0 ? (gb[k] == 0 && !gv[k]) : (gb[k] == wb[k] && gv[k]),
+				   "pair %lld build row %lld (valid %d), want %lld",
+				   (long long) k, (long long) gb[k], (int) gv[k], (long long) wb[k]);
 		tvec_read(&op, gp, gv);
 		for (int64_t k = 0; k < want && c.ok; k++)
 			expect(&c, gp[k] == wp[k] && gv[k], "pair %lld probe row %lld, want %lld",
@@ -1257,10 +1287,10 @@ join_run(tgroup *g, join_in *j, part_kind bk, part_kind pk, int threads,
 	/* first: dropping bitmaps marks rows valid */
 	make_input(&tb, j->type, bk, j->m, j->bvals, j->bvalid, !j->all_null);
 	make_input(&tp, j->type, pk, j->n, j->pvals, j->pvalid, !j->all_null);
-	want = ref_join(j, NULL, NULL, 0);
+	want = ref_join(j, GPO_JOIN_INNER, NULL, NULL, 0);
 	wb = xmalloc(sizeof(int64_t) * (want + 1));
 	wp = xmalloc(sizeof(int64_t) * (want + 1));
-	ref_join(j, wb, wp, want);
+	ref_join(j, GPO_JOIN_INNER, wb, wp, want);
 	snprintf(desc, sizeof(desc), "%s build=%lld (%s) probe=%lld (%s) pairs=%lld threads=%d%s",
 			 gpo_type_name(j->type), (long long) j->m, part_name(bk),
 			 (long long) j->n, part_name(pk), (long long) want, threads,
@@ -1276,11 +1306,34 @@ join_run(tgroup *g, join_in *j, part_kind bk, part_kind pk, int threads,
 		case_result(g, c.ok, c.msg);
 	}
 	gpo_rows_per_block = tiny ? 1 : 16384;
-	join_check_face(g, &tb, &tp, GPO_DEVICE_CPU, threads, wb, wp, want, desc);
+	join_check_face(g, GPO_JOIN_INNER, &tb, &tp, GPO_DEVICE_CPU, threads, wb,
+					wp, want, desc);
 	if (have_gpu)
-		join_check_face(g, &tb, &tp, GPO_DEVICE_GPU, threads, wb, wp, want, desc);
+		join_check_face(g, GPO_JOIN_INNER, &tb, &tp, GPO_DEVICE_GPU, threads,
+						wb, wp, want, desc);
 	else
 		gpu_skip(g);
+	/* the other kinds: all on small cases, one at random on large ones */
+	for (int kind = GPO_JOIN_SEMI; kind <= GPO_JOIN_LEFT; kind++)
+	{
+		int64_t		kwant;
+
+		if (j->m + j->n > 100000 && kind != GPO_JOIN_SEMI + (int) rng_below(3))
+			continue;
+		free(wb);
+		free(wp);
+		kwant = ref_join(j, (gpo_join_kind) kind, NULL, NULL, 0);
+		wb = xmalloc(sizeof(int64_t) * (kwant + 1));
+		wp = xmalloc(sizeof(int64_t) * (kwant + 1));
+		ref_join(j, (gpo_join_kind) kind, wb, wp, kwant);
+		join_check_face(g, (gpo_join_kind) kind, &tb, &tp, GPO_DEVICE_CPU,
+						threads, wb, wp, kwant, desc);
+		if (have_gpu)
+			join_check_face(g, (gpo_join_kind) kind, &tb, &tp, GPO_DEVICE_GPU,
+							threads, wb, wp, kwant, desc);
+		else
+			gpu_skip(g);
+	}
 	gpo_rows_per_block = 16384;
 	tvec_free(&tb);
 	tvec_free(&tp);
@@ -1352,6 +1405,37 @@ join_random(tgroup *g, gpo_type type, int64_t m, int64_t n, uint64_t d,
 	free(j.pvalid);
 }
 
+/* The kinds' argument checks: a NULL build row needs a bitmap; no unknown kind. */
+static void
+join_kind_rejects(tgroup *g)
+{
+	int32_t		keys[3] = {1, 2, 3};
+	tvec		tb, tp, ob, obv;
+	tcase		c;
+	gpo_ctx		ctx;
+	int64_t		cnt;
+
+	case_begin(&c, "join kinds: rejected arguments");
+	test_ctx(&ctx, GPO_DEVICE_CPU, 0);
+	make_input(&tb, GPO_INT32, PART_ONE, 3, keys, NULL, false);
+	make_input(&tp, GPO_INT32, PART_ONE, 3, keys, NULL, false);
+	tvec_make_kind(&ob, GPO_INT64, PART_ONE, 3, false);
+	tvec_make_kind(&obv, GPO_INT64, PART_ONE, 3, true);
+	expect(&c, join_call(&ctx, GPO_JOIN_ANTI, &tb, &tp, &ob, NULL, &cnt) == GPO_ERR_INVALID,
+		   "anti join without a build row bitmap accepted");
+	expect(&c, join_call(&ctx, GPO_JOIN_LEFT, &tb, &tp, &ob, NULL, &cnt) == GPO_ERR_INVALID,
+		   "left join without a build row bitmap accepted");
+	expect(&c, join_call(&ctx, (gpo_join_kind) 7, &tb, &tp, &obv, NULL, &cnt) == GPO_ERR_INVALID,
+		   "unknown join kind accepted");
+	expect(&c, join_call(&ctx, GPO_JOIN_SEMI, &tb, &tp, &ob, NULL, &cnt) == GPO_OK &&
+		   cnt == 3, "semi join without a bitmap: %lld rows", (long long) cnt);
+	case_result(g, c.ok, c.msg);
+	tvec_free(&tb);
+	tvec_free(&tp);
+	tvec_free(&ob);
+	tvec_free(&obv);
+}
+
 /* All hash join tests. */
 static void
 test_join(void)
@@ -1400,6 +1484,8 @@ test_join(void)
 		}
 		/* one key on both sides: m * n pairs */
 		join_random(&g, types[t], 300, 2000, 1, 0, 0, PART_UNEVEN, PART_MIXED);
+		if (t == 0)
+			join_kind_rejects(&g);
 		if (quick)
 			g.skipped++;
 		else

@@ -102,8 +102,8 @@ gpo_join_capacity(int64_t m)
 
 /* ---- hash join (hashjoin.c, kernels/hashjoin.cu) ----
  *
- * Inner equi-join: every pair (b, p) with build_keys[b] = probe_keys[p]
- * under gpo_join_key's equality; NULL keys never match.  Key types: INT32,
+ * Equi-join: every pair (b, p) with build_keys[b] = probe_keys[p] under
+ * gpo_join_key's equality; NULL keys never match.  Key types: INT32,
  * INT64, FLOAT32 or FLOAT64, the same on both sides (an INT32 key column
  * joined with an INT64 one is widened by the caller).  Duplicates on both
  * sides give every combination.
@@ -122,25 +122,79 @@ extern gpo_status gpo_hash_join(gpo_ctx *ctx, const gpo_vector *build_keys,
 								gpo_vector *build_rows,
 								gpo_vector *probe_rows, int64_t *count,
 								void *scratch, size_t *scratch_bytes);
-extern gpo_status gpo_hash_join_cpu(gpo_ctx *ctx,
+
+/*
+ * Which rows a hash join emits.  Each kind emits in the same order (probe
+ * row, then build row), with the same outputs and capacity rule:
+ *	 INNER: every matching pair (gpo_hash_join);
+ *	 SEMI: each probe row with a match, once, with its first (lowest)
+ *		   matching build row;
+ *	 ANTI: each probe row without a match (a NULL key included), with a
+ *		   NULL build row;
+ *	 LEFT: every matching pair, and each probe row without a match with a
+ *		   NULL build row.
+ * A NULL build row is written as 0 and marked NULL: for ANTI and LEFT,
+ * build_rows (when given) must have a validity bitmap on every non-empty
+ * chunk.  An empty build side gives ANTI and LEFT every probe row.
+ */
+typedef enum gpo_join_kind
+{
+	GPO_JOIN_INNER = 0,
+	GPO_JOIN_SEMI,
+	GPO_JOIN_ANTI,
+	GPO_JOIN_LEFT
+} gpo_join_kind;
+
+/* Rows a probe row with the given number of matches emits in a join of kind. */
+static inline GPO_HD int64_t
+gpo_join_emits(gpo_join_kind kind, int64_t matches)
+{
+	switch (kind)
+	{
+		case GPO_JOIN_SEMI:
+			return matches > 0;
+		case GPO_JOIN_ANTI:
+			return matches == 0;
+		case GPO_JOIN_LEFT:
+			return matches > 0 ? matches : 1;
+		default:
+			return matches;
+	}
+}
+
+/* A hash join of the given kind (as gpo_hash_join otherwise). */
+extern gpo_status gpo_hash_join_kind(gpo_ctx *ctx, gpo_join_kind kind,
+									 const gpo_vector *build_keys,
+									 const gpo_vector *probe_keys,
+									 gpo_vector *build_rows,
+									 gpo_vector *probe_rows, int64_t *count,
+									 void *scratch, size_t *scratch_bytes);
+extern gpo_status gpo_hash_join_cpu(gpo_ctx *ctx, gpo_join_kind kind,
 									const gpo_vector *build_keys,
 									const gpo_vector *probe_keys,
 									gpo_vector *build_rows,
 									gpo_vector *probe_rows, int64_t *count,
 									void *scratch);
-extern gpo_status gpo_hash_join_gpu(gpo_ctx *ctx,
+extern gpo_status gpo_hash_join_gpu(gpo_ctx *ctx, gpo_join_kind kind,
 									const gpo_vector *build_keys,
 									const gpo_vector *probe_keys,
 									gpo_vector *build_rows,
 									gpo_vector *probe_rows, int64_t *count);
 
 /* Checks a hash join's arguments (shared by both faces). */
-extern gpo_status gpo_hash_join_check(gpo_ctx *ctx,
+extern gpo_status gpo_hash_join_check(gpo_ctx *ctx, gpo_join_kind kind,
 									  const gpo_vector *build_keys,
 									  const gpo_vector *probe_keys,
 									  const gpo_vector *build_rows,
 									  const gpo_vector *probe_rows,
 									  const int64_t *count);
+
+/*
+ * Each of n probe rows with a NULL build row (an ANTI or LEFT join with an
+ * empty build side), into outputs already checked to hold n rows.
+ */
+extern void gpo_join_all_unmatched(gpo_vector *build_rows,
+								   gpo_vector *probe_rows, int64_t n);
 
 /* ---- gather (gather.c, kernels/gather.cu) ----
  *

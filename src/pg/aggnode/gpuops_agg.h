@@ -170,9 +170,9 @@ enum
 	JOIN_SCAN_AGGREFS,			/* the aggregates as the query writes them */
 	JOIN_FACT_NATTS,			/* Integer: the fact table's attributes */
 	JOIN_DIMS,					/* per dimension an IntList (rti, fact's
-								 * join column, dimension's join column, and
-								 * in the plan that column's resno in the
-								 * child plan's output) */
+								 * join column, dimension's join column, the
+								 * JoinType, and in the plan that column's
+								 * resno in the child plan's output) */
 	JOIN_GATHER,				/* per virtual column an IntList (dimension,
 								 * attno, type, typmod, collation, rti, and
 								 * in the plan its resno in the child plan) */

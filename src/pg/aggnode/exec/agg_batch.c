@@ -118,7 +118,8 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 /*
  * A new one-chunk vector (in the current memory context) of in's values at
- * the n rows of index (gpo_gather), with a validity bitmap where in has one.
+ * the n rows of index (gpo_gather), with a validity bitmap where in or
+ * index has one (a NULL index row: a NULL value).
  */
 gpo_vector
 gpuops_agg_gather(GpuopsAggScanState *s, const gpo_vector *in,
@@ -134,6 +135,8 @@ gpuops_agg_gather(GpuopsAggScanState *s, const gpo_vector *in,
 
 	for (i = 0; i < in->nchunks; i++)
 		nulls |= in->chunks[i].validity != NULL;
+	for (i = 0; i < index->nchunks; i++)
+		nulls |= index->chunks[i].validity != NULL;
 	gpuops_one_chunk_vector(&out, c, in->type,
 							palloc_extended(gpo_type_size(in->type) * Max(n, 1),
 											MCXT_ALLOC_HUGE),

@@ -72,9 +72,10 @@ gpuops_agg_explain_seat(GpuopsAggScanState *s, ExplainState *es)
 
 /* ExplainCustomScan: device, strategy, keys, quals and, under ANALYZE, the work done. */
 /*
- * A star join's joins (fact column = dimension column, with rtoffset added
- * to the planning-time range-table indexes) and, under ANALYZE, each
- * dimension's rows built and rows out of its join.
+ * A star join's joins (fact column = dimension column, and the kind of a
+ * join other than inner, with rtoffset added to the planning-time
+ * range-table indexes) and, under ANALYZE, each dimension's rows built and
+ * rows out of its join.
  */
 static void
 gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
@@ -82,6 +83,7 @@ gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
 {
 	List	   *join = (List *) list_nth(cscan->custom_private, PRIV_JOIN);
 	int			fact_rti = (int) s->spec.tables[0].rti;
+	static const char *const kinds[] = {"", " (semi)", " (anti)", " (left)"};
 	List	   *joins = NIL;
 	List	   *built = NIL;
 	List	   *out = NIL;
@@ -96,12 +98,13 @@ gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
 								  INT4OID, -1, InvalidOid, 0);
 
 		joins = lappend(joins,
-						psprintf("%s.%s = %s",
+						psprintf("%s.%s = %s%s",
 								 quote_identifier(fact->eref->aliasname),
 								 quote_identifier(get_attname(fact->relid,
 															  lsecond_int(dim),
 															  false)),
-								 deparse_expression((Node *) key, context, true, false)));
+								 deparse_expression((Node *) key, context, true, false),
+								 kinds[d->kind]));
 		built = lappend(built, psprintf("%lld", (long long) d->nrows));
 		out = lappend(out, psprintf("%lld", (long long) d->matched));
 	}

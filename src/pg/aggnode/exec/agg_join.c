@@ -4,11 +4,13 @@
  *	  dimensions' child plans run first, once per scan, and their rows
  *	  become a join key column and the columns the query needs (built in
  *	  the join's memory); each batch of the fact table that passed its
- *	  clauses is then joined to every dimension on the engine (gpo_hash_join
- *	  of the batch's join column with the dimension's keys: rows without a
- *	  match go, a key found k times gives k rows), and the matched
- *	  dimensions' columns are gathered into the batch as its virtual
- *	  columns (te->nread and after).
+ *	  clauses is then joined to every dimension on the engine
+ *	  (gpo_hash_join_kind of the batch's join column with the dimension's
+ *	  keys: in an inner join rows without a match go and a key found k
+ *	  times gives k rows; a semi join keeps each row with a match once, an
+ *	  anti join each row without one, a left join every row, with NULL
+ *	  columns where none matched), and the matched dimensions' columns are
+ *	  gathered into the batch as its virtual columns (te->nread and after).
  *
  * Only rows with a join key are kept: a NULL key never matches, and
  * neither does a dimension's key outside the range of the fact table's
@@ -23,6 +25,26 @@
 #include "utils/memutils.h"
 
 #include "gpo_join.h"
+
+/* The engine's join kind of a planner's JoinType (inner, semi, anti, left). */
+static gpo_join_kind
+gpuops_agg_join_kind(JoinType jointype)
+{
+	switch (jointype)
+	{
+		case JOIN_INNER:
+			return GPO_JOIN_INNER;
+		case JOIN_SEMI:
+			return GPO_JOIN_SEMI;
+		case JOIN_ANTI:
+			return GPO_JOIN_ANTI;
+		case JOIN_LEFT:
+			return GPO_JOIN_LEFT;
+		default:
+			elog(ERROR, "GpuOpsAgg: unexpected join type %d", (int) jointype);
+	}
+	return GPO_JOIN_INNER;		/* keep the compiler quiet */
+}
 
 /*
  * Decodes the plan's PRIV_JOIN into s->join and, with children, starts the
@@ -50,7 +72,8 @@ gpuops_agg_join_begin(GpuopsAggScanState *s, CustomScan *cscan,
 		GpuopsAggDim *d = &j->dims[i];
 
 		d->fk_attno = (AttrNumber) lsecond_int(dim);
-		d->key_resno = list_nth_int(dim, 3);
+		d->kind = gpuops_agg_join_kind((JoinType) list_nth_int(dim, 3));
+		d->key_resno = list_nth_int(dim, 4);
 		if (children)
 		{
 			d->ps = ExecInitNode((Plan *) list_nth(cscan->custom_plans, i),
@@ -72,6 +95,9 @@ gpuops_agg_join_begin(GpuopsAggScanState *s, CustomScan *cscan,
 		ga->typmod = list_nth_int(g, 3);
 		ga->collid = (Oid) list_nth_int(g, 4);
 		ga->resno = list_nth_int(g, 6);
+		if (j->dims[ga->dim].kind == GPO_JOIN_SEMI ||
+			j->dims[ga->dim].kind == GPO_JOIN_ANTI)
+			elog(ERROR, "GpuOpsAgg: a semi or anti join's relation has no columns to gather");
 	}
 	j->cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuOpsAgg join",
 								   ALLOCSET_DEFAULT_SIZES);
@@ -286,7 +312,8 @@ gpuops_agg_join_build(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 
 /*
  * The pairs (dimension row, probe row) of a join of dimension d with probe
- * keys of n rows, in *build_rows and *probe_rows (batch memory); returns
+ * keys of n rows, in *build_rows (none for a semi or anti join; NULL where
+ * a left join found no match) and *probe_rows (batch memory); returns
  * their number.
  */
 static int64
@@ -296,6 +323,8 @@ gpuops_agg_join_probe(GpuopsAggScanState *s, GpuopsAggDim *dim,
 {
 	int64		cap = Max(n, 1);
 	int64		count = 0;
+	bool		rows = dim->kind == GPO_JOIN_INNER || dim->kind == GPO_JOIN_LEFT;
+	gpo_vector *brows = rows ? build_rows : NULL;
 
 	for (;;)
 	{
@@ -307,16 +336,19 @@ gpuops_agg_join_probe(GpuopsAggScanState *s, GpuopsAggDim *dim,
 
 		gpuops_one_chunk_vector(build_rows, bc, GPO_INT64,
 								palloc_extended(sizeof(int64) * cap, MCXT_ALLOC_HUGE),
+								dim->kind == GPO_JOIN_LEFT ?
+								palloc_extended((cap + 7) / 8 + 1, MCXT_ALLOC_HUGE) :
 								NULL, cap);
 		gpuops_one_chunk_vector(probe_rows, pc, GPO_INT64,
 								palloc_extended(sizeof(int64) * cap, MCXT_ALLOC_HUGE),
 								NULL, cap);
 		gpuops_agg_ctx_init(s, &ctx);
-		st = gpo_hash_join(&ctx, &dim->keyv, probe, build_rows, probe_rows,
-						   &count, NULL, &bytes);
+		st = gpo_hash_join_kind(&ctx, dim->kind, &dim->keyv, probe, brows,
+								probe_rows, &count, NULL, &bytes);
 		if (st == GPO_OK)
-			st = gpo_hash_join(&ctx, &dim->keyv, probe, build_rows, probe_rows,
-							   &count, gpuops_alloc_scratch(bytes), NULL);
+			st = gpo_hash_join_kind(&ctx, dim->kind, &dim->keyv, probe, brows,
+									probe_rows, &count,
+									gpuops_alloc_scratch(bytes), NULL);
 		if (st == GPO_ERR_CAPACITY && count > cap)
 		{
 			cap = count;		/* duplicate keys: more pairs than rows */
@@ -366,9 +398,11 @@ gpuops_agg_join_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		{
 			idx = gpuops_agg_gather(s, &idx, &prows, n);
 			for (i = 0; i < d; i++)
-				drows[i] = gpuops_agg_gather(s, &drows[i], &prows, n);
+				if (j->dims[i].kind == GPO_JOIN_INNER ||
+					j->dims[i].kind == GPO_JOIN_LEFT)
+					drows[i] = gpuops_agg_gather(s, &drows[i], &prows, n);
 		}
-		drows[d] = brows;
+		drows[d] = brows;		/* (of no use after a semi or anti join) */
 	}
 	if (n > 0)
 	{

@@ -14,6 +14,7 @@
 #include "aggnode/gpuops_agg.h"
 #include "heapscan/gpuops_scan.h"
 #include "service/gpuops_service.h"
+#include "gpo_join.h"
 #include "gpo_keypack.h"
 
 #include "commands/explain.h"
@@ -107,6 +108,7 @@ typedef struct GpuopsAggDim
 	PlanState  *ps;				/* its child plan */
 	int			key_resno;		/* its join column in the plan's output */
 	AttrNumber	fk_attno;		/* the fact table's join column */
+	gpo_join_kind kind;			/* inner, semi, anti or left */
 	int			fk_col;			/* that column in the batches */
 	/* its table, built once per scan in the join's memory */
 	int64	   *keys;			/* the rows' join keys */

@@ -32,6 +32,9 @@ typedef struct GpuopsAggStar
 													 * each one's join column */
 	Var		   *dim_keys[GPUOPS_AGG_MAX_DIMS];	/* each one's join column */
 	AttrNumber	fk_attnos[GPUOPS_AGG_MAX_DIMS]; /* the fact's, equal to it */
+	JoinType	kinds[GPUOPS_AGG_MAX_DIMS]; /* each one's join: inner, semi,
+											 * anti or left */
+	List	   *specials;		/* the query's outer, semi and anti joins */
 	int			fact_natts;		/* virtual columns are numbered after */
 	List	   *gathered;		/* the dimensions' Vars, by virtual column */
 	bool		bad;			/* a Var the node can't gather was met */
@@ -61,6 +64,29 @@ extern List *gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 extern List *gpuops_agg_star_paths(GpuopsAggStar *star);
 /* The plan's PRIV_JOIN, with the child plans' output positions. */
 extern List *gpuops_agg_star_plan(List *join, List *custom_plans);
+
+/* ---- agg_star_keys.c ---- */
+
+/* True if typid is a join key type (int2/int4/int8 or date). */
+extern bool gpuops_star_key_type(Oid typid);
+/* True if a and b are join key types the engine compares alike. */
+extern bool gpuops_star_key_types_match(Oid a, Oid b);
+/* The index of the dimension relation rti is part of, or -1. */
+extern int	gpuops_star_dim_index(GpuopsAggStar *star, Index rti);
+/* The plain key-type column an operand of a join clause is, or NULL. */
+extern Var *gpuops_star_operand_var(Node *e);
+
+/* ---- agg_star_outer.c ---- */
+
+/* The query's special joins into star; false if the node can't take one. */
+extern bool gpuops_star_specials(PlannerInfo *root, Relids relids,
+								 GpuopsAggStar *star);
+/* True if relation rti is on the inner side of a special join. */
+extern bool gpuops_star_inner_side(GpuopsAggStar *star, Index rti);
+/* Each dimension's join kind; false if a special join doesn't fit. */
+extern bool gpuops_star_classify(GpuopsAggStar *star);
+/* The left and anti joins' keys; false for any other fact join clause. */
+extern bool gpuops_star_outer_keys(Relids relids, GpuopsAggStar *star);
 
 /* ---- agg_eligible.c ---- */
 

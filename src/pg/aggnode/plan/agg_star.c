@@ -2,7 +2,8 @@
  * agg_star.c
  *	  Star joins under GpuOpsAgg: a GROUP BY over one large table joined to
  *	  smaller ones (the dimensions), each on one equality of its column with
- *	  a column of the large one (the fact table), inner joins only.
+ *	  a column of the large one (the fact table): inner joins, and the
+ *	  semi-, anti- and left joins agg_star_outer.c takes.
  *
  * The dimensions are read by plans PostgreSQL makes for them (their own
  * quals, indexes, privileges and row-level security), the node's child
@@ -28,21 +29,6 @@
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
 
-/* True if typid is a join key type: int2, int4, int8 (one family) or date. */
-static bool
-gpuops_star_key_type(Oid typid)
-{
-	return typid == INT2OID || typid == INT4OID || typid == INT8OID ||
-		typid == DATEOID;
-}
-
-/* True if a and b are join key types the engine compares as numbers alike. */
-static bool
-gpuops_star_key_types_match(Oid a, Oid b)
-{
-	return (a == DATEOID) == (b == DATEOID);
-}
-
 /* The plain user column of one relation an equivalence member is, or NULL. */
 static Var *
 gpuops_star_member_var(EquivalenceMember *em)
@@ -55,18 +41,6 @@ gpuops_star_member_var(EquivalenceMember *em)
 		((Var *) e)->varattno <= 0)
 		return NULL;
 	return (Var *) e;
-}
-
-/* The index of the dimension that relation rti is part of, or -1. */
-static int
-gpuops_star_dim_index(GpuopsAggStar *star, Index rti)
-{
-	int			d;
-
-	for (d = 0; d < star->ndims; d++)
-		if (bms_is_member(rti, star->dim_relids[d]))
-			return d;
-	return -1;
 }
 
 /*
@@ -142,27 +116,6 @@ gpuops_star_take_class(GpuopsAggStar *star, EquivalenceClass *ec, Relids relids)
 	return true;
 }
 
-/*
- * True if no relation of relids is under an outer, semi or anti join, a
- * lateral reference or a placeholder.
- */
-static bool
-gpuops_star_inner_only(PlannerInfo *root, Relids relids)
-{
-	ListCell   *lc;
-
-	foreach(lc, root->join_info_list)
-	{
-		SpecialJoinInfo *sj = (SpecialJoinInfo *) lfirst(lc);
-
-		if (bms_overlap(sj->syn_lefthand, relids) ||
-			bms_overlap(sj->syn_righthand, relids) ||
-			bms_overlap(sj->min_righthand, relids))
-			return false;
-	}
-	return root->placeholder_list == NIL && !root->hasLateralRTEs;
-}
-
 /* The relations of relids that clauses join to x's (x's own included). */
 static Relids
 gpuops_star_joined(PlannerInfo *root, Relids relids, Relids x)
@@ -195,21 +148,15 @@ gpuops_star_joined(PlannerInfo *root, Relids relids, Relids x)
  * Splits the relations of relids other than the fact table into
  * dimensions: the sets that clauses join among themselves (a snowflake's
  * branch, whose join PostgreSQL plans as the dimension's child plan);
- * false if a clause other than an equivalence class's joins one to the
- * fact table, or a dimension has no plan of its own.
+ * false if a dimension has no plan of its own.
  */
 static bool
 gpuops_star_split(PlannerInfo *root, Relids relids, GpuopsAggStar *star)
 {
 	Index		fact = star->fact->relid;
 	Relids		left = bms_del_member(bms_copy(relids), fact);
-	ListCell   *lc;
 	int			x;
 
-	/* a join clause with the fact table: only an equality, as a key */
-	foreach(lc, star->fact->joininfo)
-		if (bms_is_subset(lfirst_node(RestrictInfo, lc)->required_relids, relids))
-			return false;
 	while ((x = bms_next_member(left, -1)) >= 0)
 	{
 		Relids		dim = bms_make_singleton(x);
@@ -239,12 +186,17 @@ gpuops_star_split(PlannerInfo *root, Relids relids, GpuopsAggStar *star)
 
 /*
  * The share of fact rows expected to match dimension d: the rows its plan
- * keeps against the rows of its join key's relation.
+ * keeps against the rows of its join key's relation (an anti join keeps
+ * the others, a left join every row).
  */
 static double
 gpuops_star_selectivity(GpuopsAggStar *star, int d)
 {
-	return Min(1.0, star->dims[d]->rows / Max(star->key_tuples[d], 1.0));
+	double		sel = Min(1.0, star->dims[d]->rows / Max(star->key_tuples[d], 1.0));
+
+	if (star->kinds[d] == JOIN_ANTI)
+		return Max(1.0 - sel, 0.01);
+	return star->kinds[d] == JOIN_LEFT ? 1.0 : sel;
 }
 
 /*
@@ -267,25 +219,29 @@ gpuops_star_order(GpuopsAggStar *star)
 			Var		   *k = star->dim_keys[j];
 			AttrNumber	a = star->fk_attnos[j];
 			double		t = star->key_tuples[j];
+			JoinType	kind = star->kinds[j];
 
 			star->dims[j] = star->dims[j - 1];
 			star->dim_relids[j] = star->dim_relids[j - 1];
 			star->dim_keys[j] = star->dim_keys[j - 1];
 			star->fk_attnos[j] = star->fk_attnos[j - 1];
 			star->key_tuples[j] = star->key_tuples[j - 1];
+			star->kinds[j] = star->kinds[j - 1];
 			star->dims[j - 1] = r;
 			star->dim_relids[j - 1] = rs;
 			star->dim_keys[j - 1] = k;
 			star->fk_attnos[j - 1] = a;
 			star->key_tuples[j - 1] = t;
+			star->kinds[j - 1] = kind;
 		}
 }
 
 /*
  * True (with *star filled) if joinrel is a star join the node takes: one
- * plain table (the largest) and 1 to GPUOPS_AGG_MAX_DIMS dimensions (one
- * relation, or relations joined among themselves), each joined to it by
- * one equality of integer or date columns, whose estimated rows fit
+ * plain table (the largest not on the inner side of a semi-, anti- or
+ * left join) and 1 to GPUOPS_AGG_MAX_DIMS dimensions (one relation, or
+ * relations joined among themselves), each joined to it by one equality
+ * of integer or date columns, whose estimated rows fit
  * gpuops.max_join_memory.
  */
 bool
@@ -300,7 +256,7 @@ gpuops_agg_star_find(PlannerInfo *root, RelOptInfo *joinrel,
 
 	memset(star, 0, sizeof(*star));
 	if (joinrel->reloptkind != RELOPT_JOINREL ||
-		!gpuops_star_inner_only(root, joinrel->relids))
+		!gpuops_star_specials(root, joinrel->relids, star))
 		return false;
 	while ((x = bms_next_member(joinrel->relids, x)) >= 0)
 	{
@@ -318,13 +274,18 @@ gpuops_agg_star_find(PlannerInfo *root, RelOptInfo *joinrel,
 			if (gpuops_needs_executor_walker((Node *) lfirst_node(RestrictInfo, lc)->clause,
 											 NULL))
 				return false;
-		if (star->fact == NULL || rel->tuples > star->fact->tuples)
+		if (!gpuops_star_inner_side(star, x) &&
+			(star->fact == NULL || rel->tuples > star->fact->tuples))
 			star->fact = rel;
 	}
+	if (star->fact == NULL)
+		return false;
 	rte = planner_rt_fetch(star->fact->relid, root);
 	if (rte->inh || rte->tablesample != NULL ||
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
-		!gpuops_star_split(root, joinrel->relids, star))
+		!gpuops_star_split(root, joinrel->relids, star) ||
+		!gpuops_star_classify(star) ||
+		!gpuops_star_outer_keys(joinrel->relids, star))
 		return false;
 	foreach(lc, root->eq_classes)
 		if (!gpuops_star_take_class(star, (EquivalenceClass *) lfirst(lc),
@@ -376,8 +337,13 @@ gpuops_star_to_fact_mutator(Node *node, GpuopsAggStar *star)
 		}
 		if (lc == NULL)
 		{
-			/* fixed-width columns but numeric, and text keys (codes) */
+			/*
+			 * fixed-width columns but numeric, and text keys (codes); never
+			 * of a semi or anti join's inner side (which SQL doesn't show)
+			 */
 			if (v->varattno <= 0 ||
+				star->kinds[gpuops_star_dim_index(star, v->varno)] == JOIN_SEMI ||
+				star->kinds[gpuops_star_dim_index(star, v->varno)] == JOIN_ANTI ||
 				(!(gpuops_scan_col_type_mod(v->vartype, v->vartypmod, &phys) &&
 				   v->vartype != NUMERICOID) &&
 				 !gpuops_agg_text_key(v->vartype, v->varcollid)))
@@ -470,8 +436,8 @@ gpuops_agg_star_cost(GpuopsAggStar *star, double fact_rows, int workers,
 /*
  * The path's PRIV_JOIN entry (JOIN_* positions): the original keys and
  * aggregates, the fact table's attribute count, per dimension (rti, the
- * fact's join column, the dimension's), per virtual column (dimension,
- * attribute number, type, typmod, collation).
+ * fact's join column, the dimension's, the join's kind), per virtual
+ * column (dimension, attribute number, type, typmod, collation).
  */
 List *
 gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
@@ -484,9 +450,10 @@ gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 
 	for (d = 0; d < star->ndims; d++)
 	{
-		dims = lappend(dims, list_make3_int((int) star->dim_keys[d]->varno,
+		dims = lappend(dims, list_make4_int((int) star->dim_keys[d]->varno,
 											(int) star->fk_attnos[d],
-											(int) star->dim_keys[d]->varattno));
+											(int) star->dim_keys[d]->varattno,
+											(int) star->kinds[d]));
 	}
 	foreach(lc, star->gathered)
 	{
