@@ -158,9 +158,13 @@ gpuops_agg_join_add_cols(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 			ga->dc.conv = key ? GPUOPS_CONV_SHORT_TEXT : GPUOPS_CONV_PRESENCE;
 			c->presence = !key;
 		}
-		else if (gpuops_scan_col_type_mod(ga->typid, ga->typmod, &c->type) &&
-				 ga->typid != NUMERICOID)
+		else if (gpuops_scan_col_type_mod(ga->typid, ga->typmod, &c->type))
+		{
 			ga->dc.conv = gpuops_scan_conv(ga->typid, c->type);
+			/* numeric(p, s): scaled by the column's own scale, as the reader's */
+			if (ga->dc.conv == GPUOPS_CONV_NUMERIC)
+				ga->dc.scale = gpuops_numeric_typmod_scale(ga->typmod);
+		}
 		else
 			elog(ERROR, "GpuOpsAgg cannot gather a column of type %u", ga->typid);
 		ga->col = te->ncols++;
@@ -262,11 +266,16 @@ gpuops_agg_dim_build(GpuopsAggScanState *s, GpuopsAggTableExec *te, int d)
 		}
 		dim->nrows++;
 	}
-	/* the planner took char(n) and varchar(n) keys of at most 7 bytes */
+	/*
+	 * the planner took char(n) and varchar(n) keys of at most 7 bytes and
+	 * numeric(p, s) of at most 18 digits: the data are not what the type says
+	 */
 	for (g = 0; g < j->ngather; g++)
 		if (j->gathers[g].unfit)
-			elog(ERROR, "GpuOpsAgg: a dimension's short text key is longer than %d bytes",
-				 GPUOPS_SCAN_SHORT_TEXT_BYTES);
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("gpuops cannot read a value of a joined relation's column as an integer code"),
+					 errhint("Run the query with gpuops.enabled = off.")));
 	/* the keys in the fact's join column type */
 	if (ktype == GPO_INT32)
 	{

@@ -338,14 +338,14 @@ gpuops_star_to_fact_mutator(Node *node, GpuopsAggStar *star)
 		if (lc == NULL)
 		{
 			/*
-			 * fixed-width columns but numeric, and text keys (codes); never
-			 * of a semi or anti join's inner side (which SQL doesn't show)
+			 * fixed-width columns, numeric(p, s) as the reader takes it,
+			 * and text keys (codes); never of a semi or anti join's inner
+			 * side (which SQL doesn't show)
 			 */
 			if (v->varattno <= 0 ||
 				star->kinds[gpuops_star_dim_index(star, v->varno)] == JOIN_SEMI ||
 				star->kinds[gpuops_star_dim_index(star, v->varno)] == JOIN_ANTI ||
-				(!(gpuops_scan_col_type_mod(v->vartype, v->vartypmod, &phys) &&
-				   v->vartype != NUMERICOID) &&
+				(!gpuops_scan_col_type_mod(v->vartype, v->vartypmod, &phys) &&
 				 !gpuops_agg_text_key(v->vartype, v->varcollid)))
 				star->bad = true;
 			star->gathered = lappend(star->gathered, copyObject(v));
