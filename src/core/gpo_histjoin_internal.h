@@ -25,6 +25,18 @@ extern size_t gpo_hash_join_scratch_bytes(const gpo_ctx *ctx,
 										  const gpo_vector *probe_keys,
 										  const gpo_vector *build_rows,
 										  const gpo_vector *probe_rows);
+/* Host scratch bytes of a join table's probe (jointable.c). */
+extern size_t gpo_join_probe_scratch_bytes(const gpo_ctx *ctx,
+										   const gpo_vector *probe_keys,
+										   const gpo_vector *build_rows,
+										   const gpo_vector *probe_rows);
+/* A join table's probe, CPU face (arguments checked, scratch given). */
+extern gpo_status gpo_join_table_probe_cpu(gpo_ctx *ctx, gpo_join_kind kind,
+										   const gpo_join_table *t,
+										   const gpo_vector *probe_keys,
+										   gpo_vector *build_rows,
+										   gpo_vector *probe_rows,
+										   int64_t *count, void *scratch);
 extern size_t gpo_gather_scratch_bytes(const gpo_ctx *ctx,
 									   const gpo_vector *in,
 									   const gpo_vector *index,

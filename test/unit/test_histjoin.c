@@ -1273,6 +1273,72 @@ join_check_face(tgroup *g, gpo_join_kind kind, tvec *tb, tvec *tp,
 	free(gp);
 }
 
+/*
+ * Builds a join table of tb once (checking that too little memory is
+ * refused) and probes it twice with tp for kind, each probe checked
+ * against the reference rows.
+ */
+static void
+join_table_check(tgroup *g, gpo_join_kind kind, tvec *tb, tvec *tp,
+				 int threads, const int64_t *wb, const int64_t *wp,
+				 int64_t want, const char *desc)
+{
+	tcase		c;
+	gpo_ctx		ctx;
+	gpo_join_table t;
+	size_t		bytes = gpo_join_table_bytes(&tb->v);
+	void	   *mem = xmalloc(bytes + 1);
+	int64_t    *gb = xmalloc(sizeof(int64_t) * (want + 1));
+	int64_t    *gp = xmalloc(sizeof(int64_t) * (want + 1));
+	uint8_t    *gv = xmalloc(want + 1);
+
+	case_begin(&c, "CPU table: %s %s", join_kind_names[kind], desc);
+	test_ctx(&ctx, GPO_DEVICE_CPU, threads);
+	expect(&c, gpo_join_table_build(&ctx, &tb->v, mem, bytes - 1, &t) == GPO_ERR_INVALID,
+		   "a table built in too little memory");
+	expect(&c, gpo_join_table_build(&ctx, &tb->v, mem, bytes, &t) == GPO_OK,
+		   "build: %s", ctx.detail);
+	for (int round = 0; round < 2 && c.ok; round++)
+	{
+		tvec		ob, op;
+		size_t		sbytes = 0;
+		void	   *scratch;
+		int64_t		cnt = -1;
+		gpo_status	st;
+
+		tvec_make_kind(&ob, GPO_INT64, random_kind(want), want, true);
+		tvec_make_kind(&op, GPO_INT64, random_kind(want), want, rng_chance(1, 2));
+		st = gpo_join_table_probe(&ctx, kind, &t, &tp->v, &ob.v, &op.v, &cnt, NULL,
+								  &sbytes);
+		scratch = xmalloc(sbytes + 1);
+		if (st == GPO_OK)
+			st = gpo_join_table_probe(&ctx, kind, &t, &tp->v, &ob.v, &op.v, &cnt,
+									  scratch, &sbytes);
+		expect(&c, st == GPO_OK && cnt == want, "probe %d: %s, %lld rows, want %lld (%s)",
+			   round, gpo_status_text(st), (long long) cnt, (long long) want, ctx.detail);
+		if (st == GPO_OK && cnt == want)
+		{
+			tvec_read(&ob, gb, gv);
+			for (int64_t k = 0; k < want && c.ok; k++)
+				expect(&c, wb[k] < 0 ? !gv[k] : (gb[k] == wb[k] && gv[k]),
+					   "row %lld build row %lld, want %lld", (long long) k,
+					   (long long) gb[k], (long long) wb[k]);
+			tvec_read(&op, gp, gv);
+			for (int64_t k = 0; k < want && c.ok; k++)
+				expect(&c, gp[k] == wp[k] && gv[k], "row %lld probe row %lld, want %lld",
+					   (long long) k, (long long) gp[k], (long long) wp[k]);
+		}
+		free(scratch);
+		tvec_free(&ob);
+		tvec_free(&op);
+	}
+	case_result(g, c.ok, c.msg);
+	free(mem);
+	free(gb);
+	free(gp);
+	free(gv);
+}
+
 /* Runs one join case on both faces. */
 static void
 join_run(tgroup *g, join_in *j, part_kind bk, part_kind pk, int threads,
@@ -1308,6 +1374,8 @@ join_run(tgroup *g, join_in *j, part_kind bk, part_kind pk, int threads,
 	gpo_rows_per_block = tiny ? 1 : 16384;
 	join_check_face(g, GPO_JOIN_INNER, &tb, &tp, GPO_DEVICE_CPU, threads, wb,
 					wp, want, desc);
+	if (want <= 2000000)
+		join_table_check(g, GPO_JOIN_INNER, &tb, &tp, threads, wb, wp, want, desc);
 	if (have_gpu)
 		join_check_face(g, GPO_JOIN_INNER, &tb, &tp, GPO_DEVICE_GPU, threads,
 						wb, wp, want, desc);
@@ -1328,6 +1396,9 @@ join_run(tgroup *g, join_in *j, part_kind bk, part_kind pk, int threads,
 		ref_join(j, (gpo_join_kind) kind, wb, wp, kwant);
 		join_check_face(g, (gpo_join_kind) kind, &tb, &tp, GPO_DEVICE_CPU,
 						threads, wb, wp, kwant, desc);
+		if (kwant <= 2000000)
+			join_table_check(g, (gpo_join_kind) kind, &tb, &tp, threads, wb, wp,
+							 kwant, desc);
 		if (have_gpu)
 			join_check_face(g, (gpo_join_kind) kind, &tb, &tp, GPO_DEVICE_GPU,
 							threads, wb, wp, kwant, desc);
@@ -1429,6 +1500,25 @@ join_kind_rejects(tgroup *g)
 		   "unknown join kind accepted");
 	expect(&c, join_call(&ctx, GPO_JOIN_SEMI, &tb, &tp, &ob, NULL, &cnt) == GPO_OK &&
 		   cnt == 3, "semi join without a bitmap: %lld rows", (long long) cnt);
+	/* a table's kind: dense for keys 1..3, hashed for keys far apart */
+	{
+		int64_t		far[2] = {0, INT64_C(1000000000000000)};
+		tvec		tf;
+		gpo_join_table t;
+		size_t		bytes = gpo_join_table_bytes(&tb.v);
+		void	   *mem = xmalloc(bytes);
+
+		expect(&c, gpo_join_table_build(&ctx, &tb.v, mem, bytes, &t) == GPO_OK &&
+			   t.dense && t.base == 1 && t.cap == 3, "keys 1..3: not a dense table");
+		free(mem);
+		make_input(&tf, GPO_INT64, PART_ONE, 2, far, NULL, false);
+		bytes = gpo_join_table_bytes(&tf.v);
+		mem = xmalloc(bytes);
+		expect(&c, gpo_join_table_build(&ctx, &tf.v, mem, bytes, &t) == GPO_OK &&
+			   !t.dense, "keys 0 and 1e15: not a hashed table");
+		free(mem);
+		tvec_free(&tf);
+	}
 	case_result(g, c.ok, c.msg);
 	tvec_free(&tb);
 	tvec_free(&tp);

@@ -196,6 +196,53 @@ extern gpo_status gpo_hash_join_check(gpo_ctx *ctx, gpo_join_kind kind,
 extern void gpo_join_all_unmatched(gpo_vector *build_rows,
 								   gpo_vector *probe_rows, int64_t n);
 
+/* ---- join tables (jointable.c) ----
+ *
+ * A hash join's build side built once and probed many times, as a star
+ * join probes each batch of a large table.  The table lives in memory the
+ * caller gives (gpo_join_table_bytes of it), host memory, so it is probed
+ * on the CPU.  Integer keys (INT32, INT64) whose range is at most 4 x rows
+ * + 131,072 values make a dense table, direct-indexed by key - base;
+ * other keys a hashed one.  A probe emits exactly what gpo_hash_join_kind
+ * of the same keys emits, in the same order.
+ */
+typedef struct gpo_join_table
+{
+	gpo_type	type;			/* the build keys' type */
+	int64_t		rows;			/* build rows */
+	bool		dense;			/* slot of key v: v - base */
+	int64_t		base;			/* dense: the smallest key */
+	int64_t		cap;			/* slots (hashed: a power of two, and one more
+								 * for the key with GPO_JOIN_EMPTY's bits) */
+	uint64_t   *slots;			/* hashed: cap keys, GPO_JOIN_EMPTY if free */
+	int64_t    *off;			/* cap + 2: slot s's rows are
+								 * runs[s ? off[s - 1] : 0 .. off[s]) */
+	int64_t    *runs;			/* build rows by slot, ascending within one */
+} gpo_join_table;
+
+/* Bytes of memory a table of build_keys takes (one pass over the keys). */
+extern size_t gpo_join_table_bytes(const gpo_vector *build_keys);
+/*
+ * Builds the table of build_keys (INT32, INT64, FLOAT32 or FLOAT64; NULL
+ * keys left out) into *t, its arrays in mem (at least gpo_join_table_bytes
+ * bytes, else GPO_ERR_INVALID).  t is valid while mem is.
+ */
+extern gpo_status gpo_join_table_build(gpo_ctx *ctx,
+									   const gpo_vector *build_keys,
+									   void *mem, size_t bytes,
+									   gpo_join_table *t);
+/*
+ * Probes t with probe_keys (t's type): outputs, count, capacity rule and
+ * two-phase scratch as gpo_hash_join_kind's.
+ */
+extern gpo_status gpo_join_table_probe(gpo_ctx *ctx, gpo_join_kind kind,
+									   const gpo_join_table *t,
+									   const gpo_vector *probe_keys,
+									   gpo_vector *build_rows,
+									   gpo_vector *probe_rows,
+									   int64_t *count, void *scratch,
+									   size_t *scratch_bytes);
+
 /* ---- gather (gather.c, kernels/gather.cu) ----
  *
  * out[i] = in[index[i]] for every row i of index (INT64, 0-based logical

@@ -5,8 +5,8 @@
  *	  become a join key column and the columns the query needs (built in
  *	  the join's memory); each batch of the fact table that passed its
  *	  clauses is then joined to every dimension on the engine
- *	  (gpo_hash_join_kind of the batch's join column with the dimension's
- *	  keys: in an inner join rows without a match go and a key found k
+ *	  (a probe of the dimension's join table, built once from its keys,
+ *	  with the batch's join column: in an inner join rows without a match go and a key found k
  *	  times gives k rows; a semi join keeps each row with a match once, an
  *	  anti join each row without one, a left join every row, with NULL
  *	  columns where none matched), and the matched dimensions' columns are
@@ -226,6 +226,24 @@ gpuops_agg_dim_key(TupleTableSlot *slot, int resno, gpo_type ktype,
 	return ktype == GPO_INT64 || (*key >= PG_INT32_MIN && *key <= PG_INT32_MAX);
 }
 
+/*
+ * Builds dimension d's join table from its keys (once per scan, in the
+ * join's memory): dense for surrogate keys, hashed otherwise.
+ */
+static void
+gpuops_agg_dim_table(GpuopsAggScanState *s, GpuopsAggDim *dim)
+{
+	size_t		bytes = gpo_join_table_bytes(&dim->keyv);
+	gpo_status	st;
+	gpo_ctx		ctx;
+
+	gpuops_agg_ctx_init(s, &ctx);
+	st = gpo_join_table_build(&ctx, &dim->keyv,
+							  MemoryContextAllocHuge(s->join->cxt, bytes), bytes,
+							  &dim->table);
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg join table");
+}
+
 /* Runs dimension d's plan to its end into its table. */
 static void
 gpuops_agg_dim_build(GpuopsAggScanState *s, GpuopsAggTableExec *te, int d)
@@ -291,6 +309,7 @@ gpuops_agg_dim_build(GpuopsAggScanState *s, GpuopsAggTableExec *te, int d)
 	else
 		gpuops_one_chunk_vector(&dim->keyv, &dim->keyc, GPO_INT64, dim->keys,
 								NULL, dim->nrows);
+	gpuops_agg_dim_table(s, dim);
 	for (g = 0; g < j->ngather; g++)
 		if (j->gathers[g].dim == d)
 			gpuops_one_chunk_vector(&j->gathers[g].v, &j->gathers[g].c,
@@ -352,12 +371,12 @@ gpuops_agg_join_probe(GpuopsAggScanState *s, GpuopsAggDim *dim,
 								palloc_extended(sizeof(int64) * cap, MCXT_ALLOC_HUGE),
 								NULL, cap);
 		gpuops_agg_ctx_init(s, &ctx);
-		st = gpo_hash_join_kind(&ctx, dim->kind, &dim->keyv, probe, brows,
-								probe_rows, &count, NULL, &bytes);
+		st = gpo_join_table_probe(&ctx, dim->kind, &dim->table, probe, brows,
+								  probe_rows, &count, NULL, &bytes);
 		if (st == GPO_OK)
-			st = gpo_hash_join_kind(&ctx, dim->kind, &dim->keyv, probe, brows,
-									probe_rows, &count,
-									gpuops_alloc_scratch(bytes), NULL);
+			st = gpo_join_table_probe(&ctx, dim->kind, &dim->table, probe, brows,
+									  probe_rows, &count,
+									  gpuops_alloc_scratch(bytes), NULL);
 		if (st == GPO_ERR_CAPACITY && count > cap)
 		{
 			cap = count;		/* duplicate keys: more pairs than rows */
@@ -578,5 +597,7 @@ gpuops_agg_join_shared_attach(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	for (d = 0; d < s->join->ndims; d++)
 		s->join->dims[d].keyv.type = te->cols[s->join->dims[d].fk_col].type;
 	gpuops_agg_join_shared(s, src, false);
+	for (d = 0; d < s->join->ndims; d++)
+		gpuops_agg_dim_table(s, &s->join->dims[d]);
 	s->join->built = true;
 }

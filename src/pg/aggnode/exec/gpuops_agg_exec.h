@@ -116,6 +116,7 @@ typedef struct GpuopsAggDim
 	int64		nrows;			/* rows with a key */
 	gpo_vector	keyv;			/* the keys in the fact's join column type */
 	gpo_chunk	keyc;
+	gpo_join_table table;		/* built from them once (a worker: its own) */
 	/* EXPLAIN ANALYZE */
 	int64		build_rows;		/* rows its plan gave */
 	int64		probed;			/* fact rows that looked for a match */
