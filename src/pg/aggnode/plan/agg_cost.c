@@ -44,12 +44,16 @@ gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
 	/* the decoding threads share the walk and the parsing (gpuops_agg_decode_weight) */
 	gpuops_ctx_init(&ctx);
 	threads = Max(gpo_threads(&ctx), 1);
+	/*
+	 * (the worker processes share the threads: decoding is spread over all
+	 * of them, not over threads in each process)
+	 */
 	startup = (gpu ? gpuops_gpu_setup_cost : gpuops_cpu_setup_cost) +
 		qcost.startup +
 		(seq_page_cost * input->pages +
-		 input->tuples * (row_cost * (1 + 0.25 * ncols) + qcost.per_tuple +
-						  gpuops_cpu_row_cost * decode_weight / threads)) /
-		(workers + 1);
+		 input->tuples * (row_cost * (1 + 0.25 * ncols) + qcost.per_tuple)) /
+		(workers + 1) +
+		input->tuples * gpuops_cpu_row_cost * decode_weight / Max(threads, workers + 1);
 	if (workers > 0)
 		startup += parallel_setup_cost;
 	path->startup_cost = startup;

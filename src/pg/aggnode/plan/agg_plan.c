@@ -258,7 +258,7 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 																	star)),
 					workers, &cp->path);
 	if (star)
-		gpuops_agg_star_cost(star, scan_rel->rows, workers, &cp->path);
+		gpuops_agg_star_cost(root, star, scan_rel->rows, workers, &cp->path);
 	/* count(DISTINCT x): the engine's groups fold into the query's */
 	cp->path.startup_cost += (engine_groups - groups) * cpu_operator_cost;
 	cp->path.total_cost += (engine_groups - groups) * cpu_operator_cost;

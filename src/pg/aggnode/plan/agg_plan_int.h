@@ -53,7 +53,8 @@ extern Node *gpuops_agg_star_from_fact(GpuopsAggStar *star, Node *node);
 extern Bitmapset *gpuops_agg_star_real_attnos(GpuopsAggStar *star,
 											  Bitmapset *attnos);
 /* Adds the dimensions' plans and the probes to path's cost. */
-extern void gpuops_agg_star_cost(GpuopsAggStar *star, double fact_rows,
+extern void gpuops_agg_star_cost(PlannerInfo *root, GpuopsAggStar *star,
+								 double fact_rows,
 								 int workers, Path *path);
 /* The keys without the virtual columns. */
 extern List *gpuops_agg_star_fact_keys(List *keys, int fact_natts);
