@@ -128,6 +128,52 @@ REVOKE ALL ON FUNCTION gpuops.service_restart(boolean) FROM PUBLIC;
 COMMENT ON FUNCTION gpuops.service_restart(boolean) IS
 'restarts the GPU service''s executor (superuser only): it finishes the request it runs first, or, immediate, is killed at once (that request fails under gpuops.device = gpu, runs on the CPU under auto); no other process restarts; false when it is not running';
 
+-- The column cache: decoded columns of a table's all-visible block ranges in
+-- shared memory, served to GpuOpsAgg while no change touched their blocks.
+-- Shared state and DDL: VOLATILE, PARALLEL UNSAFE (the status: RESTRICTED).
+CREATE FUNCTION gpuops.cache_mark()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'gpuops_cache_mark'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gpuops.cache_mark() IS
+'the column cache''s trigger (installed by gpuops.cache_table): marks the block ranges of changed rows stale before the change commits';
+
+CREATE FUNCTION gpuops.cache_table(rel regclass)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'gpuops_cache_table'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gpuops.cache_table(regclass) IS
+'caches a table (its owner only): installs its triggers (enabled ALWAYS), then reads every all-visible block range of its integer, float, date, timestamp, boolean and numeric columns into shared memory; returns the ranges cached';
+
+CREATE FUNCTION gpuops.uncache_table(rel regclass)
+RETURNS bool
+AS 'MODULE_PATHNAME', 'gpuops_uncache_table'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gpuops.uncache_table(regclass) IS
+'drops a table from the column cache and its triggers (its owner only); false if it was not cached';
+
+CREATE FUNCTION gpuops.cache_refresh(rel regclass)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'gpuops_cache_refresh'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gpuops.cache_refresh(regclass) IS
+'reads again the block ranges of a cached table that changes made stale and that VACUUM made all-visible again (its owner only); returns how many';
+
+CREATE FUNCTION gpuops.cache_status(OUT relation regclass, OUT range_blocks int,
+                                    OUT ranges bigint, OUT ranges_cached bigint,
+                                    OUT ranges_fresh bigint, OUT rows_cached bigint,
+                                    OUT host_bytes bigint, OUT blocks_served bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpuops_cache_status'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuops.cache_status() IS
+'the tables of this database in the column cache: heap blocks a range, ranges of the table, ranges cached, of them fresh (served), rows and shared memory bytes cached, and blocks served to queries';
+
 -- Histogram with even bins: width_bucket(v::float8, lo, hi, bins) counts of
 -- an int2, int4, int8, float4 or float8 array; lo and hi both NULL: the
 -- domain is the minimum and maximum finite element.  The counts are the same

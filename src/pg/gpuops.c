@@ -12,6 +12,7 @@
 #include "aggnode/gpuops_agg.h"
 #include "budget/gpuops_budget.h"
 #include "budget/gpuops_omp.h"
+#include "cache/gpuops_cache.h"
 #include "heapscan/gpuops_scan.h"
 #include "service/gpuops_service.h"
 
@@ -38,6 +39,7 @@ _PG_init(void)
 	gpuops_scan_settings_init();
 	gpuops_budget_init();
 	gpuops_service_init();
+	gpuops_cache_init();
 
 	MarkGUCPrefixReserved("gpuops");
 	gpuops_agg_register();

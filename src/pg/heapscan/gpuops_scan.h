@@ -75,9 +75,32 @@ typedef struct GpuopsScanStats
 	double		read_ms;		/* time spent reading/decoding */
 	double		pin_ms;			/* of which the backend alone pinned pages
 								 * and copied their line pointers */
+	int64		source_rows;	/* rows of them a block source served */
+	int64		source_blocks;	/* blocks it served */
 } GpuopsScanStats;
 
 typedef struct GpuopsScanReader GpuopsScanReader;
+
+/*
+ * A source of rows already decoded for some of the relation's blocks (the
+ * column cache): the fast path takes those blocks from it instead of
+ * pinning them.  has_block is a hint, asked while the blocks are handed
+ * out; serve decides under its own lock, appending to the batch the rows
+ * of blocks[0 ..] in order, whole blocks only, while they fit; a block it
+ * can no longer serve goes to missed[*nmissed++] (the fast path then reads
+ * it from the heap).  serve returns how many blocks it consumed (served or
+ * missed) and adds the rows it appended to *rows; NULL rows' validity bits
+ * cleared and has_nulls set, as the decoders do.  Both run on the backend's
+ * own thread.
+ */
+typedef struct GpuopsScanSource
+{
+	bool		(*has_block) (void *arg, BlockNumber blkno);
+	int			(*serve) (void *arg, const BlockNumber *blocks, int nblocks,
+						  struct GpuopsScanBatch *batch, BlockNumber *missed,
+						  int *nmissed, int64 *rows);
+	void	   *arg;
+} GpuopsScanSource;
 
 /* The physical batch type of a column type, or false if the reader can't extract it. */
 extern bool gpuops_scan_col_type(Oid typid, gpo_type *type);
@@ -118,6 +141,23 @@ extern void gpuops_scan_double_buffer(GpuopsScanReader *r);
  */
 extern bool gpuops_scan_set_parallel(GpuopsScanReader *r,
 									 ParallelBlockTableScanDesc pscan);
+/*
+ * Makes the fast path take the blocks src has from it (the reader keeps
+ * the pointer); false on the slot path.
+ */
+extern bool gpuops_scan_set_source(GpuopsScanReader *r,
+								   const GpuopsScanSource *src);
+/*
+ * Decodes every tuple of blocks lo .. hi - 1 into the batch (rows from 0),
+ * when each of those pages is all-visible (then every snapshot sees exactly
+ * those tuples): row_end[i] gets the rows of blocks lo .. lo + i.  False
+ * (nothing usable) if a page is not all-visible, or the batch can't hold
+ * the rows, or a value (a numeric) the batch can't hold.  The rows are in
+ * *batch.  Fast path only.
+ */
+extern bool gpuops_scan_read_all_visible(GpuopsScanReader *r, BlockNumber lo,
+										 BlockNumber hi, int64 *row_end,
+										 GpuopsScanBatch **batch);
 /* Lowers the fast path's decoding threads to at most nthreads. */
 extern void gpuops_scan_limit_threads(GpuopsScanReader *r, int nthreads);
 /* The buffers this backend remembers for the reader's relation, or NULL. */

@@ -75,7 +75,20 @@ gpuops_scan_release_pages(GpuopsPageBatch *pb)
 	pb->nbufs = 0;
 	pb->ntups = 0;
 	pb->tup_next = 0;
+	pb->nsrc = 0;
+	pb->src_next = 0;
 	pb->loaded = false;
+}
+
+/* Adds block blkno to the page batch: to its pages, or to the blocks its source serves. */
+static inline void
+gpuops_scan_take_block(GpuopsScanReader *r, GpuopsPageBatch *pb,
+					   BlockNumber blkno, int *npages)
+{
+	if (r->source != NULL && r->source->has_block(r->source->arg, blkno))
+		pb->src_blocks[pb->nsrc++] = blkno;
+	else
+		pb->blocks[(*npages)++] = blkno;
 }
 
 /*
@@ -101,17 +114,19 @@ gpuops_scan_pin_pages(GpuopsScanReader *r, GpuopsPageBatch *pb)
 	Assert(!pb->loaded && pb->nbufs == 0);
 	INSTR_TIME_SET_CURRENT(start);
 
-	/* the blocks: the next ones in order, or those the shared scan hands out */
+	/*
+	 * the blocks: those the source missed, then the next ones in order, or
+	 * those the shared scan hands out
+	 */
+	while (r->nmissed > 0 && npages < r->max_pages)
+		pb->blocks[npages++] = r->missed[--r->nmissed];
 	if (r->pscan == NULL)
 	{
-		BlockNumber end = r->next_block + Min((BlockNumber) r->max_pages,
-											  r->nblocks - r->next_block);
-
-		for (; r->next_block < end; r->next_block++)
-			pb->blocks[npages++] = r->next_block;
+		while (npages + pb->nsrc < r->max_pages && r->next_block < r->nblocks)
+			gpuops_scan_take_block(r, pb, r->next_block++, &npages);
 	}
 	else
-		while (npages < r->max_pages && !r->pdone)
+		while (npages + pb->nsrc < r->max_pages && !r->pdone)
 		{
 			BlockNumber blkno = table_block_parallelscan_nextpage(rel, &r->pwork,
 																  r->pscan);
@@ -119,7 +134,7 @@ gpuops_scan_pin_pages(GpuopsScanReader *r, GpuopsPageBatch *pb)
 			if (blkno == InvalidBlockNumber)
 				r->pdone = true;
 			else
-				pb->blocks[npages++] = blkno;
+				gpuops_scan_take_block(r, pb, blkno, &npages);
 		}
 
 	/*
@@ -214,7 +229,8 @@ gpuops_scan_pin_pages(GpuopsScanReader *r, GpuopsPageBatch *pb)
 static inline bool
 gpuops_scan_more_blocks(const GpuopsScanReader *r)
 {
-	return r->pscan != NULL ? !r->pdone : r->next_block < r->nblocks;
+	return r->nmissed > 0 ||
+		(r->pscan != NULL ? !r->pdone : r->next_block < r->nblocks);
 }
 
 /* The threads turn a pinned page batch's line pointers into tuple headers. */
@@ -286,6 +302,9 @@ gpuops_scan_next_fast(GpuopsScanReader *r)
 			b->nrows += n;
 			continue;
 		}
+		/* then the blocks of the batch that the source serves */
+		if (cur->src_next < cur->nsrc && !gpuops_scan_serve_source(r, cur))
+			return false;		/* the batch is full */
 		gpuops_scan_release_pages(cur);
 		CHECK_FOR_INTERRUPTS();
 		if (!ahead->loaded)

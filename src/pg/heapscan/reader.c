@@ -329,6 +329,7 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 			pb->bufs = palloc(sizeof(Buffer) * pages);
 			pb->pages = palloc(sizeof(GpuopsPageRef) * pages);
 			pb->page_first = palloc(sizeof(int64) * pages);
+			pb->src_blocks = palloc(sizeof(BlockNumber) * pages);
 			pb->lps = palloc_extended(sizeof(ItemIdData) * pages *
 									  MaxHeapTuplesPerPage, MCXT_ALLOC_HUGE);
 			pb->tups = palloc_extended(sizeof(HeapTupleHeader) * pages *
@@ -429,6 +430,7 @@ gpuops_scan_rescan(GpuopsScanReader *r)
 		r->next_block = 0;
 		r->pscan = NULL;		/* a rescan reads every block itself */
 		r->pdone = false;
+		r->nmissed = 0;
 		r->nblocks = RelationGetNumberOfBlocks(r->rel);
 		r->recent = gpuops_recent_buffers(r->rel, r->nblocks);
 	}
@@ -460,6 +462,7 @@ gpuops_scan_end(GpuopsScanReader *r)
 			pfree(pb->bufs);
 			pfree(pb->pages);
 			pfree(pb->page_first);
+			pfree(pb->src_blocks);
 			pfree(pb->lps);
 			pfree(pb->tups);
 		}

@@ -41,6 +41,9 @@ typedef struct GpuopsPageBatch
 	HeapTupleHeader *tups;		/* [max_pages * MaxHeapTuplesPerPage] */
 	int64		ntups;			/* visible tuples (once recorded) */
 	int64		tup_next;		/* first one not yet delivered */
+	BlockNumber *src_blocks;	/* [max_pages] blocks left to the source */
+	int			nsrc;
+	int			src_next;		/* first one not yet served */
 	bool		loaded;			/* pinned (and maybe recorded), not released */
 } GpuopsPageBatch;
 
@@ -92,6 +95,10 @@ struct GpuopsScanReader
 										 * processes, or NULL: all, in order */
 	ParallelBlockTableScanWorkerData pwork; /* this process's share of pscan */
 	bool		pdone;			/* pscan has no blocks left */
+	const GpuopsScanSource *source; /* blocks already decoded, or NULL */
+	BlockNumber *missed;		/* [2 * max_pages] blocks the source could
+								 * not serve after all: pinned first */
+	int			nmissed;
 
 	/* slot path */
 	TableScanDesc scan;
@@ -106,6 +113,14 @@ struct GpuopsScanReader
 extern void gpuops_scan_release_pages(GpuopsPageBatch *pb);
 /* Fill the batch from page batches; true if the table is exhausted. */
 extern bool gpuops_scan_next_fast(GpuopsScanReader *r);
+
+/* ---- source.c ---- */
+
+/*
+ * Serves the page batch's source blocks into the batch; true when it has
+ * none left (false: the batch is full).
+ */
+extern bool gpuops_scan_serve_source(GpuopsScanReader *r, GpuopsPageBatch *pb);
 
 /* ---- slots.c ---- */
 

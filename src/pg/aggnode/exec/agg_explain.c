@@ -253,6 +253,8 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								s->fast_read && s->slot_read ? "page batches and slots" :
 								s->fast_read ? "page batches" : "slots", es);
 		ExplainPropertyInteger("Rows In", NULL, s->rows_in, es);
+		if (s->cached_rows > 0)
+			ExplainPropertyInteger("Rows From Cache", NULL, s->cached_rows, es);
 		ExplainPropertyInteger("Rows Passed", NULL, s->rows_passed, es);
 		ExplainPropertyInteger("Groups", NULL,
 							   s->groups.spill_runs > 0 && s->groups.ngroups == 0 ?

@@ -7,6 +7,7 @@
  *	  for its share of the blocks (agg_parallel.c).
  */
 #include "aggnode/exec/agg_policy.h"
+#include "cache/gpuops_cache.h"
 
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
@@ -255,6 +256,8 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 								   te->cpu_qual, s->qual_cxt, true,
 								   Max(1, gpo_threads(&ctx) -
 									   (gpuops_agg_overlaps(INT64_MAX) ? 1 : 0)));
+	gpuops_cache_attach_reader(te->reader, te->rel, te->nread, te->cols,
+							   gpo_threads(&ctx));
 }
 
 /*
@@ -360,6 +363,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	stats = gpuops_scan_stats(te->reader);
 	s->read_ms += stats->read_ms;
 	s->pin_ms += stats->pin_ms;
+	s->cached_rows += stats->source_rows;
 	if (stats->fast)
 		s->fast_read = true;
 	else

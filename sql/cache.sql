@@ -1,0 +1,186 @@
+-- The column cache (gpuops.cache_table): the decoded columns of a table's
+-- all-visible block ranges in shared memory, served to Custom Scan
+-- (GpuOpsAgg) instead of the heap while no change touched their blocks.
+-- Every query is checked against PostgreSQL's own answer, and how many rows
+-- came from the cache is shown: after caching; after updates, deletes,
+-- inserts, an aborted update and TRUNCATE; inside the changing transaction;
+-- after VACUUM and gpuops.cache_refresh; after VACUUM FULL; with the
+-- triggers disabled and enabled again; after columns are dropped and added;
+-- with worker processes and batches smaller than a page; and the errors.
+-- (An older snapshot against concurrent changes: specs/cache_mvcc.spec.)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/agg_check.psql
+
+-- the rows the cache served when q ran (0: none)
+CREATE FUNCTION pg_temp.from_cache(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	n bigint := 0;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF line LIKE '%Rows From Cache:%' THEN
+			n := split_part(line, ':', 2)::bigint;
+		END IF;
+	END LOOP;
+	RETURN n;
+END
+$$;
+
+-- the cache's view of this database's tables
+CREATE FUNCTION pg_temp.status() RETURNS TABLE (relation regclass, range_blocks int,
+	ranges bigint, cached bigint, fresh bigint, rows_cached bigint, served boolean)
+LANGUAGE sql AS $$
+	SELECT relation, range_blocks, ranges, ranges_cached, ranges_fresh, rows_cached,
+		   blocks_served > 0
+	FROM gpuops.cache_status() ORDER BY relation::text
+$$;
+
+-- ranges of 4 blocks, so that a change leaves most of the table served
+SET gpuops.cache_range_blocks = 4;
+CREATE TABLE cc (id int, k int, v int8, x float8, n numeric(10, 2), b bool,
+				 d date, ts timestamp, s int2, t text);
+INSERT INTO cc
+SELECT i,
+	   CASE WHEN i % 101 = 0 THEN NULL ELSE i % 37 END,
+	   CASE WHEN i % 97 = 0 THEN NULL WHEN i = 17 THEN 9223372036854775807
+			WHEN i = 18 THEN -9223372036854775807 ELSE i * 1000 END,
+	   CASE i % 11 WHEN 0 THEN 'NaN' WHEN 1 THEN '-0' WHEN 2 THEN NULL
+			ELSE i / 8.0 END,
+	   CASE WHEN i % 89 = 0 THEN NULL ELSE (i % 5000) / 7.0 - 300 END,
+	   CASE WHEN i % 13 = 0 THEN NULL ELSE i % 3 = 0 END,
+	   date '2020-01-01' + i % 700,
+	   timestamp '2021-06-01' + i * interval '37 minutes',
+	   (i % 300)::int2,
+	   'row' || i
+FROM generate_series(1, 20000) i;
+INSERT INTO cc VALUES (20001, 1, NULL, 'Infinity', NULL, NULL, NULL, NULL, NULL, NULL),
+	(20002, 1, 5, '-Infinity', -99999999.99, true, 'infinity', '-infinity', -32768, '');
+VACUUM (FREEZE, ANALYZE) cc;
+SELECT pg_relation_size('cc') / current_setting('block_size')::int AS blocks;
+SELECT gpuops.cache_table('cc') AS ranges_cached;
+SELECT * FROM pg_temp.status();
+SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'cc'::regclass ORDER BY 1;
+
+-- served from the cache, the same as PostgreSQL's
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv, min(x) AS lx, max(x) AS hx, sum(n) AS sn, avg(n) AS an, count(b) AS cb, min(d) AS ld, max(ts) AS hts, sum(s) AS ss FROM cc GROUP BY k');
+SELECT pg_temp.from_cache('SELECT k, count(*) AS c, sum(v) AS sv, min(x) AS lx, max(x) AS hx, sum(n) AS sn, avg(n) AS an, count(b) AS cb, min(d) AS ld, max(ts) AS hts, sum(s) AS ss FROM cc GROUP BY k');
+SELECT pg_temp.check('SELECT b, count(*) AS c, count(x) AS cx, sum(x) AS sx FROM cc WHERE v > 5000000 OR v IS NULL GROUP BY b');
+SELECT pg_temp.check('SELECT d, count(*) FROM cc WHERE k IN (1, 2, 3) GROUP BY d');
+SELECT pg_temp.check('SELECT count(*) AS c, count(n) AS cn, sum(v) AS sv FROM cc');
+SELECT pg_temp.from_cache('SELECT count(*), count(n), sum(v) FROM cc');
+-- a text column is not cached: the heap is read
+SELECT pg_temp.check('SELECT k, count(t) FROM cc GROUP BY k');
+SELECT pg_temp.from_cache('SELECT k, count(t) FROM cc GROUP BY k');
+-- gpuops.use_cache = off reads the heap
+SET gpuops.use_cache = off;
+SELECT pg_temp.from_cache('SELECT count(*), sum(v) FROM cc');
+RESET gpuops.use_cache;
+
+-- changes make their ranges stale: those blocks come from the heap
+UPDATE cc SET v = v + 1 WHERE id = 5;
+DELETE FROM cc WHERE id BETWEEN 10000 AND 10010;
+INSERT INTO cc SELECT i, i % 37, i, i, i, true, date '2022-01-01', NULL, 1, 'new'
+FROM generate_series(30001, 30500) i;
+BEGIN;
+UPDATE cc SET k = 99 WHERE id = 15000;
+ROLLBACK;
+SELECT relation, ranges, cached, fresh < cached AS some_stale, fresh > 0 AS some_fresh
+FROM pg_temp.status();
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv, min(x) AS lx, max(x) AS hx, sum(n) AS sn, avg(n) AS an, count(b) AS cb, min(d) AS ld, max(ts) AS hts, sum(s) AS ss FROM cc GROUP BY k');
+SELECT pg_temp.from_cache('SELECT count(*) FROM cc') BETWEEN 1 AND 20000 AS partly_cached;
+SELECT pg_temp.check('SELECT count(*) AS c, sum(v) AS sv, sum(n) AS sn FROM cc');
+
+-- inside the changing transaction: its own changes are seen
+BEGIN;
+DELETE FROM cc WHERE k = 3;
+UPDATE cc SET n = n + 1 WHERE k = 4;
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(n) AS sn FROM cc GROUP BY k');
+ROLLBACK;
+
+-- VACUUM makes the changed pages all-visible again; cache_refresh reads them
+VACUUM cc;
+SELECT gpuops.cache_refresh('cc') > 0 AS refreshed;
+SELECT relation, ranges, cached = ranges AS all_cached, fresh = cached AS all_fresh,
+	   rows_cached = (SELECT count(*) FROM cc) AS every_row
+FROM pg_temp.status();
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv, min(x) AS lx, max(x) AS hx, sum(n) AS sn, avg(n) AS an, count(b) AS cb, min(d) AS ld, max(ts) AS hts, sum(s) AS ss FROM cc GROUP BY k');
+SELECT pg_temp.from_cache('SELECT count(*) FROM cc') = (SELECT count(*) FROM cc) AS all_from_cache;
+
+-- worker processes, and batches smaller than a page (blocks then come from the heap)
+SET gpuops.parallel_workers = 2;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SELECT pg_temp.plan('SELECT k, count(*) FROM cc GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv, sum(n) AS sn, max(x) AS hx FROM cc GROUP BY k');
+RESET gpuops.parallel_workers;
+RESET parallel_setup_cost;
+SET max_parallel_workers_per_gather = 0;
+SET gpuops.debug_chunk_size = 64;
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv, sum(n) AS sn, max(x) AS hx FROM cc GROUP BY k');
+SELECT pg_temp.from_cache('SELECT k, count(*) FROM cc GROUP BY k');
+RESET gpuops.debug_chunk_size;
+
+-- VACUUM FULL rewrites the table: nothing is served until cache_refresh
+VACUUM FULL cc;
+SELECT pg_temp.from_cache('SELECT count(*) FROM cc');
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM cc GROUP BY k');
+VACUUM cc;
+SELECT gpuops.cache_refresh('cc') > 0 AS refreshed;
+SELECT pg_temp.from_cache('SELECT count(*) FROM cc') = (SELECT count(*) FROM cc) AS all_from_cache;
+
+-- a disabled trigger could miss changes: the table is not served again until
+-- cache_table, even with the trigger enabled again
+ALTER TABLE cc DISABLE TRIGGER gpuops_cache_mark;
+DELETE FROM cc WHERE k = 7;
+ALTER TABLE cc ENABLE ALWAYS TRIGGER gpuops_cache_mark;
+SELECT pg_temp.from_cache('SELECT count(*) FROM cc');
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM cc GROUP BY k');
+SELECT gpuops.cache_refresh('cc');
+VACUUM cc;
+SELECT gpuops.cache_table('cc') > 0 AS cached;
+SELECT pg_temp.from_cache('SELECT count(*) FROM cc') = (SELECT count(*) FROM cc) AS all_from_cache;
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM cc GROUP BY k');
+
+-- columns dropped and added: the cached ones still serve, a new one reads the heap
+ALTER TABLE cc DROP COLUMN s;
+ALTER TABLE cc ADD COLUMN extra int DEFAULT 7;
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM cc GROUP BY k');
+SELECT pg_temp.from_cache('SELECT k, count(*) AS c, sum(v) AS sv FROM cc GROUP BY k') > 0 AS served;
+SELECT pg_temp.check('SELECT k, sum(extra) FROM cc GROUP BY k');
+SELECT pg_temp.from_cache('SELECT k, sum(extra) FROM cc GROUP BY k');
+
+-- TRUNCATE empties it: nothing is served, the new rows come from the heap
+TRUNCATE cc;
+INSERT INTO cc (id, k, v) SELECT i, i % 5, i FROM generate_series(1, 1000) i;
+SELECT pg_temp.from_cache('SELECT count(*) FROM cc');
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM cc GROUP BY k');
+
+-- errors
+CREATE VIEW cc_view AS SELECT * FROM cc;
+SELECT gpuops.cache_table('cc_view');
+CREATE TEMP TABLE cc_temp (a int);
+SELECT gpuops.cache_table('cc_temp');
+CREATE TABLE cc_text (a text);
+SELECT gpuops.cache_table('cc_text');
+SELECT gpuops.cache_refresh('cc_text');
+SELECT gpuops.uncache_table('cc_text');
+CREATE ROLE regress_gpuops_cache;
+GRANT SELECT ON cc TO regress_gpuops_cache;
+SET ROLE regress_gpuops_cache;
+SELECT gpuops.cache_table('cc');
+SELECT gpuops.uncache_table('cc');
+RESET ROLE;
+SELECT gpuops.cache_mark();
+
+-- uncache_table drops the table and its triggers
+SELECT gpuops.uncache_table('cc');
+SELECT * FROM pg_temp.status();
+SELECT count(*) FROM pg_trigger WHERE tgrelid = 'cc'::regclass;
+SELECT pg_temp.from_cache('SELECT count(*) FROM cc');
+-- a dropped table leaves the cache
+SELECT gpuops.cache_table('cc') AS ranges_cached;
+DROP TABLE cc CASCADE;
+SELECT * FROM pg_temp.status();
+REVOKE ALL ON SCHEMA public FROM regress_gpuops_cache;
+DROP ROLE regress_gpuops_cache;
+DROP TABLE cc_text;
