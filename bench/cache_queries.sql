@@ -34,7 +34,7 @@ SET gpuops.use_cache = off;
 \c
 \ir setup.psql
 \echo == from the cache
-SELECT gpuops.cache_table('cache_bench') AS ranges_cached;
+SELECT gpuops.cache_table('cache_bench', auto_refresh => false) AS ranges_cached;
 SELECT ranges, ranges_cached, ranges_fresh, rows_cached, pg_size_pretty(host_bytes) AS host
 FROM gpuops.cache_status() WHERE relation = 'cache_bench'::regclass;
 CREATE TEMP TABLE bq (n int, name text, q text);

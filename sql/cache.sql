@@ -6,7 +6,11 @@
 -- inserts, an aborted update and TRUNCATE; inside the changing transaction;
 -- after VACUUM and gpuops.cache_refresh; after VACUUM FULL; with the
 -- triggers disabled and enabled again; after columns are dropped and added;
--- with worker processes and batches smaller than a page; and the errors.
+-- with worker processes and batches smaller than a page; the refresher
+-- (gpuops.cache_refresh_interval), which reads stale ranges again by itself
+-- after VACUUM; eviction of the least recently used ranges past
+-- gpuops.host_cache_memory; and the errors.  (The tables other than the refresher's are
+-- cached with auto_refresh off, so that it can't change what is shown.)
 -- (An older snapshot against concurrent changes: specs/cache_mvcc.spec.)
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
@@ -57,7 +61,7 @@ INSERT INTO cc VALUES (20001, 1, NULL, 'Infinity', NULL, NULL, NULL, NULL, NULL,
 	(20002, 1, 5, '-Infinity', -99999999.99, true, 'infinity', '-infinity', -32768, '');
 VACUUM (FREEZE, ANALYZE) cc;
 SELECT pg_relation_size('cc') / current_setting('block_size')::int AS blocks;
-SELECT gpuops.cache_table('cc') AS ranges_cached;
+SELECT gpuops.cache_table('cc', auto_refresh => false) AS ranges_cached;
 SELECT * FROM pg_temp.status();
 SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'cc'::regclass ORDER BY 1;
 
@@ -137,7 +141,7 @@ SELECT pg_temp.from_cache('SELECT count(*) FROM cc');
 SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM cc GROUP BY k');
 SELECT gpuops.cache_refresh('cc');
 VACUUM cc;
-SELECT gpuops.cache_table('cc') > 0 AS cached;
+SELECT gpuops.cache_table('cc', auto_refresh => false) > 0 AS cached;
 SELECT pg_temp.from_cache('SELECT count(*) FROM cc') = (SELECT count(*) FROM cc) AS all_from_cache;
 SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM cc GROUP BY k');
 
@@ -154,6 +158,57 @@ TRUNCATE cc;
 INSERT INTO cc (id, k, v) SELECT i, i % 5, i FROM generate_series(1, 1000) i;
 SELECT pg_temp.from_cache('SELECT count(*) FROM cc');
 SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM cc GROUP BY k');
+
+-- the refresher reads the stale ranges again by itself once VACUUM made their
+-- pages all-visible (here every second; by default every minute)
+CREATE TABLE cr (k int, v int8);
+INSERT INTO cr SELECT i % 10, i FROM generate_series(1, 5000) i;
+VACUUM (FREEZE, ANALYZE) cr;
+SELECT gpuops.cache_table('cr') > 0 AS cached;
+UPDATE cr SET v = v + 1 WHERE k = 1;
+VACUUM cr;
+SELECT ranges_fresh < ranges AS stale, auto_refresh FROM gpuops.cache_status() WHERE relation = 'cr'::regclass;
+ALTER SYSTEM SET gpuops.cache_refresh_interval = 1;
+SELECT pg_reload_conf();
+DO $$
+BEGIN
+	FOR i IN 1..600 LOOP
+		EXIT WHEN (SELECT ranges_fresh = ranges FROM gpuops.cache_status()
+				   WHERE relation = 'cr'::regclass);
+		PERFORM pg_sleep(0.1);
+	END LOOP;
+END
+$$;
+ALTER SYSTEM RESET gpuops.cache_refresh_interval;
+SELECT pg_reload_conf();
+SELECT ranges_fresh = ranges AS refreshed FROM gpuops.cache_status() WHERE relation = 'cr'::regclass;
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM cr GROUP BY k');
+SELECT pg_temp.from_cache('SELECT k, count(*) FROM cr GROUP BY k');
+DROP TABLE cr;
+
+-- past gpuops.host_cache_memory the least recently used ranges make room (the
+-- ranges of cc's old file first, then e1's), but none the filling table used
+ALTER SYSTEM SET gpuops.host_cache_memory = '1MB';
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+SHOW gpuops.host_cache_memory;
+CREATE TABLE e1 (k int, v int8);
+CREATE TABLE e2 (k int, v int8);
+INSERT INTO e1 SELECT i % 7, i FROM generate_series(1, 60000) i;
+INSERT INTO e2 SELECT i % 7, -i FROM generate_series(1, 60000) i;
+VACUUM (FREEZE, ANALYZE) e1, e2;
+SELECT gpuops.cache_table('e1', false) > 0 AS cached;
+SELECT pg_temp.from_cache('SELECT k, sum(v) FROM e1 GROUP BY k') = 60000 AS all_from_cache;
+SELECT gpuops.cache_table('e2', false) > 0 AS cached;
+SELECT relation, cached = ranges AS all_cached, cached > 0 AS some_cached
+FROM pg_temp.status() WHERE relation IN ('e1'::regclass, 'e2'::regclass);
+SELECT sum(host_bytes) <= 1024 * 1024 AS within_limit FROM gpuops.cache_status();
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM e1 GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv FROM e2 GROUP BY k');
+SELECT pg_temp.from_cache('SELECT k, sum(v) FROM e2 GROUP BY k') = 60000 AS all_from_cache;
+ALTER SYSTEM RESET gpuops.host_cache_memory;
+SELECT pg_reload_conf();
+DROP TABLE e1, e2;
 
 -- errors
 CREATE VIEW cc_view AS SELECT * FROM cc;
@@ -178,7 +233,7 @@ SELECT * FROM pg_temp.status();
 SELECT count(*) FROM pg_trigger WHERE tgrelid = 'cc'::regclass;
 SELECT pg_temp.from_cache('SELECT count(*) FROM cc');
 -- a dropped table leaves the cache
-SELECT gpuops.cache_table('cc') AS ranges_cached;
+SELECT gpuops.cache_table('cc', false) AS ranges_cached;
 DROP TABLE cc CASCADE;
 SELECT * FROM pg_temp.status();
 REVOKE ALL ON SCHEMA public FROM regress_gpuops_cache;

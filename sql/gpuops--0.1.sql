@@ -139,13 +139,13 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION gpuops.cache_mark() IS
 'the column cache''s trigger (installed by gpuops.cache_table): marks the block ranges of changed rows stale before the change commits';
 
-CREATE FUNCTION gpuops.cache_table(rel regclass)
+CREATE FUNCTION gpuops.cache_table(rel regclass, auto_refresh bool DEFAULT true)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'gpuops_cache_table'
 LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION gpuops.cache_table(regclass) IS
-'caches a table (its owner only): installs its triggers (enabled ALWAYS), then reads every all-visible block range of its integer, float, date, timestamp, boolean and numeric columns into shared memory; returns the ranges cached';
+COMMENT ON FUNCTION gpuops.cache_table(regclass, bool) IS
+'caches a table (its owner only): installs its triggers (enabled ALWAYS), then reads every all-visible block range of its integer, float, date, timestamp, boolean and numeric columns into shared memory; returns the ranges cached; auto_refresh: the refresher reads stale ranges again after VACUUM';
 
 CREATE FUNCTION gpuops.uncache_table(rel regclass)
 RETURNS bool
@@ -166,13 +166,14 @@ COMMENT ON FUNCTION gpuops.cache_refresh(regclass) IS
 CREATE FUNCTION gpuops.cache_status(OUT relation regclass, OUT range_blocks int,
                                     OUT ranges bigint, OUT ranges_cached bigint,
                                     OUT ranges_fresh bigint, OUT rows_cached bigint,
-                                    OUT host_bytes bigint, OUT blocks_served bigint)
+                                    OUT host_bytes bigint, OUT blocks_served bigint,
+                                    OUT auto_refresh bool)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpuops_cache_status'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuops.cache_status() IS
-'the tables of this database in the column cache: heap blocks a range, ranges of the table, ranges cached, of them fresh (served), rows and shared memory bytes cached, and blocks served to queries';
+'the tables of this database in the column cache: heap blocks a range, ranges of the table, ranges cached, of them fresh (served), rows and shared memory bytes cached, blocks served to queries, and whether the refresher reads its stale ranges';
 
 -- Histogram with even bins: width_bucket(v::float8, lo, hi, bins) counts of
 -- an int2, int4, int8, float4 or float8 array; lo and hi both NULL: the

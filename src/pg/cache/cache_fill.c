@@ -34,6 +34,8 @@ gpuops_cache_grow(GpuopsCacheTable *t, BlockNumber nblocks)
 		if (i < t->nranges)
 		{
 			pg_atomic_init_u32(&ranges[i].gen, pg_atomic_read_u32(&old[i].gen));
+			pg_atomic_init_u64(&ranges[i].last_used,
+							   pg_atomic_read_u64(&old[i].last_used));
 			ranges[i].filled_gen = old[i].filled_gen;
 			ranges[i].data = old[i].data;
 			ranges[i].nblocks = old[i].nblocks;
@@ -43,6 +45,7 @@ gpuops_cache_grow(GpuopsCacheTable *t, BlockNumber nblocks)
 		else
 		{
 			pg_atomic_init_u32(&ranges[i].gen, 0);
+			pg_atomic_init_u64(&ranges[i].last_used, 0);
 			ranges[i].data = InvalidDsaPointer;
 		}
 	}
@@ -53,12 +56,68 @@ gpuops_cache_grow(GpuopsCacheTable *t, BlockNumber nblocks)
 }
 
 /*
+ * Frees the least recently used range last used before clock "before" (of
+ * any table); false if there is none.  Takes one slot's lock at a time.
+ */
+static bool
+gpuops_cache_evict_one(uint64 before)
+{
+	GpuopsCacheTable *victim = NULL;
+	uint32		serial = 0;
+	int64		vrange = -1;
+	dsa_pointer vdata = InvalidDsaPointer;
+	uint64		oldest = before;
+	int			i;
+	int64		r;
+
+	for (i = 0; i < GPUOPS_CACHE_MAX_TABLES; i++)
+	{
+		GpuopsCacheTable *t = &gpuops_cache->tables[i];
+		GpuopsCacheRange *ranges;
+
+		LWLockAcquire(t->lock, LW_SHARED);
+		ranges = t->in_use ? gpuops_cache_ranges(t) : NULL;
+		for (r = 0; ranges != NULL && r < t->nranges; r++)
+		{
+			uint64		used = pg_atomic_read_u64(&ranges[r].last_used);
+
+			if (DsaPointerIsValid(ranges[r].data) && used < oldest)
+			{
+				oldest = used;
+				victim = t;
+				serial = t->serial;
+				vrange = r;
+				vdata = ranges[r].data;
+			}
+		}
+		LWLockRelease(t->lock);
+	}
+	if (victim == NULL)
+		return false;
+	LWLockAcquire(victim->lock, LW_EXCLUSIVE);
+	if (victim->in_use && victim->serial == serial && vrange < victim->nranges)
+	{
+		GpuopsCacheRange *rng = &gpuops_cache_ranges(victim)[vrange];
+
+		if (rng->data == vdata)
+		{
+			dsa_free(gpuops_cache_area(), rng->data);
+			pg_atomic_fetch_sub_u64(&gpuops_cache->bytes, rng->bytes);
+			pg_atomic_fetch_add_u64(&gpuops_cache->evictions, 1);
+			rng->data = InvalidDsaPointer;
+		}
+	}
+	LWLockRelease(victim->lock);
+	return true;				/* (freed, or someone else did meanwhile) */
+}
+
+/*
  * Copies a range's decoded rows (batch) and its blocks' row ends into new
  * area memory; InvalidDsaPointer when the cache's memory is spent.
  */
 static dsa_pointer
 gpuops_cache_store(GpuopsCacheTable *t, GpuopsScanBatch *batch, int nblocks,
-				   const int64 *row_end, int64 *bytes)
+				   const int64 *row_end, uint64 fill_start, int64 *bytes)
 {
 	dsa_area   *area = gpuops_cache_area();
 	uint64		limit = (uint64) gpuops_host_cache_memory * 1024 * 1024;
@@ -69,10 +128,14 @@ gpuops_cache_store(GpuopsCacheTable *t, GpuopsScanBatch *batch, int nblocks,
 	int			i;
 
 	gpuops_cache_layout(t, nblocks, batch->nrows, &lay);
-	if (pg_atomic_add_fetch_u64(&gpuops_cache->bytes, lay.size) > limit)
+	if (lay.size > limit)
+		return InvalidDsaPointer;
+	/* room: the least recently used ranges go, but none this fill used */
+	while (pg_atomic_add_fetch_u64(&gpuops_cache->bytes, lay.size) > limit)
 	{
 		pg_atomic_fetch_sub_u64(&gpuops_cache->bytes, lay.size);
-		return InvalidDsaPointer;
+		if (!gpuops_cache_evict_one(fill_start))
+			return InvalidDsaPointer;
 	}
 	dp = dsa_allocate_extended(area, lay.size, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
 	if (!DsaPointerIsValid(dp))
@@ -120,6 +183,8 @@ gpuops_cache_publish(GpuopsCacheTable *t, uint32 serial, int64 i, uint32 gen0,
 		}
 		rng->data = dp;
 		rng->filled_gen = gen0;
+		pg_atomic_write_u64(&rng->last_used,
+							pg_atomic_fetch_add_u64(&gpuops_cache->clock, 1));
 		rng->nblocks = nblocks;
 		rng->nrows = nrows;
 		rng->bytes = bytes;
@@ -148,6 +213,7 @@ gpuops_cache_fill(Relation rel, GpuopsCacheTable *t, int64 *skipped,
 	int64	   *row_end;
 	int64		nranges;
 	int64		filled = 0;
+	uint64		fill_start = pg_atomic_fetch_add_u64(&gpuops_cache->clock, 1);
 	uint32		serial;
 	int			rb;
 	int			ncols;
@@ -216,7 +282,8 @@ gpuops_cache_fill(Relation rel, GpuopsCacheTable *t, int64 *skipped,
 			(*skipped)++;
 			continue;
 		}
-		dp = gpuops_cache_store(t, batch, (int) (hi - lo), row_end, &bytes);
+		dp = gpuops_cache_store(t, batch, (int) (hi - lo), row_end, fill_start,
+								&bytes);
 		if (!DsaPointerIsValid(dp))
 		{
 			(*full)++;

@@ -40,6 +40,8 @@ typedef struct GpuopsCacheCol
 typedef struct GpuopsCacheRange
 {
 	pg_atomic_uint32 gen;		/* changes of its blocks so far */
+	pg_atomic_uint64 last_used; /* the cache's clock when last read or
+								 * served (least recently used go first) */
 	uint32		filled_gen;		/* gen its data was read at */
 	dsa_pointer data;			/* InvalidDsaPointer: not cached */
 	int32		nblocks;		/* blocks the data covers (from the range's
@@ -53,6 +55,7 @@ typedef struct GpuopsCacheTable
 {
 	LWLock	   *lock;
 	bool		in_use;
+	bool		auto_refresh;	/* the refresher reads its stale ranges */
 	bool		broken;			/* its triggers were altered or dropped:
 								 * nothing served until cache_table again */
 	uint32		serial;			/* changes each time the slot is taken */
@@ -73,6 +76,8 @@ typedef struct GpuopsCacheShared
 	dsa_handle	area;			/* DSM_HANDLE_INVALID until first used */
 	int			tranche;
 	pg_atomic_uint64 bytes;		/* range data in the area */
+	pg_atomic_uint64 clock;		/* ticks at every serving and filling */
+	pg_atomic_uint64 evictions; /* ranges freed for others */
 	uint32		next_serial;
 	GpuopsCacheTable tables[GPUOPS_CACHE_MAX_TABLES];
 } GpuopsCacheShared;
@@ -109,6 +114,11 @@ extern void gpuops_cache_layout(const GpuopsCacheTable *t, int nblocks,
 extern void gpuops_cache_free_ranges(GpuopsCacheTable *t);
 /* Raises an ERROR unless the cache can be used here. */
 extern void gpuops_cache_check_usable(void);
+
+/* ---- cache_worker.c ---- */
+extern int	gpuops_cache_refresh_interval;
+/* Registers the refresher (at preload). */
+extern void gpuops_cache_register_refresher(void);
 
 /* ---- cache_serve.c ---- */
 /* Whether rel has the cache's triggers, enabled ALWAYS. */

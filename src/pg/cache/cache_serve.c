@@ -17,6 +17,7 @@
 
 #include <omp.h>
 
+#include "access/sysattr.h"
 #include "access/xlog.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
@@ -240,6 +241,7 @@ gpuops_cache_serve(void *arg, const BlockNumber *blocks, int nblocks,
 	GpuopsCacheSource *cs = (GpuopsCacheSource *) arg;
 	GpuopsCacheTable *t = cs->t;
 	GpuopsCacheRange *ranges;
+	uint64		now = pg_atomic_fetch_add_u64(&gpuops_cache->clock, 1);
 	int64		dst = batch->nrows;
 	int			nseg = 0;
 	int			served = 0;
@@ -272,6 +274,7 @@ gpuops_cache_serve(void *arg, const BlockNumber *blocks, int nblocks,
 			missed[(*nmissed)++] = blocks[k];
 			continue;
 		}
+		pg_atomic_write_u64(&ranges[blocks[k] / cs->range_blocks].last_used, now);
 		if (last != NULL && last->base == base && last->src_row + last->n == lo)
 			last->n += hi - lo;
 		else
@@ -320,6 +323,41 @@ gpuops_cache_col_of(const GpuopsCacheTable *t, Relation rel,
 			return c;
 	}
 	return -1;
+}
+
+/* The share of relid's pages the cache holds fresh now with every column of attnos. */
+double
+gpuops_cache_fresh_share(Oid relid, double pages, Bitmapset *attnos)
+{
+	GpuopsCacheTable *t;
+	GpuopsCacheRange *ranges;
+	double		blocks = 0;
+	int64		i;
+	int			a = -1;
+
+	if (!gpuops_use_cache || pages <= 0 || RecoveryInProgress() ||
+		(t = gpuops_cache_find(relid)) == NULL)
+		return 0.0;
+	(void) gpuops_cache_area(); /* (attached before the slot's lock) */
+	LWLockAcquire(t->lock, LW_SHARED);
+	while ((a = bms_next_member(attnos, a)) >= 0)
+	{
+		AttrNumber	attnum = a + FirstLowInvalidHeapAttributeNumber;
+		int			c;
+
+		for (c = 0; c < t->ncols && t->cols[c].attnum != attnum; c++)
+			;
+		if (c == t->ncols)
+			break;				/* (a system column, or one not cached) */
+	}
+	ranges = a < 0 && t->in_use && t->relid == relid && !t->broken ?
+		gpuops_cache_ranges(t) : NULL;
+	for (i = 0; ranges != NULL && i < t->nranges; i++)
+		if (DsaPointerIsValid(ranges[i].data) &&
+			pg_atomic_read_u32(&ranges[i].gen) == ranges[i].filled_gen)
+			blocks += ranges[i].nblocks;
+	LWLockRelease(t->lock);
+	return Min(blocks / pages, 1.0);
 }
 
 /* Makes the reader take the blocks the cache holds fresh from it. */

@@ -54,6 +54,8 @@ gpuops_cache_shmem_startup(void)
 		gpuops_cache->lock = &locks[0].lock;
 		gpuops_cache->area = DSM_HANDLE_INVALID;
 		pg_atomic_init_u64(&gpuops_cache->bytes, 0);
+		pg_atomic_init_u64(&gpuops_cache->clock, 1);
+		pg_atomic_init_u64(&gpuops_cache->evictions, 0);
 		for (i = 0; i < GPUOPS_CACHE_MAX_TABLES; i++)
 		{
 			gpuops_cache->tables[i].lock = &locks[i + 1].lock;
@@ -78,7 +80,7 @@ gpuops_cache_shmem_init(void)
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuops.host_cache_memory",
 							"Shared memory the column cache may hold, in all.",
-							"Ranges that do not fit stay uncached (read from the heap).",
+							"Past it the least recently used ranges make room; what does not fit stays uncached.",
 							&gpuops_host_cache_memory,
 							1024,
 							0, INT_MAX,

@@ -176,7 +176,7 @@ gpuops_cache_columns(GpuopsCacheTable *t, Relation rel)
 
 /* Takes (or retakes) the slot of rel, emptied; ERROR when all are in use. */
 static GpuopsCacheTable *
-gpuops_cache_take_slot(Relation rel)
+gpuops_cache_take_slot(Relation rel, bool auto_refresh)
 {
 	GpuopsCacheTable *t;
 	int			i;
@@ -200,6 +200,7 @@ gpuops_cache_take_slot(Relation rel)
 	gpuops_cache_free_ranges(t);
 	t->in_use = true;
 	t->broken = false;
+	t->auto_refresh = auto_refresh;
 	t->serial = ++gpuops_cache->next_serial;
 	t->dbid = MyDatabaseId;
 	t->relid = RelationGetRelid(rel);
@@ -233,13 +234,16 @@ gpuops_cache_drop_slot(GpuopsCacheTable *t)
 }
 
 /*
- * gpuops.cache_table(regclass): installs the triggers (enabled ALWAYS), takes
- * a slot, and reads every all-visible range; returns the ranges cached.
+ * gpuops.cache_table(regclass, auto_refresh bool): installs the triggers
+ * (enabled ALWAYS), takes a slot, and reads every all-visible range;
+ * returns the ranges cached.  auto_refresh: the refresher reads its stale
+ * ranges again.
  */
 Datum
 gpuops_cache_table(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
+	bool		auto_refresh = PG_GETARG_BOOL(1);
 	Relation	rel = gpuops_cache_open(relid, ShareRowExclusiveLock);
 	GpuopsCacheTable *t;
 	int64		skipped = 0;
@@ -266,7 +270,7 @@ gpuops_cache_table(PG_FUNCTION_ARGS)
 	SPI_finish();
 	rel = table_open(relid, NoLock);
 	/* (the trigger changes above break the slot: take it after them) */
-	t = gpuops_cache_take_slot(rel);
+	t = gpuops_cache_take_slot(rel, auto_refresh);
 	filled = gpuops_cache_fill(rel, t, &skipped, &full);
 	if (full > 0)
 		ereport(NOTICE,
@@ -340,8 +344,8 @@ gpuops_cache_status(PG_FUNCTION_ARGS)
 	{
 		GpuopsCacheTable *t = &gpuops_cache->tables[i];
 		GpuopsCacheRange *ranges;
-		Datum		values[8];
-		bool		nulls[8] = {0};
+		Datum		values[9];
+		bool		nulls[9] = {0};
 		int64		cached = 0;
 		int64		fresh = 0;
 		int64		rows = 0;
@@ -373,6 +377,7 @@ gpuops_cache_status(PG_FUNCTION_ARGS)
 		values[5] = Int64GetDatum(rows);
 		values[6] = Int64GetDatum(bytes);
 		values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&t->hits));
+		values[8] = BoolGetDatum(t->auto_refresh);
 		LWLockRelease(t->lock);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -442,14 +447,26 @@ gpuops_cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 
 /*
  * Defines the cache's settings and, when preloaded, asks for its shared
- * memory and installs the hook that watches the cached tables' triggers.
+ * memory, registers the refresher and installs the hook that watches the
+ * cached tables' triggers.
  */
 void
 gpuops_cache_init(void)
 {
 	gpuops_cache_shmem_init();
+	DefineCustomIntVariable("gpuops.cache_refresh_interval",
+							"Time between the column cache refresher's rounds; 0 turns it off.",
+							"Each round reads again the stale ranges of the cached tables "
+							"(those cached with auto_refresh) whose pages VACUUM made all-visible.",
+							&gpuops_cache_refresh_interval,
+							60,
+							0, 86400,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
 	if (!process_shared_preload_libraries_in_progress)
 		return;
+	gpuops_cache_register_refresher();
 	prev_object_access_hook = object_access_hook;
 	object_access_hook = gpuops_cache_object_access;
 }

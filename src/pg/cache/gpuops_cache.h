@@ -25,4 +25,12 @@ extern void gpuops_cache_attach_reader(GpuopsScanReader *r, Relation rel,
 									   int ncols, const GpuopsScanCol *cols,
 									   int nthreads);
 
+/*
+ * For the planner: the share of relation relid's blocks (by its pages) that
+ * the cache holds fresh now with every column of attnos (attribute numbers
+ * offset by FirstLowInvalidHeapAttributeNumber); 0 when it can't serve them.
+ */
+extern double gpuops_cache_fresh_share(Oid relid, double pages,
+									   Bitmapset *attnos);
+
 #endif							/* GPUOPS_CACHE_H */

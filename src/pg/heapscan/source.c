@@ -6,6 +6,7 @@
  */
 #include "heapscan/reader_int.h"
 
+#include "access/visibilitymap.h"
 #include "miscadmin.h"
 #include "storage/bufpage.h"
 
@@ -63,6 +64,7 @@ gpuops_scan_read_all_visible(GpuopsScanReader *r, BlockNumber lo,
 {
 	GpuopsScanBatch *b = &r->batch;
 	HeapTupleHeader *tups = r->pb[0].tups;
+	Buffer		vmbuf = InvalidBuffer;
 	BlockNumber blk;
 	int			i;
 
@@ -76,6 +78,14 @@ gpuops_scan_read_all_visible(GpuopsScanReader *r, BlockNumber lo,
 	*batch = b;
 	b->nrows = 0;
 	r->unfit = false;
+	/* the visibility map first: a range VACUUM has not cleaned costs no read */
+	for (blk = lo; blk < hi; blk++)
+		if (!VM_ALL_VISIBLE(r->rel, blk, &vmbuf))
+			break;
+	if (BufferIsValid(vmbuf))
+		ReleaseBuffer(vmbuf);
+	if (blk < hi)
+		return false;
 	for (blk = lo; blk < hi; blk++)
 	{
 		Buffer		buf;

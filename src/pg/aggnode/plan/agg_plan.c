@@ -22,6 +22,7 @@
  * gpuops.max_group_memory (gpuops_agg_groups_fit).
  */
 #include "aggnode/plan/agg_plan_int.h"
+#include "cache/gpuops_cache.h"
 #include "heapscan/gpuops_scan.h"
 
 #include "catalog/pg_am.h"
@@ -226,6 +227,7 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 	CustomPath *cp = makeNode(CustomPath);
 	List	   *engine_keys = keys;
 	List	   *scan_engine_keys = scan_keys;
+	Bitmapset  *read_attnos;
 	int			workers;
 
 	/* count(DISTINCT x): the engine groups by the keys and x */
@@ -249,13 +251,13 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 								 star ? gpuops_agg_star_fact_keys(engine_keys,
 																  star->fact_natts) :
 								 engine_keys, engine_groups);
+	read_attnos = gpuops_agg_read_attnos(keys, aggrefs, scan_rel->relid,
+										 input->tables, star);
 	gpuops_agg_cost(root, input, groups,
 					gpuops_agg_ncols(keys, aggrefs, scan_rel->relid) + input->ndevice_quals,
-					gpuops_agg_decode_weight(rte->relid,
-											 gpuops_agg_read_attnos(keys, aggrefs,
-																	scan_rel->relid,
-																	input->tables,
-																	star)),
+					gpuops_agg_decode_weight(rte->relid, read_attnos),
+					rte->inh || list_length(input->tables) != 1 ? 0.0 :
+					gpuops_cache_fresh_share(rte->relid, input->pages, read_attnos),
 					workers, &cp->path);
 	if (star)
 		gpuops_agg_star_cost(root, star, scan_rel->rows, workers, &cp->path);
