@@ -2,7 +2,7 @@
 -- lineitem table: native (parallel workers) vs CPU face vs GPU face, the best
 -- of 3 runs each, in one session, and whether each gpuops face returns
 -- exactly the rows native returns (EXCEPT ALL both ways).
---   psql -v rows=N -f bench/tpch_queries.sql
+--   psql -v rows=N [-v cached=1] -f bench/tpch_queries.sql
 -- rows defaults to 6000000 (about scale factor 1: SF = rows / 6000000 sets
 -- the part and supplier key ranges).  PGOPTIONS='-c bench.faces=native,cpu'
 -- leaves a face out; with bench.faces=native it runs on a server without
@@ -100,6 +100,11 @@ FROM (SELECT o / 8 * 32 + o % 8 AS okey,		-- dbgen's mk_sparse: 1..7, 32..39, 64
              '{sometimes,always,never,furiously,slyly,carefully,blithely,quickly,fluffily,slowly,quietly,regularly,finally,ironically,evenly,boldly}'::text[] AS d,
              '{about,above,according to,across,after,against,along,among,around,atop,before,beneath,beside,between,by,despite}'::text[] AS p) w;
 VACUUM ANALYZE lineitem;
+-- -v cached=1: the queries read lineitem from the column cache (gpuops.cache_table)
+\if :{?cached}
+VACUUM (FREEZE) lineitem;
+SELECT gpuops.cache_table('lineitem', auto_refresh => false) AS ranges_cached;
+\endif
 CREATE TEMP TABLE bq (n int, name text, q text);
 INSERT INTO bq VALUES
  (1, 'q1', $q$

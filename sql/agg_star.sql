@@ -337,13 +337,15 @@ SELECT sum(f.big * d1.yr) FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k;
 SELECT sum(f.big * d1.yr) FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.id <> 700;
 SET gpuops.enabled = on;
 
--- EXPLAIN ANALYZE: each dimension's rows built and rows out of its join
+-- EXPLAIN ANALYZE: each dimension's table (dense for a small key range,
+-- else hashed), rows built and rows out of its join
 CREATE FUNCTION pg_temp.join_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
 BEGIN
 	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
 		IF line LIKE '%Join Build Rows%' OR line LIKE '%Join Rows Out%' OR
+		   line LIKE '%Join Tables%' OR
 		   line LIKE '%Star Join%' THEN
 			RETURN NEXT btrim(line);
 		END IF;

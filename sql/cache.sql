@@ -42,7 +42,7 @@ $$;
 -- ranges of 4 blocks, so that a change leaves most of the table served
 SET gpuops.cache_range_blocks = 4;
 CREATE TABLE cc (id int, k int, v int8, x float8, n numeric(10, 2), b bool,
-				 d date, ts timestamp, s int2, t text);
+				 d date, ts timestamp, s int2, t text, c char(1), vc varchar(1));
 INSERT INTO cc
 SELECT i,
 	   CASE WHEN i % 101 = 0 THEN NULL ELSE i % 37 END,
@@ -55,10 +55,12 @@ SELECT i,
 	   date '2020-01-01' + i % 700,
 	   timestamp '2021-06-01' + i * interval '37 minutes',
 	   (i % 300)::int2,
-	   'row' || i
+	   'row' || i,
+	   CASE WHEN i % 17 = 0 THEN NULL ELSE chr(65 + i % 5) END,
+	   CASE WHEN i % 19 = 0 THEN NULL WHEN i % 23 = 0 THEN '' ELSE chr(97 + i % 7) END
 FROM generate_series(1, 20000) i;
-INSERT INTO cc VALUES (20001, 1, NULL, 'Infinity', NULL, NULL, NULL, NULL, NULL, NULL),
-	(20002, 1, 5, '-Infinity', -99999999.99, true, 'infinity', '-infinity', -32768, '');
+INSERT INTO cc VALUES (20001, 1, NULL, 'Infinity', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+	(20002, 1, 5, '-Infinity', -99999999.99, true, 'infinity', '-infinity', -32768, '', ' ', ' ');
 VACUUM (FREEZE, ANALYZE) cc;
 SELECT pg_relation_size('cc') / current_setting('block_size')::int AS blocks;
 SELECT gpuops.cache_table('cc', auto_refresh => false) AS ranges_cached;
@@ -72,6 +74,11 @@ SELECT pg_temp.check('SELECT b, count(*) AS c, count(x) AS cx, sum(x) AS sx FROM
 SELECT pg_temp.check('SELECT d, count(*) FROM cc WHERE k IN (1, 2, 3) GROUP BY d');
 SELECT pg_temp.check('SELECT count(*) AS c, count(n) AS cn, sum(v) AS sv FROM cc');
 SELECT pg_temp.from_cache('SELECT count(*), count(n), sum(v) FROM cc');
+-- char(n) and varchar(n) of at most 7 bytes (in the database's encoding) are
+-- cached as codes
+SELECT pg_temp.check('SELECT c, vc, count(*) AS n, sum(v) AS sv FROM cc GROUP BY c, vc');
+SELECT pg_temp.from_cache('SELECT c, vc, count(*) AS n, sum(v) AS sv FROM cc GROUP BY c, vc');
+SELECT pg_temp.check('SELECT c, count(*) AS n FROM cc WHERE vc IS NOT NULL GROUP BY c');
 -- a text column is not cached: the heap is read
 SELECT pg_temp.check('SELECT k, count(t) FROM cc GROUP BY k');
 SELECT pg_temp.from_cache('SELECT k, count(t) FROM cc GROUP BY k');
@@ -110,7 +117,8 @@ FROM pg_temp.status();
 SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv, min(x) AS lx, max(x) AS hx, sum(n) AS sn, avg(n) AS an, count(b) AS cb, min(d) AS ld, max(ts) AS hts, sum(s) AS ss FROM cc GROUP BY k');
 SELECT pg_temp.from_cache('SELECT count(*) FROM cc') = (SELECT count(*) FROM cc) AS all_from_cache;
 
--- worker processes, and batches smaller than a page (blocks then come from the heap)
+-- worker processes, and batches smaller than a page (a block larger than a
+-- batch comes from the heap)
 SET gpuops.parallel_workers = 2;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;

@@ -145,7 +145,7 @@ AS 'MODULE_PATHNAME', 'gpuops_cache_table'
 LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION gpuops.cache_table(regclass, bool) IS
-'caches a table (its owner only): installs its triggers (enabled ALWAYS), then reads every all-visible block range of its integer, float, date, timestamp, boolean and numeric columns into shared memory; returns the ranges cached; auto_refresh: the refresher reads stale ranges again after VACUUM';
+'caches a table (its owner only): installs its triggers (enabled ALWAYS), then reads every all-visible block range of its integer, float, date, timestamp, boolean, numeric and short char(n) and varchar(n) columns into shared memory; returns the ranges cached; auto_refresh: the refresher reads stale ranges again after VACUUM';
 
 CREATE FUNCTION gpuops.uncache_table(rel regclass)
 RETURNS bool

@@ -17,9 +17,11 @@
 #include "catalog/pg_class.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -144,6 +146,20 @@ gpuops_cache_open(Oid relid, LOCKMODE mode)
 	return rel;
 }
 
+/*
+ * Whether a column of typid and typmod is a short text: a char(n) or
+ * varchar(n) of at most GPUOPS_SCAN_SHORT_TEXT_BYTES bytes in the
+ * database's encoding (char(1) in UTF8), held as the int64 codes the
+ * reader makes of them (a range with a longer value is not cached).
+ */
+static bool
+gpuops_cache_short_text(Oid typid, int32 typmod)
+{
+	return (typid == BPCHAROID || typid == VARCHAROID) && typmod >= (int32) VARHDRSZ &&
+		(int64) (typmod - VARHDRSZ) * pg_database_encoding_max_length() <=
+		GPUOPS_SCAN_SHORT_TEXT_BYTES;
+}
+
 /* The columns of rel the cache can hold into t; how many. */
 static int
 gpuops_cache_columns(GpuopsCacheTable *t, Relation rel)
@@ -158,12 +174,14 @@ gpuops_cache_columns(GpuopsCacheTable *t, Relation rel)
 		gpo_type	type;
 		GpuopsScanConv conv;
 
-		if (att->attisdropped ||
-			!gpuops_scan_col_type_mod(att->atttypid, att->atttypmod, &type))
+		if (att->attisdropped)
+			continue;
+		if (gpuops_cache_short_text(att->atttypid, att->atttypmod))
+			type = GPO_INT64;
+		else if (!gpuops_scan_col_type_mod(att->atttypid, att->atttypmod, &type))
 			continue;
 		conv = gpuops_scan_conv(att->atttypid, type);
-		if (conv == GPUOPS_CONV_SHORT_TEXT || conv == GPUOPS_CONV_ENCODE ||
-			conv == GPUOPS_CONV_PRESENCE)
+		if (conv == GPUOPS_CONV_ENCODE || conv == GPUOPS_CONV_PRESENCE)
 			continue;
 		t->cols[t->ncols].attnum = att->attnum;
 		t->cols[t->ncols].typid = att->atttypid;
@@ -216,7 +234,7 @@ gpuops_cache_take_slot(Relation rel, bool auto_refresh)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("\"%s\" has no column the gpuops column cache can hold",
 						RelationGetRelationName(rel)),
-				 errdetail("It holds integer, float, date, timestamp, boolean and numeric(p, s) columns with p <= 18.")));
+				 errdetail("It holds integer, float, date, timestamp, boolean, numeric(p, s) columns with p <= 18, and char(n) and varchar(n) of at most 7 bytes.")));
 	return t;
 }
 

@@ -74,8 +74,8 @@ gpuops_agg_explain_seat(GpuopsAggScanState *s, ExplainState *es)
 /*
  * A star join's joins (fact column = dimension column, and the kind of a
  * join other than inner, with rtoffset added to the planning-time
- * range-table indexes) and, under ANALYZE, each dimension's rows built and
- * rows out of its join.
+ * range-table indexes) and, under ANALYZE, each dimension's table (dense
+ * or hash), rows built and rows out of its join.
  */
 static void
 gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
@@ -86,6 +86,7 @@ gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
 	static const char *const kinds[] = {"", " (semi)", " (anti)", " (left)"};
 	List	   *joins = NIL;
 	List	   *built = NIL;
+	List	   *tables = NIL;
 	List	   *out = NIL;
 	ListCell   *lc;
 
@@ -106,11 +107,14 @@ gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
 								 deparse_expression((Node *) key, context, true, false),
 								 kinds[d->kind]));
 		built = lappend(built, psprintf("%lld", (long long) d->nrows));
+		tables = lappend(tables, !s->join->built ? "none" :
+						 d->table.dense ? "dense" : "hash");
 		out = lappend(out, psprintf("%lld", (long long) d->matched));
 	}
 	ExplainPropertyList("Star Join", joins, es);
 	if (es->analyze)
 	{
+		ExplainPropertyList("Join Tables", tables, es);
 		ExplainPropertyList("Join Build Rows", built, es);
 		ExplainPropertyList("Join Rows Out", out, es);
 		ExplainPropertyFloat("Join Build Time", "ms", s->join->build_ms, 3, es);
