@@ -124,6 +124,8 @@ SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SELECT pg_temp.plan('SELECT k, count(*) FROM cc GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) AS c, sum(v) AS sv, sum(n) AS sn, max(x) AS hx FROM cc GROUP BY k');
+-- (the rows the workers got from the cache count too)
+SELECT pg_temp.from_cache('SELECT k, count(*) FROM cc GROUP BY k') = (SELECT count(*) FROM cc) AS all_from_cache;
 RESET gpuops.parallel_workers;
 RESET parallel_setup_cost;
 SET max_parallel_workers_per_gather = 0;

@@ -229,6 +229,7 @@ gpuops_cache_fill(Relation rel, GpuopsCacheTable *t, int64 *skipped,
 		t->node = rel->rd_node;
 	}
 	gpuops_cache_grow(t, nblocks);
+	t->grown = false;
 	serial = t->serial;
 	nranges = t->nranges;
 	rb = t->range_blocks;

@@ -56,6 +56,8 @@ typedef struct GpuopsCacheTable
 	LWLock	   *lock;
 	bool		in_use;
 	bool		auto_refresh;	/* the refresher reads its stale ranges */
+	bool		grown;			/* a change touched a block past its ranges
+								 * (a hint for the refresher) */
 	bool		broken;			/* its triggers were altered or dropped:
 								 * nothing served until cache_table again */
 	uint32		serial;			/* changes each time the slot is taken */

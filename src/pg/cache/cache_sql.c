@@ -52,6 +52,8 @@ gpuops_cache_mark_block(GpuopsCacheTable *t, BlockNumber blkno, bool all)
 			pg_atomic_fetch_add_u32(&ranges[i].gen, 1);
 	else if (i < t->nranges)
 		pg_atomic_fetch_add_u32(&ranges[i].gen, 1);
+	else
+		t->grown = true;		/* (a hint: the refresher reads new blocks) */
 }
 
 /*

@@ -2,9 +2,10 @@
  * cache_worker.c
  *	  The column cache's refresher: a background worker that every
  *	  gpuops.cache_refresh_interval starts, for each database with cached
- *	  tables that refresh by themselves, a worker connected to it, which
- *	  reads again the ranges that changes made stale once VACUUM has made
- *	  their pages all-visible (cache_fill.c).  Queries never fill the cache.
+ *	  tables that refresh by themselves and have stale ranges (or blocks
+ *	  past their ranges), a worker connected to it, which reads again the
+ *	  ranges that changes made stale once VACUUM has made their pages
+ *	  all-visible (cache_fill.c).  Queries never fill the cache.
  */
 #include "cache/cache_int.h"
 
@@ -44,7 +45,28 @@ gpuops_cache_register_refresher(void)
 	RegisterBackgroundWorker(&worker);
 }
 
-/* The databases (at most n) whose cached tables refresh by themselves; how many. */
+/* Whether slot t refreshes by itself and has a range to read (a stale or new one). */
+static bool
+gpuops_cache_wants_refresh(GpuopsCacheTable *t)
+{
+	GpuopsCacheRange *ranges;
+	bool		wants = false;
+	int64		r;
+
+	LWLockAcquire(t->lock, LW_SHARED);
+	if (t->in_use && !t->broken && t->auto_refresh)
+	{
+		ranges = gpuops_cache_ranges(t);
+		wants = t->grown || ranges == NULL;
+		for (r = 0; !wants && r < t->nranges; r++)
+			wants = !DsaPointerIsValid(ranges[r].data) ||
+				pg_atomic_read_u32(&ranges[r].gen) != ranges[r].filled_gen;
+	}
+	LWLockRelease(t->lock);
+	return wants;
+}
+
+/* The databases (at most n) with a cached table that wants refreshing; how many. */
 static int
 gpuops_cache_refresh_dbs(Oid *dbs, int n)
 {
@@ -52,19 +74,18 @@ gpuops_cache_refresh_dbs(Oid *dbs, int n)
 	int			i;
 	int			j;
 
-	LWLockAcquire(gpuops_cache->lock, LW_SHARED);
+	(void) gpuops_cache_area(); /* (attached before any slot's lock) */
 	for (i = 0; i < GPUOPS_CACHE_MAX_TABLES; i++)
 	{
 		GpuopsCacheTable *t = &gpuops_cache->tables[i];
 
-		if (!t->in_use || t->broken || !t->auto_refresh)
+		if (!gpuops_cache_wants_refresh(t))
 			continue;
 		for (j = 0; j < ndbs && dbs[j] != t->dbid; j++)
 			;
 		if (j == ndbs && ndbs < n)
 			dbs[ndbs++] = t->dbid;
 	}
-	LWLockRelease(gpuops_cache->lock);
 	return ndbs;
 }
 

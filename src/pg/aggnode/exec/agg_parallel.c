@@ -68,6 +68,7 @@ typedef struct GpuopsParallelHeader
 	int32		nvals;
 	/* the worker's EXPLAIN ANALYZE counts, added to the backend's */
 	int64		rows_in;
+	int64		cached_rows;
 	int64		rows_passed;
 	int64		batches;
 	int64		bytes_in;
@@ -122,6 +123,7 @@ gpuops_parallel_send_piece(shm_mq_handle *mqh, const GpuopsAggScanState *s,
 	if (first)
 	{
 		h.rows_in = s->rows_in;
+		h.cached_rows = s->cached_rows;
 		h.rows_passed = s->rows_passed;
 		h.batches = s->batches;
 		h.bytes_in = s->bytes_in;
@@ -236,6 +238,7 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
 	if (h->nkeys != st->nkeys || h->nvals != st->nvals || h->ngroups < 0)
 		elog(ERROR, "GpuOpsAgg worker sent groups of another shape");
 	s->rows_in += h->rows_in;
+	s->cached_rows += h->cached_rows;
 	s->rows_passed += h->rows_passed;
 	s->batches += h->batches;
 	s->bytes_in += h->bytes_in;

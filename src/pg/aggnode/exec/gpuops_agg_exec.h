@@ -202,8 +202,8 @@ typedef struct GpuopsAggScanState
 	double		merge_ms;		/* of engine_ms: batches' groups into the running ones */
 	double		read_ms;
 	double		pin_ms;			/* of read_ms: the backend alone, page by page */
-	int64		cached_rows;	/* rows the column cache served (this
-								 * process) */
+	int64		cached_rows;	/* rows the column cache served (worker
+								 * processes' included) */
 	bool		fast_read;		/* some table was read in page batches */
 	bool		slot_read;		/* some table was read through slots */
 } GpuopsAggScanState;
