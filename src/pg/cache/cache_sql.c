@@ -254,6 +254,27 @@ gpuops_cache_drop_slot(GpuopsCacheTable *t)
 }
 
 /*
+ * Closes rel (keeping its lock: ALTER TABLE refuses a table this session
+ * holds open), connects SPI and drops the cache's triggers rel has; returns
+ * rel's qualified name.  The caller calls SPI_finish.
+ */
+static char *
+gpuops_cache_drop_triggers(Relation rel)
+{
+	char	   *name = gpuops_cache_relname(rel);
+	bool		has_mark = gpuops_cache_has_trigger(rel, "gpuops_cache_mark");
+	bool		has_truncate = gpuops_cache_has_trigger(rel, "gpuops_cache_truncate");
+
+	table_close(rel, NoLock);
+	SPI_connect();
+	if (has_mark)
+		gpuops_cache_ddl("DROP TRIGGER gpuops_cache_mark ON %s", name);
+	if (has_truncate)
+		gpuops_cache_ddl("DROP TRIGGER gpuops_cache_truncate ON %s", name);
+	return name;
+}
+
+/*
  * gpuops.cache_table(regclass, auto_refresh bool): installs the triggers
  * (enabled ALWAYS), takes a slot, and reads every all-visible range;
  * returns the ranges cached.  auto_refresh: the refresher reads its stale
@@ -269,18 +290,8 @@ gpuops_cache_table(PG_FUNCTION_ARGS)
 	int64		skipped = 0;
 	int64		full = 0;
 	int64		filled;
+	char	   *name = gpuops_cache_drop_triggers(rel);
 
-	char	   *name = gpuops_cache_relname(rel);
-	bool		has_mark = gpuops_cache_has_trigger(rel, "gpuops_cache_mark");
-	bool		has_truncate = gpuops_cache_has_trigger(rel, "gpuops_cache_truncate");
-
-	/* (ALTER TABLE refuses a table this session holds open; the lock stays) */
-	table_close(rel, NoLock);
-	SPI_connect();
-	if (has_mark)
-		gpuops_cache_ddl("DROP TRIGGER gpuops_cache_mark ON %s", name);
-	if (has_truncate)
-		gpuops_cache_ddl("DROP TRIGGER gpuops_cache_truncate ON %s", name);
 	gpuops_cache_ddl("CREATE TRIGGER gpuops_cache_mark AFTER INSERT OR UPDATE OR DELETE ON %s "
 					 "FOR EACH ROW EXECUTE FUNCTION gpuops.cache_mark()", name);
 	gpuops_cache_ddl("ALTER TABLE %s ENABLE ALWAYS TRIGGER gpuops_cache_mark", name);
@@ -308,18 +319,9 @@ gpuops_uncache_table(PG_FUNCTION_ARGS)
 	Relation	rel = gpuops_cache_open(relid, ShareRowExclusiveLock);
 	GpuopsCacheTable *t = gpuops_cache_find(relid);
 
-	char	   *name = gpuops_cache_relname(rel);
-	bool		has_mark = gpuops_cache_has_trigger(rel, "gpuops_cache_mark");
-	bool		has_truncate = gpuops_cache_has_trigger(rel, "gpuops_cache_truncate");
-
 	if (t != NULL)
 		gpuops_cache_drop_slot(t);
-	table_close(rel, NoLock);
-	SPI_connect();
-	if (has_mark)
-		gpuops_cache_ddl("DROP TRIGGER gpuops_cache_mark ON %s", name);
-	if (has_truncate)
-		gpuops_cache_ddl("DROP TRIGGER gpuops_cache_truncate ON %s", name);
+	(void) gpuops_cache_drop_triggers(rel);
 	SPI_finish();
 	PG_RETURN_BOOL(t != NULL);
 }

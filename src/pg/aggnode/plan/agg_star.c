@@ -402,16 +402,6 @@ gpuops_agg_star_real_attnos(GpuopsAggStar *star, Bitmapset *attnos)
 }
 
 /*
- * Adds to path what the star join costs beyond reading the fact table:
- * the dimensions' plans; each dimension's table, built once (by every
- * reading process at once); and per dimension, a probe of each fact row
- * that the fact's own clauses and the joins before kept, shared by the
- * reading processes' engine threads (the processes share the cores), as
- * the decoding is (gpuops_agg_cost).  On 2 cores, 600k SSB rows, a probe with
- * its gathers took 26 ns of 2 threads' time against 12 ns a row read and
- * aggregated, about the same cost units a nanosecond as the read's.
- */
-/*
  * A dimension's plan runs in the backend alone, before the fact table is
  * read, where PostgreSQL's own plan would read its largest table with
  * parallel workers too (and not charge less for the pages they share: the
@@ -446,6 +436,16 @@ gpuops_star_serial_factor(PlannerInfo *root, RelOptInfo *dim, int threads)
 	return 1.0 + Min(workers, threads - 1);
 }
 
+/*
+ * Adds to path what the star join costs beyond reading the fact table:
+ * the dimensions' plans; each dimension's table, built once (by every
+ * reading process at once); and per dimension, a probe of each fact row
+ * that the fact's own clauses and the joins before kept, shared by the
+ * reading processes' engine threads (the processes share the cores), as
+ * the decoding is (gpuops_agg_cost).  On 2 cores, 600k SSB rows, a probe with
+ * its gathers took 26 ns of 2 threads' time against 12 ns a row read and
+ * aggregated, about the same cost units a nanosecond as the read's.
+ */
 void
 gpuops_agg_star_cost(PlannerInfo *root, GpuopsAggStar *star,
 					 double fact_rows, int workers, Path *path)
