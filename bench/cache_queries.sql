@@ -21,11 +21,7 @@ FROM generate_series(1, :rows) i;
 VACUUM (FREEZE, ANALYZE) cache_bench;
 SELECT gpuops.uncache_table('cache_bench') IS NOT NULL AS reset;
 
-CREATE TEMP TABLE bq (n int, name text, q text);
-INSERT INTO bq VALUES
- (1, 'groups_1000', 'SELECT k, count(*), sum(v) FROM cache_bench WHERE w < 50 GROUP BY k'),
- (2, 'sum_avg', 'SELECT k % 10 AS g, sum(x), avg(v), max(w) FROM cache_bench GROUP BY k % 10'),
- (3, 'count_where', 'SELECT count(*), sum(x) FROM cache_bench WHERE w BETWEEN 10 AND 12');
+\ir cache_bq.psql
 
 \echo == from the heap (gpuops.use_cache = off)
 SET gpuops.use_cache = off;
@@ -37,11 +33,7 @@ SET gpuops.use_cache = off;
 SELECT gpuops.cache_table('cache_bench', auto_refresh => false) AS ranges_cached;
 SELECT ranges, ranges_cached, ranges_fresh, rows_cached, pg_size_pretty(host_bytes) AS host
 FROM gpuops.cache_status() WHERE relation = 'cache_bench'::regclass;
-CREATE TEMP TABLE bq (n int, name text, q text);
-INSERT INTO bq VALUES
- (1, 'groups_1000', 'SELECT k, count(*), sum(v) FROM cache_bench WHERE w < 50 GROUP BY k'),
- (2, 'sum_avg', 'SELECT k % 10 AS g, sum(x), avg(v), max(w) FROM cache_bench GROUP BY k % 10'),
- (3, 'count_where', 'SELECT count(*), sum(x) FROM cache_bench WHERE w BETWEEN 10 AND 12');
+\ir cache_bq.psql
 \ir faces.psql
 
 \c
@@ -53,11 +45,7 @@ WHERE ctid = ANY (SELECT format('(%s,1)', b * 1024)::tid
 				  FROM generate_series(0, pg_relation_size('cache_bench') / 8192 / 1024, 100) b);
 SELECT ranges, ranges_fresh, round(100.0 * (ranges - ranges_fresh) / ranges, 1) AS stale_pct
 FROM gpuops.cache_status() WHERE relation = 'cache_bench'::regclass;
-CREATE TEMP TABLE bq (n int, name text, q text);
-INSERT INTO bq VALUES
- (1, 'groups_1000', 'SELECT k, count(*), sum(v) FROM cache_bench WHERE w < 50 GROUP BY k'),
- (2, 'sum_avg', 'SELECT k % 10 AS g, sum(x), avg(v), max(w) FROM cache_bench GROUP BY k % 10'),
- (3, 'count_where', 'SELECT count(*), sum(x) FROM cache_bench WHERE w BETWEEN 10 AND 12');
+\ir cache_bq.psql
 \ir faces.psql
 
 \c
