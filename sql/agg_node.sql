@@ -316,7 +316,8 @@ BEGIN ISOLATION LEVEL SERIALIZABLE;
 SELECT pg_temp.table_read('SELECT k, count(*) FROM agg_old GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_old GROUP BY k');
 COMMIT;
--- a clause PostgreSQL must evaluate, and a text key, also read through slots
+-- a clause PostgreSQL must evaluate reads through slots; a text key is read
+-- in page batches (the backend codes its strings while the pages are pinned)
 SELECT pg_temp.table_read('SELECT k, count(*) FROM agg_t WHERE txt LIKE ''a%'' GROUP BY k');
 SELECT pg_temp.table_read('SELECT s, count(*) FROM agg_txt GROUP BY s');
 

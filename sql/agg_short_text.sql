@@ -34,7 +34,7 @@ FROM generate_series(1, 40) i,
 				 THEN ARRAY[chr(233), chr(8364), chr(119070)] ELSE ARRAY['x', 'y', 'w'] END) c;
 VACUUM ANALYZE st_t;
 
--- short keys: page batches; a char(8) key: slots and dictionary codes
+-- short keys: page batches of codes; a char(8) key: page batches of dictionary codes
 SELECT * FROM pg_temp.table_read('SELECT f, count(*) FROM st_t GROUP BY f');
 SELECT * FROM pg_temp.table_read('SELECT f, s, count(*) FROM st_t GROUP BY f, s');
 SELECT * FROM pg_temp.table_read('SELECT l, count(*) FROM st_t GROUP BY l');

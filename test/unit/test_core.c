@@ -6,7 +6,7 @@
  * Environment: GPO_TEST_QUICK=1 skips the cases above 10M rows;
  * GPO_TEST_SEED=n fixes the random seed (printed at the start);
  * GPO_TEST_ONLY=name runs only that group (dispatch, scan, compact, rle, agg,
- * histjoin, keypack, filter, transfer or expr).
+ * histjoin, keypack, filter, transfer, expr or strdict).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,8 @@
 
 /* The expression machine's group (test_expr.c). */
 extern void test_expr(void);
+/* The string dictionary's group (test_strdict.c). */
+extern void test_strdict(void);
 
 /* Runs the groups and reports. */
 int
@@ -51,6 +53,7 @@ main(void)
 	GROUP(filter);
 	GROUP(transfer);
 	GROUP(expr);
+	GROUP(strdict);
 #undef GROUP
 
 	printf("%d passed, %d failed, %d skipped\n",

@@ -21,6 +21,7 @@
 
 #include "gpo_expr.h"
 #include "gpo_filter.h"
+#include "gpo_strdict.h"
 
 /* The argument "attno" of an aggregate over an expression (PRIV_AGG_CLASSES). */
 #define GPUOPS_AGG_ARG_EXPR		(-1)
@@ -220,10 +221,19 @@ extern void gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec);
 
 /* An empty dictionary in the current memory context. */
 extern GpuopsTextDict *gpuops_dict_create(void);
+/* A dictionary for each text key of spec not read as short text codes. */
+extern void gpuops_dict_create_keys(GpuopsAggSpec *spec);
 /* The code of a non-NULL string, added if new (a GpuopsScanEncode). */
 extern int32 gpuops_dict_encode(void *arg, Datum value);
-/* The string of a code, as a text Datum. */
+/* The codes of many strings (a GpuopsScanEncodeMany). */
+extern void gpuops_dict_encode_many(void *arg, int nthreads, int64 n,
+									const gpo_str *strs, int32 *codes);
+/* The string of a code, as a text Datum in the current memory context. */
 extern Datum gpuops_dict_datum(const GpuopsTextDict *d, int32 code);
+/* The string of a code (valid until the dictionary codes more). */
+extern gpo_str gpuops_dict_string(const GpuopsTextDict *d, int32 code);
+/* Distinct strings the dictionary holds. */
+extern int64 gpuops_dict_count(const GpuopsTextDict *d);
 
 /* ---- agg_quals.c ---- */
 
@@ -231,13 +241,25 @@ extern Datum gpuops_dict_datum(const GpuopsTextDict *d, int32 code);
 extern bool gpuops_qual_on_device(Expr *clause, Index relid);
 
 /*
+ * The dictionary code, in the column's dictionary, of a text constant that
+ * a clause compares text column attno with (added if new).
+ */
+typedef int32 (*GpuopsQualTextCode) (void *arg, AttrNumber attno, Datum value);
+
+/* True if clause holds a text column of relid that it compares as codes. */
+extern bool gpuops_qual_reads_text(Node *clause, Index relid);
+
+/*
  * Translate device clauses (implicit AND) into a postfix predicate program
- * over columns; attno_col maps an attribute number to its column index.
- * Returns the node count; *prog is palloc'd.
+ * over columns; attno_col maps an attribute number to its column index;
+ * text_code gives the codes of text constants (text columns are read as
+ * dictionary codes).  Returns the node count; *prog is palloc'd.
  */
 extern int	gpuops_quals_program(List *clauses, Index relid,
 								 const int *attno_col, int max_attno,
-								 const gpo_type *col_types, gpo_pred **prog);
+								 const gpo_type *col_types,
+								 GpuopsQualTextCode text_code, void *text_arg,
+								 gpo_pred **prog);
 /* Attribute numbers used by clauses, added to *attnos (as a Bitmapset). */
 extern Bitmapset *gpuops_quals_attnos(List *clauses, Bitmapset *attnos);
 

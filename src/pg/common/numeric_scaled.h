@@ -90,7 +90,7 @@ gpuops_numeric_header(const void *p, bool *negative, int *dscale, int *weight,
 	uint16		header;
 	int			hdr;
 
-	if (VARATT_IS_EXTENDED(p) && !VARATT_IS_SHORT(p))
+	if (VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p))
 		return GPUOPS_NUMERIC_UNFIT;
 	data = VARDATA_ANY(p);
 	len = (int) VARSIZE_ANY_EXHDR(p);

@@ -126,6 +126,9 @@ gpuops_decode_put(const GpuopsDecodeCol *dc, int64 row, const char *p)
 		case GPUOPS_CONV_PRESENCE:
 			((int32 *) dc->data)[row] = 1;
 			break;
+		case GPUOPS_CONV_TEXT_REF:
+			gpuops_scan_put_text_ref(dc, row, p);
+			break;
 		case GPUOPS_CONV_ENCODE:
 			break;				/* never on the page-batch path */
 	}
@@ -189,6 +192,8 @@ gpuops_decode_slow(const GpuopsDecodePlan *plan, HeapTupleHeader tup,
 			gpuops_scan_put_numeric(dc, row, DatumGetPointer(dc->miss_value));
 		else if (dc->conv == GPUOPS_CONV_SHORT_TEXT)
 			gpuops_scan_put_short_text(dc, row, DatumGetPointer(dc->miss_value));
+		else if (dc->conv == GPUOPS_CONV_TEXT_REF)
+			gpuops_scan_put_text_ref(dc, row, DatumGetPointer(dc->miss_value));
 		else
 			gpuops_scan_put_datum(dc->conv, dc->data, row, dc->miss_value);
 	}

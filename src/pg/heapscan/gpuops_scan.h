@@ -17,6 +17,7 @@
 
 #include "common/gpuops.h"				/* postgres.h + gpo.h */
 #include "common/numeric_scaled.h"
+#include "gpo_strdict.h"
 
 #include "access/htup_details.h"
 #include "access/relscan.h"
@@ -31,6 +32,15 @@
  */
 typedef int32 (*GpuopsScanEncode) (void *arg, Datum value);
 
+/*
+ * Maps n strings (data NULL: no string, code 0) to int32 codes, as
+ * GpuopsScanEncode does one value (the same arg); called by the backend on
+ * the page-batch path, with up to nthreads OpenMP threads of its own.  The
+ * strings lie in pinned pages, valid during the call only.
+ */
+typedef void (*GpuopsScanEncodeMany) (void *arg, int nthreads, int64 n,
+									  const gpo_str *strs, int32 *codes);
+
 typedef struct GpuopsScanCol
 {
 	AttrNumber	attnum;			/* 1-based column of the relation */
@@ -44,6 +54,9 @@ typedef struct GpuopsScanCol
 	GpuopsScanEncode encode;	/* NULL, or the code of each value: the
 								 * table is then read through slots */
 	void	   *encode_arg;
+	GpuopsScanEncodeMany encode_many;	/* NULL, or the codes of many
+										 * strings (a text column): the page
+										 * batches then read the column */
 	bool		presence;		/* only whether each value is NULL: any
 								 * type, as INT32 1, NULL where it is */
 } GpuopsScanCol;
@@ -77,6 +90,8 @@ typedef struct GpuopsScanStats
 								 * and copied their line pointers */
 	int64		source_rows;	/* rows of them a block source served */
 	int64		source_blocks;	/* blocks it served */
+	int64		text_coded;		/* text values coded (page batches) */
+	int64		prefiltered;	/* rows the prefilter dropped (not delivered) */
 } GpuopsScanStats;
 
 typedef struct GpuopsScanReader GpuopsScanReader;
@@ -101,6 +116,16 @@ typedef struct GpuopsScanSource
 						  int *nmissed, int64 *rows);
 	void	   *arg;
 } GpuopsScanSource;
+
+/*
+ * A test of rows before they are decoded in full (late materialisation):
+ * fills keep[0 .. n - 1] (1: the row may pass the caller's WHERE) for batch
+ * rows lo .. lo + n - 1, from the early columns (gpuops_scan_set_prefilter)
+ * decoded there; the other columns' values there are undefined.  The rows
+ * it drops never reach a batch.  Backend only.
+ */
+typedef void (*GpuopsScanPrefilter) (void *arg, const struct GpuopsScanBatch *batch,
+									 int64 lo, int64 n, uint8 *keep);
 
 /* The physical batch type of a column type, or false if the reader can't extract it. */
 extern bool gpuops_scan_col_type(Oid typid, gpo_type *type);
@@ -158,6 +183,19 @@ extern bool gpuops_scan_set_source(GpuopsScanReader *r,
 extern bool gpuops_scan_read_all_visible(GpuopsScanReader *r, BlockNumber lo,
 										 BlockNumber hi, int64 *row_end,
 										 GpuopsScanBatch **batch);
+/*
+ * Makes the page batches decode the nearly batch columns early[] first,
+ * test the rows with fn, and decode the rest (and code the text columns)
+ * of the rows it keeps only: the batches then hold those rows alone
+ * (late materialisation, late.c).  No effect on the slot path, nor where
+ * it would not pay: every column read at a fixed offset and no text, or
+ * the early columns are all of them, or one is a text column.
+ */
+extern void gpuops_scan_set_prefilter(GpuopsScanReader *r,
+									  GpuopsScanPrefilter fn, void *arg,
+									  int nearly, const int *early);
+/* True if the reader codes text columns from page batches. */
+extern bool gpuops_scan_codes_text(const GpuopsScanReader *r);
 /* Lowers the fast path's decoding threads to at most nthreads. */
 extern void gpuops_scan_limit_threads(GpuopsScanReader *r, int nthreads);
 /* The buffers this backend remembers for the reader's relation, or NULL. */
@@ -197,6 +235,10 @@ typedef enum GpuopsScanConv
 								 * GPUOPS_SCAN_SHORT_TEXT_BYTES bytes ->
 								 * int64 code (gpuops_scan_short_text_code) */
 	GPUOPS_CONV_ENCODE,			/* any type -> int32 through a callback */
+	GPUOPS_CONV_TEXT_REF,		/* text, varchar, bpchar -> int32 code: the
+								 * decoders note where each string is, and
+								 * the backend codes them (encode_many)
+								 * while the pages are pinned */
 	GPUOPS_CONV_PRESENCE		/* any type -> int32 1 (its NULLs alone
 								 * matter: count) */
 } GpuopsScanConv;
@@ -235,6 +277,10 @@ typedef struct GpuopsDecodeCol
 	GpuopsScanConv conv;
 	GpuopsScanEncode encode;	/* GPUOPS_CONV_ENCODE */
 	void	   *encode_arg;
+	GpuopsScanEncodeMany encode_many;	/* GPUOPS_CONV_TEXT_REF */
+	gpo_str    *refs;			/* GPUOPS_CONV_TEXT_REF: [capacity] each
+								 * row's string (data NULL: NULL; len -1:
+								 * data is a compressed or external datum) */
 	int			scale;			/* GPUOPS_CONV_NUMERIC: the column's scale */
 	bool	   *unfit;			/* NUMERIC, SHORT_TEXT: set when a value
 								 * can't be held (the reader's flag) */
@@ -352,6 +398,7 @@ gpuops_scan_put_datum(GpuopsScanConv conv, void *data, int64 row, Datum d)
 			break;
 		case GPUOPS_CONV_NUMERIC:	/* gpuops_scan_put_numeric */
 		case GPUOPS_CONV_SHORT_TEXT:	/* gpuops_scan_put_short_text */
+		case GPUOPS_CONV_TEXT_REF:	/* gpuops_scan_put_text_ref */
 		case GPUOPS_CONV_ENCODE:
 			break;				/* the slot path calls the encoder itself */
 	}
@@ -367,13 +414,35 @@ gpuops_scan_put_short_text(const GpuopsDecodeCol *dc, int64 row, const void *p)
 {
 	int64		code = 0;
 
-	if ((VARATT_IS_EXTENDED(p) && !VARATT_IS_SHORT(p)) ||
+	if (VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p) ||
 		VARSIZE_ANY_EXHDR(p) > GPUOPS_SCAN_SHORT_TEXT_BYTES)
 		__atomic_store_n(dc->unfit, true, __ATOMIC_RELAXED);
 	else
 		code = gpuops_scan_short_text_code(VARDATA_ANY(p),
 										   (int) VARSIZE_ANY_EXHDR(p));
 	((int64 *) dc->data)[row] = code;
+}
+
+/*
+ * Note where the string datum at p is, for the backend to code it: its
+ * bytes, or (len -1) the datum itself when it is compressed or external
+ * (no PostgreSQL calls: any thread).
+ */
+static inline void
+gpuops_scan_put_text_ref(const GpuopsDecodeCol *dc, int64 row, const void *p)
+{
+	gpo_str    *s = &dc->refs[row];
+
+	if (VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p))
+	{
+		s->data = (const char *) p;
+		s->len = -1;
+	}
+	else
+	{
+		s->data = VARDATA_ANY(p);
+		s->len = (int32) VARSIZE_ANY_EXHDR(p);
+	}
 }
 
 /*
@@ -403,6 +472,10 @@ gpuops_scan_put_null(const GpuopsDecodeCol *dc, int64 row)
 		case GPUOPS_CONV_ENCODE:
 		case GPUOPS_CONV_PRESENCE:
 			((int32 *) dc->data)[row] = 0;
+			break;
+		case GPUOPS_CONV_TEXT_REF:
+			((int32 *) dc->data)[row] = 0;
+			dc->refs[row].data = NULL;
 			break;
 		case GPUOPS_CONV_INT64:
 		case GPUOPS_CONV_NUMERIC:

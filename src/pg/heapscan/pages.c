@@ -289,17 +289,25 @@ gpuops_scan_next_fast(GpuopsScanReader *r)
 			GpuopsPinJob job;
 			bool		pin = r->pin_ahead && !ahead->loaded &&
 				gpuops_scan_more_blocks(r);
+			int64		kept = n;
 
 			job.r = r;
 			job.pb = ahead;
 			job.error = NULL;
-			gpuops_decode_tuples(&r->plan, cur->tups + cur->tup_next, n, b,
-								 b->nrows, pin ? gpuops_scan_pin_job : NULL,
-								 &job);
+			if (gpuops_scan_late_now(r))
+				kept = gpuops_scan_decode_late(r, cur->tups + cur->tup_next, n,
+											   pin ? gpuops_scan_pin_job : NULL,
+											   &job);
+			else
+				gpuops_decode_tuples(&r->plan, cur->tups + cur->tup_next, n, b,
+									 b->nrows, pin ? gpuops_scan_pin_job : NULL,
+									 &job);
 			if (job.error != NULL)
 				ReThrowError(job.error);
+			if (r->text)
+				gpuops_scan_code_text(r, b->nrows, kept);
 			cur->tup_next += n;
-			b->nrows += n;
+			b->nrows += kept;
 			continue;
 		}
 		/* then the blocks of the batch that the source serves */

@@ -212,6 +212,7 @@ gpuops_scan_setup_cols(GpuopsScanReader *r, int ncols,
 			dc->conv = col->presence ? GPUOPS_CONV_PRESENCE : GPUOPS_CONV_ENCODE;
 			dc->encode = col->encode;
 			dc->encode_arg = col->encode_arg;
+			dc->encode_many = col->encode_many;
 		}
 		else
 			dc->conv = gpuops_scan_conv(col->typid, col->type);
@@ -308,8 +309,27 @@ gpuops_scan_begin(Relation rel, Snapshot snapshot, int ncols,
 
 	r->stats.fast = allow_fast && gpuops_scan_can_fast(rel, snapshot, cpu_qual);
 	for (i = 0; i < ncols; i++)
-		if (cols[i].encode != NULL)
-			r->stats.fast = false;	/* the decoders only read fixed widths */
+		if (cols[i].encode != NULL && cols[i].encode_many == NULL)
+			r->stats.fast = false;	/* the decoders can't code it */
+	if (r->stats.fast)
+	{
+		/* text columns: the decoders note the strings, the backend codes them */
+		for (i = 0; i < ncols; i++)
+		{
+			GpuopsDecodeCol *dc = &r->dcols[i];
+
+			if (dc->conv != GPUOPS_CONV_ENCODE || dc->encode_many == NULL)
+				continue;
+			dc->conv = GPUOPS_CONV_TEXT_REF;
+			dc->refs = palloc_extended(sizeof(gpo_str) * batch_rows,
+									   MCXT_ALLOC_HUGE);
+			r->text = true;
+		}
+		if (r->text)
+			r->text_cxt = AllocSetContextCreate(CurrentMemoryContext,
+												"gpuops column reader text",
+												ALLOCSET_DEFAULT_SIZES);
+	}
 	if (r->stats.fast)
 	{
 		int			pages = GPUOPS_SCAN_BATCH_PAGES;

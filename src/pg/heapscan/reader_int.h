@@ -99,6 +99,15 @@ struct GpuopsScanReader
 	BlockNumber *missed;		/* [2 * max_pages] blocks the source could
 								 * not serve after all: pinned first */
 	int			nmissed;
+	bool		text;			/* some column is GPUOPS_CONV_TEXT_REF */
+	MemoryContext text_cxt;		/* detoasted strings of one page batch */
+	GpuopsScanPrefilter prefilter;	/* or NULL (late.c) */
+	void	   *prefilter_arg;
+	GpuopsDecodePlan early;		/* the columns the prefilter reads */
+	GpuopsDecodeCol *early_cols;
+	uint8	   *keep;			/* [capacity] the prefilter's answer */
+	HeapTupleHeader *kept_tups; /* [max_pages * MaxHeapTuplesPerPage] */
+	int			late_pause;		/* page batches left in one pass */
 
 	/* slot path */
 	TableScanDesc scan;
@@ -121,6 +130,30 @@ extern bool gpuops_scan_next_fast(GpuopsScanReader *r);
  * none left (false: the batch is full).
  */
 extern bool gpuops_scan_serve_source(GpuopsScanReader *r, GpuopsPageBatch *pb);
+
+/* ---- late.c ---- */
+
+/* True if the next page batch's rows are prefiltered. */
+extern bool gpuops_scan_late_now(GpuopsScanReader *r);
+/*
+ * Decodes tuples into the batch from row nrows on, only those the
+ * prefilter keeps; returns how many.
+ */
+extern int64 gpuops_scan_decode_late(GpuopsScanReader *r,
+									 HeapTupleHeader const *tups,
+									 int64 ntups, void (*beside) (void *),
+									 void *arg);
+/* Points the early columns at the batch's current arrays (after a swap). */
+extern void gpuops_scan_late_arrays(GpuopsScanReader *r);
+
+/* ---- text.c ---- */
+
+/*
+ * Codes the text columns of batch rows lo .. lo + n - 1 (decoded from the
+ * pages still pinned): detoasts what must be, asks the prefilter, then
+ * calls each column's encode_many.
+ */
+extern void gpuops_scan_code_text(GpuopsScanReader *r, int64 lo, int64 n);
 
 /* ---- slots.c ---- */
 

@@ -32,6 +32,7 @@ gpuops_scan_swap_buffers(GpuopsScanReader *r)
 		dc->data = b->data[dc->out];
 		dc->validity = b->validity[dc->out];
 	}
+	gpuops_scan_late_arrays(r);
 }
 
 /*

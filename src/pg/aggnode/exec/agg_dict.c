@@ -4,61 +4,37 @@
  *
  * The engine groups fixed-width keys, so a text (or varchar) key is replaced
  * by a dense int32 code on the CPU as rows are read: equal strings get equal
- * codes, in first-seen order, through one hash table per key for the whole
- * query (every batch and every partition share it, so codes mean the same
- * everywhere).  Grouping by the code is grouping by the string under a
- * deterministic collation, whose equality is byte equality; the planner
- * keeps keys of nondeterministic collations native.  The strings are copied
- * once into the dictionary's memory, and the group's key is read back from
- * there when the groups come out.
+ * codes, in first-seen order, through one dictionary per key and process
+ * for the whole query (every batch and every partition share it, so codes
+ * mean the same everywhere in the process).  Grouping by the code is
+ * grouping by the string under a deterministic collation, whose equality
+ * is byte equality; the planner keeps keys of nondeterministic collations
+ * native.  The dictionary is the engine's gpo_strdict (it keeps its own
+ * copy of the strings): the slot path codes one value at a time, the page
+ * batches many at once with the decoding threads.  A worker process's codes
+ * are its own: its groups go to the backend with their strings, which the
+ * backend codes in its own dictionary (agg_parallel_text.c).
  */
 #include "aggnode/gpuops_agg.h"
 
-#include "common/hashfn.h"
-#include "utils/hsearch.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
-
-/* Most distinct strings one key may have (codes are non-negative int32). */
-#define GPUOPS_DICT_MAX		((int64) PG_INT32_MAX)
-
-/* One dictionary entry: a string (the hash key) and its code. */
-typedef struct GpuopsDictEntry
-{
-	text	   *str;			/* first member: the key dynahash hashes */
-	int32		code;
-} GpuopsDictEntry;
 
 /* A key's dictionary. */
 struct GpuopsTextDict
 {
-	HTAB	   *htab;
-	MemoryContext cxt;			/* the strings and the code -> string array */
-	text	  **strs;			/* strs[code] */
-	int64		n;
-	int64		cap;
+	gpo_strdict *sd;			/* malloc'd: freed with the memory context */
+	MemoryContextCallback free_sd;
 };
 
-/* Hash of a string key (dynahash passes a pointer to the entry's key). */
-static uint32
-gpuops_dict_hash(const void *key, Size keysize)
+/* Frees the engine's dictionary when the node's memory goes. */
+static void
+gpuops_dict_free(void *arg)
 {
-	const text *t = *(text *const *) key;
+	GpuopsTextDict *d = (GpuopsTextDict *) arg;
 
-	return DatumGetUInt32(hash_any((const unsigned char *) VARDATA_ANY(t),
-								   VARSIZE_ANY_EXHDR(t)));
-}
-
-/* 0 when two string keys are byte-equal. */
-static int
-gpuops_dict_match(const void *a, const void *b, Size keysize)
-{
-	const text *x = *(text *const *) a;
-	const text *y = *(text *const *) b;
-	Size		lx = VARSIZE_ANY_EXHDR(x);
-
-	if (lx != VARSIZE_ANY_EXHDR(y))
-		return 1;
-	return memcmp(VARDATA_ANY(x), VARDATA_ANY(y), lx);
+	gpo_strdict_free(d->sd);
+	d->sd = NULL;
 }
 
 /* An empty dictionary in the current memory context. */
@@ -66,22 +42,52 @@ GpuopsTextDict *
 gpuops_dict_create(void)
 {
 	GpuopsTextDict *d = palloc0(sizeof(GpuopsTextDict));
-	HASHCTL		ctl;
 
-	d->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuOpsAgg text keys",
-								   ALLOCSET_DEFAULT_SIZES);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(text *);
-	ctl.entrysize = sizeof(GpuopsDictEntry);
-	ctl.hash = gpuops_dict_hash;
-	ctl.match = gpuops_dict_match;
-	ctl.hcxt = d->cxt;
-	d->htab = hash_create("GpuOpsAgg text keys", 1024, &ctl,
-						  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE |
-						  HASH_CONTEXT);
-	d->cap = 1024;
-	d->strs = MemoryContextAlloc(d->cxt, sizeof(text *) * d->cap);
+	d->sd = gpo_strdict_create();
+	if (d->sd == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("GpuOpsAgg could not allocate a text key dictionary.")));
+	d->free_sd.func = gpuops_dict_free;
+	d->free_sd.arg = d;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &d->free_sd);
 	return d;
+}
+
+/*
+ * A dictionary, in the current memory context, for each text key of spec
+ * that is not read as short text codes.
+ */
+void
+gpuops_dict_create_keys(GpuopsAggSpec *spec)
+{
+	int			k;
+
+	for (k = 0; k < spec->nkeys; k++)
+		if (gpuops_agg_text_key(spec->key_types[k], spec->key_collations[k]) &&
+			!gpuops_agg_short_text_key(spec->key_types[k],
+									   spec->key_typmods[k],
+									   spec->key_collations[k]))
+			spec->key_dicts[k] = gpuops_dict_create();
+}
+
+/* Raises the error of a dictionary call that failed with st. */
+static void
+gpuops_dict_error(gpo_status st)
+{
+	if (st == GPO_ERR_CAPACITY)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("GpuOpsAgg: more than %d distinct values of a text grouping key",
+						PG_INT32_MAX),
+				 errhint("SET gpuops.enabled = off runs the query natively.")));
+	if (st == GPO_ERR_NOMEM)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("GpuOpsAgg could not grow a text key dictionary.")));
+	elog(ERROR, "GpuOpsAgg: text key dictionary call failed (%d)", (int) st);
 }
 
 /* GpuopsScanEncode: the code of a non-NULL string, added if new. */
@@ -90,43 +96,62 @@ gpuops_dict_encode(void *arg, Datum value)
 {
 	GpuopsTextDict *d = (GpuopsTextDict *) arg;
 	text	   *t = DatumGetTextPP(value);
-	GpuopsDictEntry *e;
-	bool		found;
+	gpo_str		s;
 	int32		code;
+	gpo_status	st;
 
-	e = (GpuopsDictEntry *) hash_search(d->htab, &t, HASH_ENTER, &found);
-	if (!found)
-	{
-		Size		len = VARSIZE_ANY(t);
-
-		if (d->n >= GPUOPS_DICT_MAX)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("GpuOpsAgg: more than %lld distinct values of a text grouping key",
-							(long long) GPUOPS_DICT_MAX),
-					 errhint("SET gpuops.enabled = off runs the query natively.")));
-		/* the entry's key points at the tuple: give it its own copy */
-		e->str = MemoryContextAlloc(d->cxt, len);
-		memcpy(e->str, t, len);
-		e->code = (int32) d->n;
-		if (d->n == d->cap)
-		{
-			d->cap *= 2;
-			d->strs = repalloc_huge(d->strs, sizeof(text *) * d->cap);
-		}
-		d->strs[d->n++] = e->str;
-	}
-	code = e->code;
+	s.data = VARDATA_ANY(t);
+	s.len = (int32) VARSIZE_ANY_EXHDR(t);
+	st = gpo_strdict_encode(NULL, d->sd, 1, &s, &code);
+	if (st != GPO_OK)
+		gpuops_dict_error(st);
 	if ((Pointer) t != DatumGetPointer(value))
 		pfree(t);				/* a detoasted copy */
 	return code;
 }
 
-/* The string of a code, as a text Datum. */
+/* GpuopsScanEncodeMany: the codes of n strings, with up to nthreads threads. */
+void
+gpuops_dict_encode_many(void *arg, int nthreads, int64 n, const gpo_str *strs,
+						int32 *codes)
+{
+	GpuopsTextDict *d = (GpuopsTextDict *) arg;
+	gpo_ctx		ctx;
+	gpo_status	st;
+
+	gpuops_ctx_init(&ctx);
+	ctx.device = GPO_DEVICE_CPU;
+	ctx.threads = Max(nthreads, 1);
+	st = gpo_strdict_encode(&ctx, d->sd, n, strs, codes);
+	if (st != GPO_OK)
+		gpuops_dict_error(st);
+}
+
+/* The string of a code, as a text Datum in the current memory context. */
 Datum
 gpuops_dict_datum(const GpuopsTextDict *d, int32 code)
 {
-	if (code < 0 || code >= d->n)
+	gpo_str		s = gpo_strdict_get(d->sd, code);
+
+	if (s.data == NULL)
 		elog(ERROR, "GpuOpsAgg: text key code %d out of range", code);
-	return PointerGetDatum(d->strs[code]);
+	return PointerGetDatum(cstring_to_text_with_len(s.data, s.len));
+}
+
+/* The string of a code (valid until the dictionary codes more). */
+gpo_str
+gpuops_dict_string(const GpuopsTextDict *d, int32 code)
+{
+	gpo_str		s = gpo_strdict_get(d->sd, code);
+
+	if (s.data == NULL)
+		elog(ERROR, "GpuOpsAgg: text key code %d out of range", code);
+	return s;
+}
+
+/* Distinct strings the dictionary holds. */
+int64
+gpuops_dict_count(const GpuopsTextDict *d)
+{
+	return gpo_strdict_count(d->sd);
 }

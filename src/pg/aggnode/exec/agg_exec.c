@@ -89,12 +89,7 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	int			t;
 
 	gpuops_agg_spec_from_plan(cscan, &s->spec);
-	for (t = 0; t < s->spec.nkeys; t++)
-		if (gpuops_agg_text_key(s->spec.key_types[t], s->spec.key_collations[t]) &&
-			!gpuops_agg_short_text_key(s->spec.key_types[t],
-									   s->spec.key_typmods[t],
-									   s->spec.key_collations[t]))
-			s->spec.key_dicts[t] = gpuops_dict_create();
+	gpuops_dict_create_keys(&s->spec);
 	gpuops_agg_join_begin(s, cscan, estate, eflags, true);
 	s->tables = palloc0(sizeof(GpuopsAggTableExec) * Max(s->spec.ntables, 1));
 	s->qual_cxt = CreateExprContext(estate);

@@ -259,6 +259,9 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Rows In", NULL, s->rows_in, es);
 		if (s->cached_rows > 0)
 			ExplainPropertyInteger("Rows From Cache", NULL, s->cached_rows, es);
+		if (s->early_filtered > 0)
+			ExplainPropertyInteger("Rows Filtered Before Decoding", NULL,
+								   s->early_filtered, es);
 		ExplainPropertyInteger("Rows Passed", NULL, s->rows_passed, es);
 		ExplainPropertyInteger("Groups", NULL,
 							   s->groups.spill_runs > 0 && s->groups.ngroups == 0 ?

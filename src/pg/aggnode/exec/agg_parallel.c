@@ -13,8 +13,9 @@
  * (CreateParallelContext): they restore the backend's transaction, snapshot
  * and settings, and an ERROR in one is raised again in the backend.  The
  * plan asks for parallel mode (agg_plan_create.c), only for one heap table without
- * clauses PostgreSQL must evaluate and without text keys of the table
- * (whose dictionary codes are per process); a rescan reads serially.  A
+ * clauses PostgreSQL must evaluate; a text key's codes are per process, and
+ * go to the backend with their strings (agg_parallel_text.c).  A rescan
+ * reads serially.  A
  * star join's dimension tables (agg_join.c), built by the backend with
  * their text keys' codes, reach the workers in the shared segment.
  *
@@ -70,6 +71,7 @@ typedef struct GpuopsParallelHeader
 	int64		rows_in;
 	int64		cached_rows;
 	int64		rows_passed;
+	int64		early_filtered;
 	int64		batches;
 	int64		bytes_in;
 	int64		cpu_calls;
@@ -125,6 +127,7 @@ gpuops_parallel_send_piece(shm_mq_handle *mqh, const GpuopsAggScanState *s,
 		h.rows_in = s->rows_in;
 		h.cached_rows = s->cached_rows;
 		h.rows_passed = s->rows_passed;
+		h.early_filtered = s->early_filtered;
 		h.batches = s->batches;
 		h.bytes_in = s->bytes_in;
 		h.cpu_calls = s->cpu_calls;
@@ -144,6 +147,19 @@ gpuops_parallel_send_piece(shm_mq_handle *mqh, const GpuopsAggScanState *s,
 	{
 		gpuops_parallel_send(mqh, st->key_codes[k], sizeof(uint64) * n);
 		gpuops_parallel_send(mqh, st->key_valid[k], n);
+		if (gpuops_agg_key_own_codes(s, &s->tables[0], k))
+		{
+			/* the key's strings: the codes are this process's own */
+			Size		bytes;
+			char	   *msg = gpuops_parallel_strings_pack(s->spec.key_dicts[k],
+														   st->key_codes[k],
+														   st->key_valid[k],
+														   st->ngroups, &bytes);
+
+			gpuops_parallel_send(mqh, &bytes, sizeof(bytes));
+			gpuops_parallel_send(mqh, msg, bytes);
+			pfree(msg);
+		}
 	}
 	gpuops_parallel_send(mqh, st->rows, sizeof(int64) * n);
 	for (v = 0; v < st->nvals; v++)
@@ -240,6 +256,7 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
 	s->rows_in += h->rows_in;
 	s->cached_rows += h->cached_rows;
 	s->rows_passed += h->rows_passed;
+	s->early_filtered += h->early_filtered;
 	s->batches += h->batches;
 	s->bytes_in += h->bytes_in;
 	s->cpu_calls += h->cpu_calls;
@@ -252,10 +269,23 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
 	n = (Size) h->ngroups;
 	if (n > 0)
 	{
+		bool		recoded = false;
+
 		for (k = 0; k < st->nkeys; k++)
 		{
 			codes[k] = gpuops_parallel_receive(pcxt, mqh, sizeof(uint64) * n);
 			valid[k] = gpuops_parallel_receive(pcxt, mqh, n);
+			if (gpuops_agg_key_own_codes(s, &s->tables[0], k))
+			{
+				/* the worker's codes: the backend's codes of its strings */
+				Size	   *bytes = gpuops_parallel_receive(pcxt, mqh, sizeof(Size));
+				char	   *msg = gpuops_parallel_receive(pcxt, mqh, *bytes);
+
+				gpuops_parallel_strings_recode(s->spec.key_dicts[k],
+											   Max(s->threads_got, 1), msg,
+											   *bytes, codes[k], h->ngroups);
+				recoded = true;
+			}
 		}
 		rows = gpuops_parallel_receive(pcxt, mqh, sizeof(int64) * n);
 		vals = palloc0(sizeof(gpo_agg_out) * Max(st->nvals, 1));
@@ -272,6 +302,9 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
 			vals[v].fflags = gpuops_parallel_receive(pcxt, mqh, n);
 			vals[v].m2 = gpuops_parallel_receive(pcxt, mqh, sizeof(double) * n);
 		}
+		if (recoded)
+			gpuops_parallel_sort_piece(st->nkeys, st->nvals, st->val_types,
+									   h->ngroups, codes, valid, rows, vals);
 		gpuops_aggspill_merge(st, h->ngroups, codes, valid, rows, vals);
 	}
 	MemoryContextSwitchTo(old);
@@ -480,6 +513,8 @@ gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
 	cscan->custom_private = (List *) stringToNode(plan_str);
 	s->css.ss.ps.plan = (Plan *) cscan;
 	gpuops_agg_spec_from_plan(cscan, &s->spec);
+	/* this process's own codes of the text keys it reads */
+	gpuops_dict_create_keys(&s->spec);
 	gpuops_agg_join_begin(s, cscan, estate, 0, false);
 	if (s->spec.ntables != 1)
 		elog(ERROR, "GpuOpsAgg worker: %d tables", s->spec.ntables);

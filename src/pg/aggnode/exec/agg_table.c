@@ -45,6 +45,7 @@ gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno,
 		/* a text key: its dictionary codes */
 		c->type = GPO_INT32;
 		c->encode = gpuops_dict_encode;
+		c->encode_many = gpuops_dict_encode_many;
 		c->encode_arg = dict;
 	}
 	else if (presence && (c->typid == BPCHAROID || c->typid == VARCHAROID ||
@@ -60,6 +61,42 @@ gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno,
 		elog(ERROR, "GpuOpsAgg cannot read column %d of type %u", attno,
 			 c->typid);
 	return te->ncols++;
+}
+
+/*
+ * The reader column of text column attno that a clause compares as
+ * dictionary codes: a text key's own, or one with a dictionary of its own
+ * (a column read only for count keeps its NULLs the same as codes).
+ */
+static int
+gpuops_agg_add_text_col(GpuopsAggTableExec *te, AttrNumber attno)
+{
+	int			i = gpuops_agg_add_col(te, attno, NULL, true);
+	GpuopsScanCol *c = &te->cols[i];
+
+	if (c->encode == NULL)
+	{
+		c->presence = false;
+		c->type = GPO_INT32;
+		c->encode = gpuops_dict_encode;
+		c->encode_many = gpuops_dict_encode_many;
+		c->encode_arg = gpuops_dict_create();
+	}
+	return i;
+}
+
+/* GpuopsQualTextCode: the code of a text constant in te's column attno. */
+static int32
+gpuops_agg_qual_text_code(void *arg, AttrNumber attno, Datum value)
+{
+	GpuopsAggTableExec *te = (GpuopsAggTableExec *) arg;
+	int			i;
+
+	for (i = 0; i < te->nread; i++)
+		if (te->cols[i].attnum == attno && te->cols[i].encode != NULL)
+			return gpuops_dict_encode(te->cols[i].encode_arg, value);
+	elog(ERROR, "GpuOpsAgg reads no codes of column %d", attno);
+	return 0;
 }
 
 /* The key and value types of the running groups (those of the first table). */
@@ -139,6 +176,84 @@ gpuops_agg_attno_col(GpuopsAggTableExec *te, AttrNumber attno, int natts)
 	return -1;
 }
 
+/*
+ * GpuopsScanPrefilter: the device clauses over batch rows lo .. lo + n - 1,
+ * before the other columns are decoded (late materialisation): those
+ * without a text column (te->eprog), so every row that passes them all is
+ * kept.  The rows are taken from lo rounded down to a multiple of 8 (a
+ * validity bitmap's byte), evaluated again harmlessly.  CPU face: a page
+ * batch's rows are few.  Every clause runs again over the batch
+ * (agg_batch.c).
+ */
+static void
+gpuops_agg_prefilter(void *arg, const GpuopsScanBatch *batch, int64 lo,
+					 int64 n, uint8 *keep)
+{
+	GpuopsAggTableExec *te = (GpuopsAggTableExec *) arg;
+	int64		lo8 = lo & ~(int64) 7;
+	int64		m = lo + n - lo8;
+	gpo_vector *vecs = palloc(sizeof(gpo_vector) * Max(te->nread, 1));
+	gpo_chunk  *chunks = palloc(sizeof(gpo_chunk) * Max(te->nread, 1));
+	gpo_vector	maskv;
+	gpo_chunk	maskc;
+	gpo_ctx		ctx;
+	size_t		bytes = 0;
+	gpo_status	st;
+	int			i;
+
+	for (i = 0; i < te->nread; i++)
+		gpuops_one_chunk_vector(&vecs[i], &chunks[i], te->cols[i].type,
+								(char *) batch->data[i] +
+								lo8 * gpo_type_size(te->cols[i].type),
+								batch->has_nulls[i] ?
+								batch->validity[i] + lo8 / 8 : NULL, m);
+	gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, keep, NULL, m);
+	gpuops_ctx_init(&ctx);
+	ctx.device = GPO_DEVICE_CPU;
+	st = gpo_filter(&ctx, te->nread, vecs, te->eprog, te->neprog, &maskv,
+					NULL, NULL, &bytes);
+	if (st == GPO_OK)
+		st = gpo_filter(&ctx, te->nread, vecs, te->eprog, te->neprog, &maskv,
+						NULL, gpuops_alloc_scratch(bytes), NULL);
+	gpuops_check_status(st, &ctx, "GpuOpsAgg prefilter", InvalidOid);
+	memmove(keep, keep + (lo - lo8), n);
+	pfree(vecs);
+	pfree(chunks);
+}
+
+/*
+ * Lets te's reader test rows with its device clauses before decoding them
+ * in full (the reader decides whether that pays): the early columns are
+ * those the clauses read.
+ */
+static void
+gpuops_agg_set_prefilter(GpuopsAggTableExec *te)
+{
+	int		   *early;
+	int			nearly = 0;
+	int			i;
+	int			j;
+
+	if (te->neprog == 0 || te->reader == NULL)
+		return;
+	early = palloc(sizeof(int) * Max(te->neprog, 1));
+	for (i = 0; i < te->neprog; i++)
+	{
+		const gpo_pred *p = &te->eprog[i];
+
+		if (p->kind != GPO_PRED_CMP && p->kind != GPO_PRED_NULLTEST)
+			continue;
+		if (p->column < 0 || p->column >= te->nread)
+			return;				/* not a reader's column */
+		for (j = 0; j < nearly && early[j] != p->column; j++)
+			;
+		if (j == nearly)
+			early[nearly++] = p->column;
+	}
+	gpuops_scan_set_prefilter(te->reader, gpuops_agg_prefilter, te, nearly,
+							  early);
+}
+
 /* Sets up the reading of one table: its columns, device program and CPU qual. */
 void
 gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
@@ -151,6 +266,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	int		   *attno_col;
 	gpo_type   *col_types;
 	Bitmapset  *qual_attnos;
+	ListCell   *lc;
 	gpo_ctx		ctx;
 	int			i;
 	int			x;
@@ -187,8 +303,21 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		qual_attnos = bms_add_member(qual_attnos, s->join->dims[i].fk_attno);
 	x = -1;
 	while ((x = bms_next_member(qual_attnos, x)) >= 0)
-		if (x <= natts)
+	{
+		Oid			typid;
+
+		if (x > natts)
+			continue;
+		typid = TupleDescAttr(RelationGetDescr(te->rel), x - 1)->atttypid;
+		/* a text column only a clause reads is compared as codes */
+		if ((typid == TEXTOID || typid == VARCHAROID) &&
+			!gpuops_agg_short_text_key(typid,
+									   TupleDescAttr(RelationGetDescr(te->rel), x - 1)->atttypmod,
+									   TupleDescAttr(RelationGetDescr(te->rel), x - 1)->attcollation))
+			gpuops_agg_add_text_col(te, (AttrNumber) x);
+		else
 			gpuops_agg_add_col(te, (AttrNumber) x, NULL, false);
+	}
 	te->nread = te->ncols;
 	if (s->join)
 		gpuops_agg_join_add_cols(s, te);
@@ -219,7 +348,24 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 													 s->spec.val_filters[i],
 													 attno_col, natts);
 	te->nprog = gpuops_quals_program(tab->device_quals, tab->rti, attno_col,
-									 natts, col_types, &te->prog);
+									 natts, col_types,
+									 gpuops_agg_qual_text_code, te, &te->prog);
+	te->eprog = te->prog;
+	te->neprog = te->nprog;
+	foreach(lc, tab->device_quals)
+		if (gpuops_qual_reads_text((Node *) lfirst(lc), tab->rti))
+			break;
+	if (lc != NULL)
+	{
+		/* the prefilter's clauses: those without a text column */
+		List	   *early = NIL;
+
+		foreach(lc, tab->device_quals)
+			if (!gpuops_qual_reads_text((Node *) lfirst(lc), tab->rti))
+				early = lappend(early, lfirst(lc));
+		te->neprog = gpuops_quals_program(early, tab->rti, attno_col, natts,
+										  col_types, NULL, NULL, &te->eprog);
+	}
 	te->fprog = palloc0(sizeof(gpo_pred *) * Max(s->spec.nfilters, 1));
 	te->fnprog = palloc0(sizeof(int) * Max(s->spec.nfilters, 1));
 	te->fexpr = palloc0(sizeof(GpuopsExprProgram *) * Max(s->spec.nfilters, 1));
@@ -230,7 +376,9 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		if (gpuops_qual_on_device(f, tab->rti))
 			te->fnprog[i] = gpuops_quals_program(tab->filter_quals[i],
 												 tab->rti, attno_col, natts,
-												 col_types, &te->fprog[i]);
+												 col_types,
+												 gpuops_agg_qual_text_code, te,
+												 &te->fprog[i]);
 		else
 		{
 			te->fexpr[i] = palloc0(sizeof(GpuopsExprProgram));
@@ -258,6 +406,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 									   (gpuops_agg_overlaps(INT64_MAX) ? 1 : 0)));
 	gpuops_cache_attach_reader(te->reader, te->rel, te->nread, te->cols,
 							   gpo_threads(&ctx));
+	gpuops_agg_set_prefilter(te);
 }
 
 /*
@@ -364,6 +513,9 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	s->read_ms += stats->read_ms;
 	s->pin_ms += stats->pin_ms;
 	s->cached_rows += stats->source_rows;
+	/* rows the reader's prefilter dropped were read too */
+	s->rows_in += stats->prefiltered;
+	s->early_filtered += stats->prefiltered;
 	if (stats->fast)
 		s->fast_read = true;
 	else

@@ -48,6 +48,9 @@ typedef struct GpuopsAggTableExec
 								 * so far (batch memory), or NULL */
 	gpo_pred   *prog;			/* device clauses, postfix */
 	int			nprog;
+	gpo_pred   *eprog;			/* of them, those without a text column
+								 * (the reader's prefilter), postfix */
+	int			neprog;
 	gpo_pred  **fprog;			/* [nfilters]: FILTER clauses, postfix */
 	int		   *fnprog;
 	ExprState  *cpu_qual;
@@ -190,6 +193,8 @@ typedef struct GpuopsAggScanState
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
 	int64		rows_passed;
+	int64		early_filtered; /* of rows_in, dropped before decoding in
+								 * full (the reader's prefilter) */
 	int64		batches;
 	int64		bytes_in;
 	int64		gpu_calls;
@@ -376,6 +381,26 @@ extern void gpuops_agg_join_shared_attach(GpuopsAggScanState *s,
 extern bool gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te);
 /* Each process's share of threads OpenMP threads among the backend and nworkers workers. */
 extern int	gpuops_agg_parallel_threads(int threads, int nworkers);
+
+/* ---- agg_parallel_text.c: text keys with worker processes ---- */
+
+/* True if key k of te holds this process's own dictionary codes. */
+extern bool gpuops_agg_key_own_codes(const GpuopsAggScanState *s,
+									 const GpuopsAggTableExec *te, int k);
+/* The strings of n groups' codes of a key, as one message of *bytes bytes. */
+extern char *gpuops_parallel_strings_pack(const GpuopsTextDict *d,
+										  const uint64 *codes,
+										  const uint8 *valid, int64 n,
+										  Size *bytes);
+/* Codes a strings message's strings in d, into n groups' key codes. */
+extern void gpuops_parallel_strings_recode(GpuopsTextDict *d, int nthreads,
+										   const char *msg, Size bytes,
+										   uint64 *codes, int64 n);
+/* Sorts a piece of n groups by key again (after recoding). */
+extern void gpuops_parallel_sort_piece(int nkeys, int nvals,
+									   const gpo_type *val_types, int64 n,
+									   uint64 **codes, uint8 **valid,
+									   int64 *rows, gpo_agg_out *vals);
 
 /* ---- agg_batch.c ---- */
 

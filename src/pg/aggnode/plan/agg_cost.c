@@ -257,8 +257,9 @@ gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
  * Worker processes the node may read with (for the costing and the plan):
  * only where the query may run in parallel, for one heap table whose scan
  * is parallel-safe, without clauses PostgreSQL must evaluate (row-level
- * security included) and without text keys other than short ones
- * (dictionary codes are per process).  gpuops.parallel_workers = -1 (the default) takes
+ * security included); a text key's codes are per process, and the backend
+ * codes a worker's strings again (agg_parallel_text.c).
+ * gpuops.parallel_workers = -1 (the default) takes
  * as many as PostgreSQL would give a parallel scan of the table (its size,
  * its parallel_workers option, max_parallel_workers_per_gather), but no more
  * than one process a thread of gpuops.threads, none with fewer than 3
@@ -276,7 +277,6 @@ gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables, bool inh,
 	int			workers = Min(gpuops_parallel_workers,
 							  max_parallel_workers_per_gather);
 	RelOptInfo *scanrel;
-	ListCell   *lc;
 
 	if (gpuops_parallel_workers == 0 || max_parallel_workers_per_gather <= 0 ||
 		!root->glob->parallelModeOK ||
@@ -304,16 +304,5 @@ gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables, bool inh,
 		if (per_worker < workers)
 			workers = per_worker < 1.0 ? 0 : (int) per_worker;
 	}
-	if (workers <= 0)
-		return 0;
-	foreach(lc, keys)
-	{
-		Node	   *key = (Node *) lfirst(lc);
-
-		if (gpuops_agg_text_key(exprType(key), exprCollation(key)) &&
-			!gpuops_agg_short_text_key(exprType(key), exprTypmod(key),
-									   exprCollation(key)))
-			return 0;
-	}
-	return workers;
+	return Max(workers, 0);
 }

@@ -11,6 +11,10 @@
  *     date '...' - interval '...' folds to), compared exactly in the
  *     column's own type;
  *   column op ANY/ALL (array constant), which covers IN and NOT IN lists;
+ *   text column = or <> text constant, under a deterministic collation:
+ *     the column is read as dictionary codes (a text or varchar column
+ *     not read as short codes), and equal strings have equal codes, so the
+ *     device compares the code with the constant's;
  *   column IS [NOT] NULL; a bool column by itself;
  *   AND, OR and NOT of such clauses (BETWEEN arrives as an AND).
  * The column is a plain column of the scanned table of a type the node
@@ -30,6 +34,7 @@
 #include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/date.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
@@ -56,6 +61,8 @@ typedef struct QualProgram
 	int			max_attno;
 	const gpo_type *col_types;
 	Index		relid;			/* the scanned table's range-table index */
+	GpuopsQualTextCode text_code;	/* codes of text constants */
+	void	   *text_arg;
 } QualProgram;
 
 static gpo_pred *gpuops_qual_push(QualProgram *p, gpo_pred_kind kind);
@@ -75,6 +82,89 @@ gpuops_qual_column(Node *node, Index relid)
 	return var->varno == (int) relid && var->varlevelsup == 0 &&
 		var->varattno > 0 &&
 		gpuops_scan_col_type_mod(var->vartype, var->vartypmod, &t);
+}
+
+/*
+ * The text or varchar column of relid that node is (a Var, or one under a
+ * RelabelType), if it is read as dictionary codes; else NULL.
+ */
+static Var *
+gpuops_qual_text_column(Node *node, Index relid)
+{
+	Var		   *var;
+
+	if (node != NULL && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	if (node == NULL || !IsA(node, Var))
+		return NULL;
+	var = (Var *) node;
+	if (var->varno != (int) relid || var->varlevelsup != 0 ||
+		var->varattno <= 0 ||
+		(var->vartype != TEXTOID && var->vartype != VARCHAROID) ||
+		!gpuops_agg_text_key(var->vartype, var->varcollid) ||
+		gpuops_agg_short_text_key(var->vartype, var->vartypmod,
+								  var->varcollid))
+		return NULL;
+	return var;
+}
+
+/*
+ * True if op is "text column = / <> text constant" (either side) under a
+ * deterministic collation, whose equality is byte equality: *var, *c and
+ * *cmp get its parts.
+ */
+static bool
+gpuops_qual_text_cmp(OpExpr *op, Index relid, Var **var, Const **c,
+					 gpo_cmp_op *cmp)
+{
+	Oid			fn = get_opcode(op->opno);
+	Node	   *other;
+
+	if (list_length(op->args) != 2 || op->opretset)
+		return false;
+	if (fn == F_TEXTEQ)
+		*cmp = GPO_CMP_EQ;
+	else if (fn == F_TEXTNE)
+		*cmp = GPO_CMP_NE;
+	else
+		return false;
+	other = lsecond(op->args);
+	*var = gpuops_qual_text_column(linitial(op->args), relid);
+	if (*var == NULL)
+	{
+		other = linitial(op->args);
+		*var = gpuops_qual_text_column(lsecond(op->args), relid);
+	}
+	if (*var == NULL || !IsA(other, Const) ||
+		((Const *) other)->consttype != TEXTOID ||
+		!OidIsValid(op->inputcollid) ||
+		!get_collation_isdeterministic(op->inputcollid))
+		return false;
+	*c = (Const *) other;
+	return true;
+}
+
+/* Walker: true at a text comparison of relid's columns. */
+static bool
+gpuops_qual_reads_text_walker(Node *node, Index *relid)
+{
+	Var		   *var;
+	Const	   *c;
+	gpo_cmp_op	cmp;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, OpExpr) &&
+		gpuops_qual_text_cmp((OpExpr *) node, *relid, &var, &c, &cmp))
+		return true;
+	return expression_tree_walker(node, gpuops_qual_reads_text_walker, relid);
+}
+
+/* True if clause holds a text column of relid that it compares as codes. */
+bool
+gpuops_qual_reads_text(Node *clause, Index relid)
+{
+	return gpuops_qual_reads_text_walker(clause, &relid);
 }
 
 /*
@@ -304,8 +394,11 @@ gpuops_qual_on_device(Expr *clause, Index relid)
 		OpExpr	   *op = (OpExpr *) clause;
 		Var		   *var;
 		Node	   *other;
+		Const	   *c;
 		gpo_cmp_op	cmp;
 
+		if (gpuops_qual_text_cmp(op, relid, &var, &c, &cmp))
+			return true;
 		return list_length(op->args) == 2 && !op->opretset &&
 			gpuops_qual_split_op(op->opno, linitial(op->args),
 								 lsecond(op->args), relid, &var, &other,
@@ -487,6 +580,23 @@ gpuops_qual_emit(QualProgram *p, Node *clause)
 		gpo_cmp_op	cmp;
 		Const	   *c;
 
+		if (gpuops_qual_text_cmp(op, p->relid, &var, &c, &cmp))
+		{
+			/* the codes of the column's dictionary */
+			gpo_pred   *n = gpuops_qual_push(p, GPO_PRED_CMP);
+
+			n->op = cmp;
+			n->column = gpuops_qual_col(p, var->varattno);
+			n->const_null = c->constisnull;
+			if (!c->constisnull)
+			{
+				if (p->text_code == NULL)
+					elog(ERROR, "GpuOpsAgg device qual on text without codes");
+				n->ival = p->text_code(p->text_arg, var->varattno,
+									   c->constvalue);
+			}
+			return;
+		}
 		if (!gpuops_qual_split_op(op->opno, linitial(op->args),
 								  lsecond(op->args), p->relid, &var,
 								  &other, &cmp))
@@ -553,6 +663,7 @@ gpuops_qual_emit(QualProgram *p, Node *clause)
 int
 gpuops_quals_program(List *clauses, Index relid, const int *attno_col,
 					 int max_attno, const gpo_type *col_types,
+					 GpuopsQualTextCode text_code, void *text_arg,
 					 gpo_pred **prog)
 {
 	QualProgram p;
@@ -563,6 +674,8 @@ gpuops_quals_program(List *clauses, Index relid, const int *attno_col,
 	p.max_attno = max_attno;
 	p.col_types = col_types;
 	p.relid = relid;
+	p.text_code = text_code;
+	p.text_arg = text_arg;
 	*prog = NULL;
 	if (clauses == NIL)
 		return 0;

@@ -1,0 +1,71 @@
+/*
+ * gpo_strdict.h
+ *	  A string dictionary: byte strings -> dense int32 codes, in first-seen
+ *	  order, for grouping keys the devices can only group as integers.
+ *
+ * Plain C11 + OpenMP; never includes postgres.h.  Equal byte strings get
+ * equal codes and only they, so grouping by the code is grouping by the
+ * string under any collation whose equality is byte equality.  A call
+ * hashes and looks up its strings with the context's threads (the table is
+ * only read then), then adds the strings it did not find on the calling
+ * thread, in row order: so the codes do not depend on the threads.  The
+ * dictionary keeps its own copy of every string.  Host only: the codes,
+ * not the strings, go to a device.
+ */
+#ifndef GPO_STRDICT_H
+#define GPO_STRDICT_H
+
+#include "gpo.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+typedef struct gpo_strdict gpo_strdict; /* opaque */
+
+/* One string: len bytes at data; data NULL stands for no string. */
+typedef struct gpo_str
+{
+	const char *data;
+	int32_t		len;
+} gpo_str;
+
+/* An empty dictionary (malloc'd), or NULL when memory is short. */
+extern gpo_strdict *gpo_strdict_create(void);
+
+/* Frees the dictionary and its strings (NULL is fine). */
+extern void gpo_strdict_free(gpo_strdict *d);
+
+/*
+ * codes[i] = the code of strs[i] for i < n, adding the strings not yet in
+ * the dictionary with the next codes, in row order; a row whose data is
+ * NULL gets code 0 and adds nothing.  Errors: GPO_ERR_INVALID (arguments,
+ * a negative length), GPO_ERR_NOMEM, GPO_ERR_CAPACITY (more distinct
+ * strings than the dictionary's limit, INT32_MAX unless set lower): then
+ * the strings of rows before the failing one may have been added, codes
+ * is undefined, and the dictionary stays usable.
+ */
+extern gpo_status gpo_strdict_encode(gpo_ctx *ctx, gpo_strdict *d, int64_t n,
+									 const gpo_str *strs, int32_t *codes);
+
+/* Distinct strings held (the next code). */
+extern int64_t gpo_strdict_count(const gpo_strdict *d);
+
+/*
+ * The string of code (data NULL when code is not one); valid until the
+ * next gpo_strdict_encode or gpo_strdict_free.
+ */
+extern gpo_str gpo_strdict_get(const gpo_strdict *d, int32_t code);
+
+/* Bytes the dictionary holds (strings and table). */
+extern size_t gpo_strdict_bytes(const gpo_strdict *d);
+
+/* Lowers the most distinct strings the dictionary takes (for tests). */
+extern void gpo_strdict_set_limit(gpo_strdict *d, int64_t max_codes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPO_STRDICT_H */

@@ -1,0 +1,338 @@
+/*
+ * strdict.c
+ *	  The string dictionary (gpo_strdict.h): an open-addressing table of
+ *	  codes over one byte arena holding the strings.
+ *
+ * Each slot is one 64-bit word: the high 32 bits of the string's hash, and
+ * its code + 1 (0: empty), probed linearly from the hash's low bits; the
+ * table is kept at most half full.  gpo_strdict_encode hashes and looks up
+ * its rows with the context's threads, taking pieces as they come (the
+ * table is read only), then adds the rows not found on the calling thread,
+ * in row order (looking each up again, since an earlier row of the call may
+ * have added it).  Once a key's strings are known, a call is all parallel.
+ * The strings' own hash is written here: a 64-bit multiply-rotate over
+ * 8-byte words and murmur3's finalizer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpo_internal.h"
+#include "gpo_strdict.h"
+
+/* Slots of a new table (a power of two). */
+#define STRDICT_INIT_SLOTS	1024
+/* Rows a call looks up on the calling thread alone. */
+#define STRDICT_SERIAL_ROWS 4096
+
+struct gpo_strdict
+{
+	uint64_t   *slots;			/* [mask + 1]: hash high bits << 32 | code + 1 */
+	uint64_t	mask;
+	int64_t		count;			/* strings held; the next code */
+	int64_t		limit;			/* most strings */
+	int64_t	   *offs;			/* [cap] each string's offset in bytes */
+	int32_t    *lens;			/* [cap] and length */
+	uint32_t   *hashes;			/* [cap] and hash's high bits */
+	int64_t		cap;
+	char	   *bytes;			/* the strings, one after the other */
+	int64_t		nbytes;
+	int64_t		bytes_cap;
+};
+
+/* 64-bit rotate left. */
+static inline uint64_t
+strdict_rotl(uint64_t x, int r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+/* The hash of len bytes at p. */
+static inline uint64_t
+strdict_hash(const char *p, int32_t len)
+{
+	uint64_t	h = 0x9E3779B97F4A7C15ull ^ ((uint64_t) len * 0xC2B2AE3D27D4EB4Full);
+	uint64_t	w;
+
+	while (len >= 8)
+	{
+		memcpy(&w, p, 8);
+		h = strdict_rotl(h ^ (w * 0xFF51AFD7ED558CCDull), 31) * 0x87C37B91114253D5ull;
+		p += 8;
+		len -= 8;
+	}
+	if (len > 0)
+	{
+		w = 0;
+		memcpy(&w, p, (size_t) len);
+		h = strdict_rotl(h ^ (w * 0xFF51AFD7ED558CCDull), 31) * 0x87C37B91114253D5ull;
+	}
+	h ^= h >> 33;
+	h *= 0xFF51AFD7ED558CCDull;
+	h ^= h >> 33;
+	h *= 0xC4CEB9FE1A85EC53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+/* The code of string s of hash h, or -1 if the dictionary lacks it. */
+static inline int64_t
+strdict_find(const gpo_strdict *d, uint64_t h, const gpo_str *s)
+{
+	uint32_t	tag = (uint32_t) (h >> 32);
+	uint64_t	i = h & d->mask;
+
+	for (;;)
+	{
+		uint64_t	slot = d->slots[i];
+		int64_t		code;
+
+		if (slot == 0)
+			return -1;
+		code = (int64_t) (uint32_t) slot - 1;
+		if ((uint32_t) (slot >> 32) == tag && d->lens[code] == s->len &&
+			memcmp(d->bytes + d->offs[code], s->data, (size_t) s->len) == 0)
+			return code;
+		i = (i + 1) & d->mask;
+	}
+}
+
+/* Puts code of hash high bits tag into the table (which has room). */
+static inline void
+strdict_place(gpo_strdict *d, uint32_t tag, uint64_t h, int64_t code)
+{
+	uint64_t	i = h & d->mask;
+
+	while (d->slots[i] != 0)
+		i = (i + 1) & d->mask;
+	d->slots[i] = ((uint64_t) tag << 32) | (uint64_t) (code + 1);
+}
+
+/* Doubles the table; false when memory is short. */
+static bool
+strdict_grow_table(gpo_strdict *d)
+{
+	uint64_t	nslots = (d->mask + 1) * 2;
+	uint64_t   *old = d->slots;
+	int64_t		c;
+
+	d->slots = calloc(nslots, sizeof(uint64_t));
+	if (d->slots == NULL)
+	{
+		d->slots = old;
+		return false;
+	}
+	d->mask = nslots - 1;
+	for (c = 0; c < d->count; c++)
+	{
+		/* the full hash isn't kept: rehash the string */
+		gpo_str		s = {d->bytes + d->offs[c], d->lens[c]};
+
+		strdict_place(d, d->hashes[c], strdict_hash(s.data, s.len), c);
+	}
+	free(old);
+	return true;
+}
+
+/* Makes room for one more string of len bytes; false when memory is short. */
+static bool
+strdict_reserve(gpo_strdict *d, int32_t len)
+{
+	if ((uint64_t) (d->count + 1) * 2 > d->mask + 1 && !strdict_grow_table(d))
+		return false;
+	if (d->count == d->cap)
+	{
+		int64_t		cap = d->cap * 2;
+		int64_t    *offs = realloc(d->offs, sizeof(int64_t) * cap);
+		int32_t    *lens;
+		uint32_t   *hashes;
+
+		if (offs == NULL)
+			return false;
+		d->offs = offs;
+		lens = realloc(d->lens, sizeof(int32_t) * cap);
+		if (lens == NULL)
+			return false;
+		d->lens = lens;
+		hashes = realloc(d->hashes, sizeof(uint32_t) * cap);
+		if (hashes == NULL)
+			return false;
+		d->hashes = hashes;
+		d->cap = cap;
+	}
+	if (d->nbytes + len > d->bytes_cap)
+	{
+		int64_t		cap = d->bytes_cap * 2;
+		char	   *bytes;
+
+		while (cap < d->nbytes + len)
+			cap *= 2;
+		bytes = realloc(d->bytes, (size_t) cap);
+		if (bytes == NULL)
+			return false;
+		d->bytes = bytes;
+		d->bytes_cap = cap;
+	}
+	return true;
+}
+
+/* The code of s of hash h, added if new (calling thread only). */
+static gpo_status
+strdict_add(gpo_strdict *d, uint64_t h, const gpo_str *s, int32_t *code)
+{
+	int64_t		c = strdict_find(d, h, s);
+
+	if (c < 0)
+	{
+		if (d->count >= d->limit)
+			return GPO_ERR_CAPACITY;
+		if (!strdict_reserve(d, s->len))
+			return GPO_ERR_NOMEM;
+		c = d->count++;
+		d->offs[c] = d->nbytes;
+		d->lens[c] = s->len;
+		d->hashes[c] = (uint32_t) (h >> 32);
+		if (s->len > 0)
+			memcpy(d->bytes + d->nbytes, s->data, (size_t) s->len);
+		d->nbytes += s->len;
+		strdict_place(d, (uint32_t) (h >> 32), h, c);
+	}
+	*code = (int32_t) c;
+	return GPO_OK;
+}
+
+/* An empty dictionary, or NULL when memory is short. */
+gpo_strdict *
+gpo_strdict_create(void)
+{
+	gpo_strdict *d = calloc(1, sizeof(gpo_strdict));
+
+	if (d == NULL)
+		return NULL;
+	d->mask = STRDICT_INIT_SLOTS - 1;
+	d->limit = INT32_MAX;
+	d->cap = STRDICT_INIT_SLOTS / 2;
+	d->bytes_cap = 16384;
+	d->slots = calloc(STRDICT_INIT_SLOTS, sizeof(uint64_t));
+	d->offs = malloc(sizeof(int64_t) * d->cap);
+	d->lens = malloc(sizeof(int32_t) * d->cap);
+	d->hashes = malloc(sizeof(uint32_t) * d->cap);
+	d->bytes = malloc((size_t) d->bytes_cap);
+	if (!d->slots || !d->offs || !d->lens || !d->hashes || !d->bytes)
+	{
+		gpo_strdict_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* Frees the dictionary and its strings. */
+void
+gpo_strdict_free(gpo_strdict *d)
+{
+	if (d == NULL)
+		return;
+	free(d->slots);
+	free(d->offs);
+	free(d->lens);
+	free(d->hashes);
+	free(d->bytes);
+	free(d);
+}
+
+/*
+ * Hashes rows lo .. hi - 1 into hashes and looks them up: codes[i] gets the
+ * code found, 0 for no string, -1 for a string to add.
+ */
+static void
+strdict_lookup_range(const gpo_strdict *d, const gpo_str *strs,
+					 int64_t lo, int64_t hi, uint64_t *hashes, int32_t *codes)
+{
+	int64_t		i;
+
+	for (i = lo; i < hi; i++)
+	{
+		if (strs[i].data == NULL)
+		{
+			codes[i] = 0;
+			continue;
+		}
+		hashes[i] = strdict_hash(strs[i].data, strs[i].len);
+		codes[i] = (int32_t) strdict_find(d, hashes[i], &strs[i]);
+	}
+}
+
+/* The codes of n strings, new ones added in row order (see gpo_strdict.h). */
+gpo_status
+gpo_strdict_encode(gpo_ctx *ctx, gpo_strdict *d, int64_t n,
+				   const gpo_str *strs, int32_t *codes)
+{
+	uint64_t	local[64];
+	uint64_t   *hashes = local;
+	gpo_status	st = GPO_OK;
+	int64_t		i;
+
+	if (d == NULL || n < 0 || (n > 0 && (strs == NULL || codes == NULL)))
+		return GPO_ERR_INVALID;
+	for (i = 0; i < n; i++)
+		if (strs[i].data != NULL && strs[i].len < 0)
+			return GPO_ERR_INVALID;
+	if (n > 64 && (hashes = malloc(sizeof(uint64_t) * n)) == NULL)
+		return GPO_ERR_NOMEM;
+	if (ctx == NULL || n <= STRDICT_SERIAL_ROWS)
+		strdict_lookup_range(d, strs, 0, n, hashes, codes);
+	else
+	{
+		int			np = gpo_pieces(ctx, n);
+		int			p;
+
+#pragma omp parallel for num_threads(gpo_team(ctx, np)) schedule(dynamic, 1)
+		for (p = 0; p < np; p++)
+			strdict_lookup_range(d, strs, gpo_block_lo(n, p, np),
+								 gpo_block_lo(n, p + 1, np), hashes, codes);
+	}
+	for (i = 0; i < n && st == GPO_OK; i++)
+		if (codes[i] < 0)
+			st = strdict_add(d, hashes[i], &strs[i], &codes[i]);
+	if (hashes != local)
+		free(hashes);
+	return st;
+}
+
+/* Distinct strings held. */
+int64_t
+gpo_strdict_count(const gpo_strdict *d)
+{
+	return d ? d->count : 0;
+}
+
+/* The string of code, or data NULL. */
+gpo_str
+gpo_strdict_get(const gpo_strdict *d, int32_t code)
+{
+	gpo_str		s = {NULL, 0};
+
+	if (d != NULL && code >= 0 && code < d->count)
+	{
+		s.data = d->bytes + d->offs[code];
+		s.len = d->lens[code];
+	}
+	return s;
+}
+
+/* Bytes the dictionary holds. */
+size_t
+gpo_strdict_bytes(const gpo_strdict *d)
+{
+	if (d == NULL)
+		return 0;
+	return (size_t) d->bytes_cap + (size_t) (d->mask + 1) * sizeof(uint64_t) +
+		(size_t) d->cap * (sizeof(int64_t) + sizeof(int32_t) + sizeof(uint32_t));
+}
+
+/* Lowers the most distinct strings the dictionary takes. */
+void
+gpo_strdict_set_limit(gpo_strdict *d, int64_t max_codes)
+{
+	if (d != NULL && max_codes >= 0 && max_codes < INT32_MAX)
+		d->limit = max_codes;
+}

@@ -1,0 +1,182 @@
+/*
+ * test_strdict.c
+ *	  The string dictionary (gpo_strdict.h) against a naive reference: rows
+ *	  draw strings from a pool in which string j is a distinct byte string
+ *	  (the empty one, NUL and high bytes, lengths up to a few hundred), so
+ *	  the expected code of a row is the rank of its string's first row over
+ *	  all calls so far.  Calls of every size (0, 1, around the serial
+ *	  threshold, 100K rows), 1 and 4 threads, rows without a string, the
+ *	  limit error and bad arguments.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpo_strdict.h"
+#include "test_util.h"
+
+/* Pool strings: at most this many bytes each. */
+#define POOL_MAX_LEN 300
+
+/* Writes pool string j into buf; returns its length (distinct j, distinct strings). */
+static int32_t
+pool_string(int64_t j, char *buf)
+{
+	int32_t		len = 0;
+	int32_t		pad;
+	int32_t		k;
+
+	if (j == 0)
+		return 0;				/* the empty string */
+	/* j in base 255, digits 1..255 (so NUL never appears among them) */
+	for (int64_t v = j; v > 0; v /= 255)
+		buf[len++] = (char) (1 + v % 255);
+	/* then a NUL and a padding whose length depends on j */
+	buf[len++] = 0;
+	pad = (int32_t) ((j * 2654435761u) % (POOL_MAX_LEN - 16));
+	for (k = 0; k < pad; k++)
+		buf[len++] = (char) ('a' + (j + k) % 26);
+	return len;
+}
+
+/* One run: calls of sizes sizes[] over a pool of npool strings. */
+static void
+strdict_case(tgroup *g, int threads, int64_t npool, const int64_t *sizes,
+			 int ncalls, int null_pct)
+{
+	tcase		c;
+	gpo_ctx		ctx;
+	gpo_strdict *d = gpo_strdict_create();
+	int32_t    *first = malloc(sizeof(int32_t) * npool);	/* code of j, or -1 */
+	int64_t		next = 0;
+	int			k;
+
+	case_begin(&c, "strdict threads %d pool %lld null %d%%", threads,
+			   (long long) npool, null_pct);
+	test_ctx(&ctx, GPO_DEVICE_CPU, threads);
+	expect(&c, d != NULL, "create failed");
+	for (int64_t j = 0; j < npool; j++)
+		first[j] = -1;
+	for (k = 0; d != NULL && k < ncalls && c.ok; k++)
+	{
+		int64_t		n = sizes[k];
+		gpo_str    *strs = malloc(sizeof(gpo_str) * (n + 1));
+		int64_t    *pick = malloc(sizeof(int64_t) * (n + 1));
+		char	   *bytes = malloc((size_t) (n + 1) * POOL_MAX_LEN);
+		int32_t    *codes = malloc(sizeof(int32_t) * (n + 1));
+		gpo_status	st;
+
+		for (int64_t i = 0; i < n; i++)
+		{
+			/* skewed: half the rows from the first few strings */
+			pick[i] = rng_chance(1, 2) ? (int64_t) rng_below((npool < 8 ? npool : 8)) :
+				(int64_t) rng_below((uint64_t) npool);
+			if (rng_chance((uint64_t) null_pct, 100))
+				pick[i] = -1;
+			strs[i].data = pick[i] < 0 ? NULL : bytes + i * POOL_MAX_LEN;
+			strs[i].len = pick[i] < 0 ? 7 : pool_string(pick[i], bytes + i * POOL_MAX_LEN);
+		}
+		st = gpo_strdict_encode(&ctx, d, n, strs, codes);
+		expect(&c, st == GPO_OK, "call %d of %lld rows: status %d", k,
+			   (long long) n, (int) st);
+		for (int64_t i = 0; i < n && c.ok; i++)
+		{
+			int32_t		want;
+
+			if (pick[i] < 0)
+				want = 0;
+			else
+			{
+				if (first[pick[i]] < 0)
+					first[pick[i]] = (int32_t) next++;
+				want = first[pick[i]];
+			}
+			expect(&c, codes[i] == want, "call %d row %lld: code %d, want %d",
+				   k, (long long) i, codes[i], want);
+		}
+		expect(&c, gpo_strdict_count(d) == next, "count %lld, want %lld",
+			   (long long) gpo_strdict_count(d), (long long) next);
+		free(strs);
+		free(pick);
+		free(bytes);
+		free(codes);
+	}
+	/* every code gives its string back */
+	for (int64_t j = 0; d != NULL && j < npool && c.ok; j++)
+	{
+		char		buf[POOL_MAX_LEN];
+		int32_t		len;
+		gpo_str		s;
+
+		if (first[j] < 0)
+			continue;
+		len = pool_string(j, buf);
+		s = gpo_strdict_get(d, first[j]);
+		expect(&c, s.data != NULL && s.len == len && memcmp(s.data, buf, len) == 0,
+			   "string of code %d is not pool string %lld", first[j], (long long) j);
+	}
+	if (d != NULL)
+	{
+		expect(&c, gpo_strdict_get(d, (int32_t) next).data == NULL &&
+			   gpo_strdict_get(d, -1).data == NULL, "a code out of range gave a string");
+		expect(&c, gpo_strdict_bytes(d) > 0, "no bytes reported");
+	}
+	case_result(g, c.ok, c.msg);
+	gpo_strdict_free(d);
+	free(first);
+}
+
+/* The limit, bad arguments, empty calls. */
+static void
+strdict_edges(tgroup *g)
+{
+	tcase		c;
+	gpo_ctx		ctx;
+	gpo_strdict *d = gpo_strdict_create();
+	gpo_str		s[3] = {{"a", 1}, {"b", 1}, {"c", 1}};
+	gpo_str		bad = {"x", -1};
+	int32_t		codes[3];
+
+	case_begin(&c, "strdict edges");
+	test_ctx(&ctx, GPO_DEVICE_CPU, 2);
+	expect(&c, gpo_strdict_encode(&ctx, d, 0, NULL, NULL) == GPO_OK, "empty call failed");
+	expect(&c, gpo_strdict_encode(&ctx, NULL, 1, s, codes) == GPO_ERR_INVALID, "NULL dictionary");
+	expect(&c, gpo_strdict_encode(&ctx, d, -1, s, codes) == GPO_ERR_INVALID, "negative rows");
+	expect(&c, gpo_strdict_encode(&ctx, d, 1, &bad, codes) == GPO_ERR_INVALID, "negative length");
+	expect(&c, gpo_strdict_count(d) == 0, "bad calls added strings");
+	gpo_strdict_set_limit(d, 2);
+	expect(&c, gpo_strdict_encode(&ctx, d, 3, s, codes) == GPO_ERR_CAPACITY,
+		   "a third string past a limit of 2 was taken");
+	expect(&c, gpo_strdict_count(d) == 2, "count after the limit: %lld",
+		   (long long) gpo_strdict_count(d));
+	/* still usable: known strings code, the same as before */
+	expect(&c, gpo_strdict_encode(&ctx, d, 2, s, codes) == GPO_OK &&
+		   codes[0] == 0 && codes[1] == 1, "known strings after the limit");
+	expect(&c, gpo_strdict_encode(NULL, d, 1, &s[1], codes) == GPO_OK &&
+		   codes[0] == 1, "a call without a context");
+	case_result(g, c.ok, c.msg);
+	gpo_strdict_free(d);
+	gpo_strdict_free(NULL);
+}
+
+/* The string dictionary's group. */
+void
+test_strdict(void)
+{
+	tgroup		g;
+	static const int64_t small[] = {0, 1, 2, 5, 64, 65, 100, 4095, 4096, 4097};
+	int64_t		big[4] = {100000, 1, 30000, 250000};
+	int			threads[2] = {1, 4};
+	int			t;
+
+	group_begin(&g, "strdict");
+	strdict_edges(&g);
+	for (t = 0; t < 2; t++)
+	{
+		strdict_case(&g, threads[t], 1, small, 10, 0);
+		strdict_case(&g, threads[t], 50, small, 10, 10);
+		strdict_case(&g, threads[t], 3000, big, quick ? 2 : 4, 5);
+		/* many distinct strings: the table grows during calls */
+		strdict_case(&g, threads[t], 200000, big, quick ? 2 : 4, 0);
+	}
+	group_end(&g);
+}
