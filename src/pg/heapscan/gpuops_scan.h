@@ -307,6 +307,8 @@ typedef struct GpuopsDecodePlan
 								 * attribute is fixed-width and not NULL, or
 								 * -1 (attcacheoff, computed privately) */
 	bool		all_fixed;		/* every needed attribute has a fixoff */
+	int			walk_lines;		/* cache lines past a tuple's header the
+								 * walk is expected to read (prefetched) */
 	int			nthreads;		/* OpenMP threads for decoding */
 	bool	   *seen;			/* [nthreads * seen_stride] NULL-seen flags */
 	int			seen_stride;

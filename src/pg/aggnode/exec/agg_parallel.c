@@ -14,7 +14,7 @@
  * and settings, and an ERROR in one is raised again in the backend.  The
  * plan asks for parallel mode (agg_plan_create.c), only for one heap table without
  * clauses PostgreSQL must evaluate; a text key's codes are per process, and
- * go to the backend with their strings (agg_parallel_text.c).  A rescan
+ * a worker sends the strings of its codes (agg_parallel_text.c).  A rescan
  * reads serially.  A
  * star join's dimension tables (agg_join.c), built by the backend with
  * their text keys' codes, reach the workers in the shared segment.
@@ -83,6 +83,14 @@ typedef struct GpuopsParallelHeader
 	bool		last;			/* no more groups follow */
 } GpuopsParallelHeader;
 
+/* Per text key, a worker's codes -> the backend's (agg_parallel_text.c). */
+typedef struct GpuopsWorkerMaps
+{
+	MemoryContext cxt;			/* the maps' memory, for the worker's pieces */
+	int32	   *map[GPUOPS_AGG_MAX_KEYS];
+	int64		nmap[GPUOPS_AGG_MAX_KEYS];
+} GpuopsWorkerMaps;
+
 PGDLLEXPORT void gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc);
 
 /* Each process's share of threads OpenMP threads among the backend and its workers. */
@@ -109,7 +117,7 @@ gpuops_parallel_send(shm_mq_handle *mqh, const void *p, Size bytes)
  * file header), with s's counts when first; last: none follow.
  */
 static void
-gpuops_parallel_send_piece(shm_mq_handle *mqh, const GpuopsAggScanState *s,
+gpuops_parallel_send_piece(shm_mq_handle *mqh, GpuopsAggScanState *s,
 						   const GpuopsAggState *st, bool first, bool last)
 {
 	GpuopsParallelHeader h;
@@ -149,12 +157,11 @@ gpuops_parallel_send_piece(shm_mq_handle *mqh, const GpuopsAggScanState *s,
 		gpuops_parallel_send(mqh, st->key_valid[k], n);
 		if (gpuops_agg_key_own_codes(s, &s->tables[0], k))
 		{
-			/* the key's strings: the codes are this process's own */
+			/* the codes are this process's own: its new strings */
 			Size		bytes;
 			char	   *msg = gpuops_parallel_strings_pack(s->spec.key_dicts[k],
-														   st->key_codes[k],
-														   st->key_valid[k],
-														   st->ngroups, &bytes);
+														   &s->dict_sent[k],
+														   &bytes);
 
 			gpuops_parallel_send(mqh, &bytes, sizeof(bytes));
 			gpuops_parallel_send(mqh, msg, bytes);
@@ -236,7 +243,7 @@ gpuops_parallel_receive(ParallelContext *pcxt, shm_mq_handle *mqh, Size bytes)
  */
 static bool
 gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
-							shm_mq_handle *mqh)
+							shm_mq_handle *mqh, GpuopsWorkerMaps *maps)
 {
 	GpuopsAggState *st = &s->groups;
 	GpuopsParallelHeader *h;
@@ -280,10 +287,15 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
 				/* the worker's codes: the backend's codes of its strings */
 				Size	   *bytes = gpuops_parallel_receive(pcxt, mqh, sizeof(Size));
 				char	   *msg = gpuops_parallel_receive(pcxt, mqh, *bytes);
+				MemoryContext piece_cxt = MemoryContextSwitchTo(maps->cxt);
 
-				gpuops_parallel_strings_recode(s->spec.key_dicts[k],
-											   Max(s->threads_got, 1), msg,
-											   *bytes, codes[k], h->ngroups);
+				gpuops_parallel_strings_map(s->spec.key_dicts[k],
+											Max(s->threads_got, 1), msg,
+											*bytes, &maps->map[k],
+											&maps->nmap[k]);
+				MemoryContextSwitchTo(piece_cxt);
+				gpuops_parallel_codes_map(maps->map[k], maps->nmap[k],
+										  codes[k], valid[k], h->ngroups);
 				recoded = true;
 			}
 		}
@@ -317,8 +329,15 @@ static void
 gpuops_parallel_merge_worker(GpuopsAggScanState *s, ParallelContext *pcxt,
 							 shm_mq_handle *mqh)
 {
-	while (!gpuops_parallel_merge_piece(s, pcxt, mqh))
+	GpuopsWorkerMaps maps;
+
+	memset(&maps, 0, sizeof(maps));
+	maps.cxt = AllocSetContextCreate(CurrentMemoryContext,
+									 "GpuOpsAgg worker text codes",
+									 ALLOCSET_DEFAULT_SIZES);
+	while (!gpuops_parallel_merge_piece(s, pcxt, mqh, &maps))
 		CHECK_FOR_INTERRUPTS();
+	MemoryContextDelete(maps.cxt);
 }
 
 /*

@@ -1,16 +1,19 @@
 /*
  * agg_parallel_text.c
  *	  Text keys with worker processes: each process codes the text keys it
- *	  reads in its own dictionary (agg_dict.c), so a worker's groups go to
- *	  the backend with their keys' strings, and the backend codes them in
- *	  its own dictionaries before it merges them.
+ *	  reads in its own dictionary (agg_dict.c), so with each piece of its
+ *	  groups a worker sends the strings its dictionary gained since its
+ *	  last piece, and the backend codes them in its own dictionary, keeping
+ *	  per worker and key a map from the worker's codes to its own.
  *
- * The strings of one key of a piece of groups travel as one message: the
- * groups' lengths (int32, -1 for a NULL key), then their bytes one after
- * the other.  Recoding changes the keys' order, so the backend sorts the
- * piece again (the merge takes groups sorted by key, agg_state.c); no two
- * groups of a piece get the same keys, since distinct strings keep
- * distinct codes.
+ * The strings travel as one message per key: their count (int64), their
+ * lengths (int32), then their bytes one after the other.  The map turns a
+ * piece's codes into the backend's, which changes the keys' order, so the
+ * backend sorts the piece again (the merge takes groups sorted by key,
+ * agg_state.c); no two groups of a piece get the same keys, since
+ * distinct strings keep distinct codes.  A worker's dictionary holds each
+ * string once, so the backend codes each string a worker saw once, however
+ * many groups it is in (count(DISTINCT) makes many).
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
 
@@ -36,88 +39,102 @@ gpuops_agg_key_own_codes(const GpuopsAggScanState *s,
 }
 
 /*
- * The strings of n groups' codes of key k (valid: not NULL), as one message
- * of *bytes bytes in the current memory context (see the file header).
+ * The strings of d's codes *sent and on, as one message of *bytes bytes in
+ * the current memory context (see the file header); *sent becomes d's
+ * count.
  */
 char *
-gpuops_parallel_strings_pack(const GpuopsTextDict *d, const uint64 *codes,
-							 const uint8 *valid, int64 n, Size *bytes)
+gpuops_parallel_strings_pack(const GpuopsTextDict *d, int64 *sent,
+							 Size *bytes)
 {
-	Size		total = sizeof(int32) * n;
+	int64		from = *sent;
+	int64		n = gpuops_dict_count(d) - from;
+	Size		total = sizeof(int64) + sizeof(int32) * n;
 	int32	   *lens;
 	char	   *msg;
 	char	   *p;
-	int64		g;
+	int64		i;
 
-	for (g = 0; g < n; g++)
+	for (i = 0; i < n; i++)
+		total += gpuops_dict_string(d, (int32) (from + i)).len;
+	msg = palloc_extended(total, MCXT_ALLOC_HUGE);
+	memcpy(msg, &n, sizeof(int64));
+	lens = (int32 *) (msg + sizeof(int64));
+	p = msg + sizeof(int64) + sizeof(int32) * n;
+	for (i = 0; i < n; i++)
 	{
-		int32		code;
+		gpo_str		str = gpuops_dict_string(d, (int32) (from + i));
 
-		if (!valid[g])
-			continue;
-		gpo_code_decode(GPO_INT32, codes[g], &code);
-		total += gpuops_dict_string(d, code).len;
-	}
-	msg = palloc_extended(Max(total, 1), MCXT_ALLOC_HUGE);
-	lens = (int32 *) msg;
-	p = msg + sizeof(int32) * n;
-	for (g = 0; g < n; g++)
-	{
-		int32		code;
-		gpo_str		str;
-
-		if (!valid[g])
-		{
-			lens[g] = -1;
-			continue;
-		}
-		gpo_code_decode(GPO_INT32, codes[g], &code);
-		str = gpuops_dict_string(d, code);
-		lens[g] = str.len;
+		lens[i] = str.len;
 		memcpy(p, str.data, str.len);
 		p += str.len;
 	}
+	*sent = from + n;
 	*bytes = total;
 	return msg;
 }
 
 /*
  * Codes in d, with up to nthreads threads, the strings of a message of
- * bytes bytes for n groups, writing the key codes of the new codes into
- * codes (NULL keys untouched).
+ * bytes bytes, appending their codes to the worker's map (*map, *nmap
+ * entries, in memory of the current context).
  */
 void
-gpuops_parallel_strings_recode(GpuopsTextDict *d, int nthreads,
-							   const char *msg, Size bytes, uint64 *codes,
-							   int64 n)
+gpuops_parallel_strings_map(GpuopsTextDict *d, int nthreads, const char *msg,
+							Size bytes, int32 **map, int64 *nmap)
 {
-	const int32 *lens = (const int32 *) msg;
-	const char *p = msg + sizeof(int32) * n;
+	int64		n;
+	const int32 *lens;
+	const char *p;
 	const char *end = msg + bytes;
-	gpo_str    *strs = palloc_extended(sizeof(gpo_str) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int32	   *newc = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
+	gpo_str    *strs;
+	int64		i;
+
+	if (bytes < sizeof(int64))
+		elog(ERROR, "GpuOpsAgg worker sent a short strings message");
+	memcpy(&n, msg, sizeof(int64));
+	if (n < 0 || bytes < sizeof(int64) + sizeof(int32) * (Size) n)
+		elog(ERROR, "GpuOpsAgg worker sent a short strings message");
+	if (n == 0)
+		return;
+	lens = (const int32 *) (msg + sizeof(int64));
+	p = msg + sizeof(int64) + sizeof(int32) * n;
+	strs = palloc_extended(sizeof(gpo_str) * n, MCXT_ALLOC_HUGE);
+	for (i = 0; i < n; i++)
+	{
+		if (lens[i] < 0 || lens[i] > end - p)
+			elog(ERROR, "GpuOpsAgg worker sent a short strings message");
+		strs[i].data = p;
+		strs[i].len = lens[i];
+		p += lens[i];
+	}
+	*map = *map == NULL ?
+		palloc_extended(sizeof(int32) * n, MCXT_ALLOC_HUGE) :
+		repalloc_huge(*map, sizeof(int32) * (*nmap + n));
+	gpuops_dict_encode_many(d, nthreads, n, strs, *map + *nmap);
+	*nmap += n;
+	pfree(strs);
+}
+
+/* Turns n groups' key codes of a worker's codes into the backend's (map). */
+void
+gpuops_parallel_codes_map(const int32 *map, int64 nmap, uint64 *codes,
+						  const uint8 *valid, int64 n)
+{
 	int64		g;
 
-	if (bytes < sizeof(int32) * n)
-		elog(ERROR, "GpuOpsAgg worker sent a short strings message");
 	for (g = 0; g < n; g++)
 	{
-		strs[g].data = NULL;
-		strs[g].len = 0;
-		if (lens[g] < 0)
+		int32		code;
+
+		if (!valid[g])
 			continue;
-		if (lens[g] > end - p)
-			elog(ERROR, "GpuOpsAgg worker sent a short strings message");
-		strs[g].data = p;
-		strs[g].len = lens[g];
-		p += lens[g];
+		gpo_code_decode(GPO_INT32, codes[g], &code);
+		if (code < 0 || code >= nmap)
+			elog(ERROR, "GpuOpsAgg worker sent text key code %d of %lld",
+				 code, (long long) nmap);
+		codes[g] = gpo_key_code(GPO_INT32, &map[code]);
 	}
-	gpuops_dict_encode_many(d, nthreads, n, strs, newc);
-	for (g = 0; g < n; g++)
-		if (strs[g].data != NULL)
-			codes[g] = gpo_key_code(GPO_INT32, &newc[g]);
-	pfree(strs);
-	pfree(newc);
 }
 
 /* qsort_arg comparator of group numbers in the engine's key order. */

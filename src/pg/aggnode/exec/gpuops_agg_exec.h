@@ -187,6 +187,8 @@ typedef struct GpuopsAggScanState
 	struct GpuopsBudgetLease *lease;	/* that share while the read runs
 										 * (kept for a rescan's) */
 	int64		next_group;
+	int64		dict_sent[GPUOPS_AGG_MAX_KEYS];	/* a worker: the strings of
+												 * each text key sent */
 	GpuopsAggState *piece;		/* spilled: the groups coming out */
 	int64		piece_next;		/* its next group */
 	struct GpuopsAggFold *fold; /* count(DISTINCT): the groups' folding */
@@ -387,15 +389,17 @@ extern int	gpuops_agg_parallel_threads(int threads, int nworkers);
 /* True if key k of te holds this process's own dictionary codes. */
 extern bool gpuops_agg_key_own_codes(const GpuopsAggScanState *s,
 									 const GpuopsAggTableExec *te, int k);
-/* The strings of n groups' codes of a key, as one message of *bytes bytes. */
+/* The strings d gained since *sent, as one message of *bytes bytes. */
 extern char *gpuops_parallel_strings_pack(const GpuopsTextDict *d,
-										  const uint64 *codes,
-										  const uint8 *valid, int64 n,
-										  Size *bytes);
-/* Codes a strings message's strings in d, into n groups' key codes. */
-extern void gpuops_parallel_strings_recode(GpuopsTextDict *d, int nthreads,
-										   const char *msg, Size bytes,
-										   uint64 *codes, int64 n);
+										  int64 *sent, Size *bytes);
+/* Codes a strings message's strings in d, appending to a worker's map. */
+extern void gpuops_parallel_strings_map(GpuopsTextDict *d, int nthreads,
+										const char *msg, Size bytes,
+										int32 **map, int64 *nmap);
+/* Turns n groups' key codes of a worker's codes into the backend's. */
+extern void gpuops_parallel_codes_map(const int32 *map, int64 nmap,
+									  uint64 *codes, const uint8 *valid,
+									  int64 n);
 /* Sorts a piece of n groups by key again (after recoding). */
 extern void gpuops_parallel_sort_piece(int nkeys, int nvals,
 									   const gpo_type *val_types, int64 n,

@@ -12,6 +12,7 @@
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
@@ -34,7 +35,7 @@
 void
 gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
 				int ncols, double decode_weight, double cached, int workers,
-				Path *path)
+				double page_factor, Path *path)
 {
 	bool		gpu = gpuops_device == GPO_DEVICE_GPU;
 	double		row_cost = gpu ? gpuops_gpu_row_cost : gpuops_cpu_row_cost;
@@ -53,7 +54,7 @@ gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
 	 */
 	startup = (gpu ? gpuops_gpu_setup_cost : gpuops_cpu_setup_cost) +
 		qcost.startup +
-		(seq_page_cost * input->pages * (1.0 - cached) +
+		(seq_page_cost * input->pages * (1.0 - cached) * page_factor +
 		 input->tuples * (row_cost * (1 + 0.25 * ncols) + qcost.per_tuple)) /
 		(workers + 1) +
 		input->tuples * (1.0 - cached) * gpuops_cpu_row_cost * decode_weight /
@@ -62,6 +63,33 @@ gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
 		startup += parallel_setup_cost;
 	path->startup_cost = startup;
 	path->total_cost = startup + groups * cpu_tuple_cost;
+}
+
+/*
+ * How many times a page read costs the node what it costs a native plan,
+ * for rel read with workers worker processes: where rel is larger than a
+ * quarter of shared_buffers, both read it through a small ring of buffers,
+ * so every page is copied from the kernel's cache by the process that
+ * reads it, and a native parallel scan spreads those copies over its
+ * processes (the leader's included) while the node's are spread over its
+ * own.  1 otherwise (the pages stay in shared_buffers).  On 2 cores, a
+ * 1M-row, 600 MB table of 105 columns (bench/wide_queries.sql) with
+ * shared_buffers at 128MB: a filtered count took 165 ms natively (3
+ * processes) and 330-360 ms on the node alone (its pinning, with the
+ * kernel's copies, was half of its profile), 250-280 ms with 2 workers.
+ */
+double
+gpuops_agg_page_factor(PlannerInfo *root, RelOptInfo *rel, int workers)
+{
+	int			native;
+
+	if (rel == NULL || rel->pages <= NBuffers / 4 ||
+		!rel->consider_parallel || !root->glob->parallelModeOK ||
+		max_parallel_workers_per_gather <= 0)
+		return 1.0;
+	native = compute_parallel_worker(rel, rel->pages, -1,
+									 max_parallel_workers_per_gather);
+	return Max(1.0, (double) (native + 1) / (double) (workers + 1));
 }
 
 /*

@@ -258,7 +258,9 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 					gpuops_agg_decode_weight(rte->relid, read_attnos),
 					rte->inh || list_length(input->tables) != 1 ? 0.0 :
 					gpuops_cache_fresh_share(rte->relid, input->pages, read_attnos),
-					workers, &cp->path);
+					workers,
+					rte->inh ? 1.0 : gpuops_agg_page_factor(root, scan_rel, workers),
+					&cp->path);
 	if (star)
 		gpuops_agg_star_cost(root, star, scan_rel->rows, workers, &cp->path);
 	/* count(DISTINCT x): the engine's groups fold into the query's */

@@ -112,7 +112,14 @@ extern bool gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top,
  */
 extern void gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input,
 							double groups, int ncols, double decode_weight,
-							double cached, int workers, Path *path);
+							double cached, int workers, double page_factor,
+							Path *path);
+/*
+ * How many times a page read of rel costs the node (with workers worker
+ * processes) what it costs a native plan.
+ */
+extern double gpuops_agg_page_factor(PlannerInfo *root, RelOptInfo *rel,
+									 int workers);
 /* The extra cost of decoding a row's columns attnos of relid (cpu_row_cost units). */
 extern double gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos);
 /* The strategy the engine is expected to choose; -1 without GROUP BY. */
