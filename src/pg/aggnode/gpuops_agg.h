@@ -209,6 +209,12 @@ extern bool gpuops_agg_text_key(Oid typid, Oid collid);
  * bytes), read as int64 codes of its bytes instead of dictionary codes.
  */
 extern bool gpuops_agg_short_text_key(Oid typid, int32 typmod, Oid collid);
+/*
+ * True if a column of type typid, typmod and collation collid is read as
+ * dictionary codes when a clause compares it with a text constant: text
+ * or varchar, a text key, not a short one.
+ */
+extern bool gpuops_agg_text_codes_col(Oid typid, int32 typmod, Oid collid);
 
 /* ---- agg_spec.c ---- */
 
@@ -235,6 +241,17 @@ extern gpo_str gpuops_dict_string(const GpuopsTextDict *d, int32 code);
 /* Distinct strings the dictionary holds. */
 extern int64 gpuops_dict_count(const GpuopsTextDict *d);
 
+/* ---- agg_text.c ---- */
+
+/*
+ * True if op is "text column of relid = / <> text constant" compared as
+ * dictionary codes: *var, *c and *cmp get its parts.
+ */
+extern bool gpuops_qual_text_cmp(OpExpr *op, Index relid, Var **var,
+								 Const **c, gpo_cmp_op *cmp);
+/* True if clause holds a text column of relid that it compares as codes. */
+extern bool gpuops_qual_reads_text(Node *clause, Index relid);
+
 /* ---- agg_quals.c ---- */
 
 /* True if a WHERE clause can run as a device mask over plain columns of relid. */
@@ -246,8 +263,6 @@ extern bool gpuops_qual_on_device(Expr *clause, Index relid);
  */
 typedef int32 (*GpuopsQualTextCode) (void *arg, AttrNumber attno, Datum value);
 
-/* True if clause holds a text column of relid that it compares as codes. */
-extern bool gpuops_qual_reads_text(Node *clause, Index relid);
 
 /*
  * Translate device clauses (implicit AND) into a postfix predicate program

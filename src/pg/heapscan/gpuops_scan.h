@@ -90,7 +90,6 @@ typedef struct GpuopsScanStats
 								 * and copied their line pointers */
 	int64		source_rows;	/* rows of them a block source served */
 	int64		source_blocks;	/* blocks it served */
-	int64		text_coded;		/* text values coded (page batches) */
 	int64		prefiltered;	/* rows the prefilter dropped (not delivered) */
 } GpuopsScanStats;
 
@@ -194,8 +193,6 @@ extern bool gpuops_scan_read_all_visible(GpuopsScanReader *r, BlockNumber lo,
 extern void gpuops_scan_set_prefilter(GpuopsScanReader *r,
 									  GpuopsScanPrefilter fn, void *arg,
 									  int nearly, const int *early);
-/* True if the reader codes text columns from page batches. */
-extern bool gpuops_scan_codes_text(const GpuopsScanReader *r);
 /* Lowers the fast path's decoding threads to at most nthreads. */
 extern void gpuops_scan_limit_threads(GpuopsScanReader *r, int nthreads);
 /* The buffers this backend remembers for the reader's relation, or NULL. */

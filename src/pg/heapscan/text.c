@@ -17,13 +17,6 @@
 #include "access/detoast.h"
 #include "utils/memutils.h"
 
-/* True if the reader codes text columns from page batches. */
-bool
-gpuops_scan_codes_text(const GpuopsScanReader *r)
-{
-	return r->text;
-}
-
 /* Detoasts the compressed or external strings among n refs (backend only). */
 static void
 gpuops_scan_detoast_refs(gpo_str *refs, int64 n)
@@ -62,7 +55,6 @@ gpuops_scan_code_text(GpuopsScanReader *r, int64 lo, int64 n)
 		gpuops_scan_detoast_refs(dc->refs + lo, n);
 		dc->encode_many(dc->encode_arg, r->plan.nthreads, n, dc->refs + lo,
 						(int32 *) dc->data + lo);
-		r->stats.text_coded += n;
 	}
 	MemoryContextSwitchTo(old);
 }

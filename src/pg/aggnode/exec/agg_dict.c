@@ -131,10 +131,8 @@ gpuops_dict_encode_many(void *arg, int nthreads, int64 n, const gpo_str *strs,
 Datum
 gpuops_dict_datum(const GpuopsTextDict *d, int32 code)
 {
-	gpo_str		s = gpo_strdict_get(d->sd, code);
+	gpo_str		s = gpuops_dict_string(d, code);
 
-	if (s.data == NULL)
-		elog(ERROR, "GpuOpsAgg: text key code %d out of range", code);
 	return PointerGetDatum(cstring_to_text_with_len(s.data, s.len));
 }
 

@@ -266,6 +266,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	int		   *attno_col;
 	gpo_type   *col_types;
 	Bitmapset  *qual_attnos;
+	List	   *early;
 	ListCell   *lc;
 	gpo_ctx		ctx;
 	int			i;
@@ -304,16 +305,14 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	x = -1;
 	while ((x = bms_next_member(qual_attnos, x)) >= 0)
 	{
-		Oid			typid;
+		Form_pg_attribute att;
 
 		if (x > natts)
 			continue;
-		typid = TupleDescAttr(RelationGetDescr(te->rel), x - 1)->atttypid;
-		/* a text column only a clause reads is compared as codes */
-		if ((typid == TEXTOID || typid == VARCHAROID) &&
-			!gpuops_agg_short_text_key(typid,
-									   TupleDescAttr(RelationGetDescr(te->rel), x - 1)->atttypmod,
-									   TupleDescAttr(RelationGetDescr(te->rel), x - 1)->attcollation))
+		att = TupleDescAttr(RelationGetDescr(te->rel), x - 1);
+		/* a text column a clause reads is compared as codes */
+		if (gpuops_agg_text_codes_col(att->atttypid, att->atttypmod,
+									  att->attcollation))
 			gpuops_agg_add_text_col(te, (AttrNumber) x);
 		else
 			gpuops_agg_add_col(te, (AttrNumber) x, NULL, false);
@@ -350,22 +349,16 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	te->nprog = gpuops_quals_program(tab->device_quals, tab->rti, attno_col,
 									 natts, col_types,
 									 gpuops_agg_qual_text_code, te, &te->prog);
+	/* the prefilter's clauses: those without a text column */
+	early = NIL;
+	foreach(lc, tab->device_quals)
+		if (!gpuops_qual_reads_text((Node *) lfirst(lc), tab->rti))
+			early = lappend(early, lfirst(lc));
 	te->eprog = te->prog;
 	te->neprog = te->nprog;
-	foreach(lc, tab->device_quals)
-		if (gpuops_qual_reads_text((Node *) lfirst(lc), tab->rti))
-			break;
-	if (lc != NULL)
-	{
-		/* the prefilter's clauses: those without a text column */
-		List	   *early = NIL;
-
-		foreach(lc, tab->device_quals)
-			if (!gpuops_qual_reads_text((Node *) lfirst(lc), tab->rti))
-				early = lappend(early, lfirst(lc));
+	if (list_length(early) < list_length(tab->device_quals))
 		te->neprog = gpuops_quals_program(early, tab->rti, attno_col, natts,
 										  col_types, NULL, NULL, &te->eprog);
-	}
 	te->fprog = palloc0(sizeof(gpo_pred *) * Max(s->spec.nfilters, 1));
 	te->fnprog = palloc0(sizeof(int) * Max(s->spec.nfilters, 1));
 	te->fexpr = palloc0(sizeof(GpuopsExprProgram *) * Max(s->spec.nfilters, 1));

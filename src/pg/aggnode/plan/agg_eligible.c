@@ -28,36 +28,6 @@
 #include "utils/syscache.h"
 
 /*
- * True if a grouping key of type typid and collation collid is a text key:
- * text, varchar or char(n) under a deterministic collation, whose equality
- * is byte equality (for char(n) because every value is padded to n
- * characters; see gpuops_agg_key_ok for bpchar without a length).
- */
-bool
-gpuops_agg_text_key(Oid typid, Oid collid)
-{
-	return (typid == TEXTOID || typid == VARCHAROID || typid == BPCHAROID) &&
-		OidIsValid(collid) && get_collation_isdeterministic(collid);
-}
-
-/*
- * True if a text key of type typid and typmod is a short text key: a
- * char(n) or varchar(n) whose values have at most
- * GPUOPS_SCAN_SHORT_TEXT_BYTES bytes in the database's encoding (char(1)
- * in UTF8), read as int64 codes of their bytes (page batches, worker
- * processes) instead of dictionary codes.
- */
-bool
-gpuops_agg_short_text_key(Oid typid, int32 typmod, Oid collid)
-{
-	if ((typid != BPCHAROID && typid != VARCHAROID) ||
-		!gpuops_agg_text_key(typid, collid) || typmod < (int32) VARHDRSZ)
-		return false;
-	return (int64) (typmod - VARHDRSZ) * pg_database_encoding_max_length() <=
-		GPUOPS_SCAN_SHORT_TEXT_BYTES;
-}
-
-/*
  * True if grouping key e can be the node's: a fixed-width column type the
  * reader extracts, or a text key; bpchar only with a length, since values
  * of a bare bpchar that differ in trailing blanks are equal but not

@@ -11,10 +11,8 @@
  *     date '...' - interval '...' folds to), compared exactly in the
  *     column's own type;
  *   column op ANY/ALL (array constant), which covers IN and NOT IN lists;
- *   text column = or <> text constant, under a deterministic collation:
- *     the column is read as dictionary codes (a text or varchar column
- *     not read as short codes), and equal strings have equal codes, so the
- *     device compares the code with the constant's;
+ *   text column = or <> text constant, compared as dictionary codes
+ *     (agg_quals_text.c says which);
  *   column IS [NOT] NULL; a bool column by itself;
  *   AND, OR and NOT of such clauses (BETWEEN arrives as an AND).
  * The column is a plain column of the scanned table of a type the node
@@ -34,7 +32,6 @@
 #include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/date.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
@@ -82,89 +79,6 @@ gpuops_qual_column(Node *node, Index relid)
 	return var->varno == (int) relid && var->varlevelsup == 0 &&
 		var->varattno > 0 &&
 		gpuops_scan_col_type_mod(var->vartype, var->vartypmod, &t);
-}
-
-/*
- * The text or varchar column of relid that node is (a Var, or one under a
- * RelabelType), if it is read as dictionary codes; else NULL.
- */
-static Var *
-gpuops_qual_text_column(Node *node, Index relid)
-{
-	Var		   *var;
-
-	if (node != NULL && IsA(node, RelabelType))
-		node = (Node *) ((RelabelType *) node)->arg;
-	if (node == NULL || !IsA(node, Var))
-		return NULL;
-	var = (Var *) node;
-	if (var->varno != (int) relid || var->varlevelsup != 0 ||
-		var->varattno <= 0 ||
-		(var->vartype != TEXTOID && var->vartype != VARCHAROID) ||
-		!gpuops_agg_text_key(var->vartype, var->varcollid) ||
-		gpuops_agg_short_text_key(var->vartype, var->vartypmod,
-								  var->varcollid))
-		return NULL;
-	return var;
-}
-
-/*
- * True if op is "text column = / <> text constant" (either side) under a
- * deterministic collation, whose equality is byte equality: *var, *c and
- * *cmp get its parts.
- */
-static bool
-gpuops_qual_text_cmp(OpExpr *op, Index relid, Var **var, Const **c,
-					 gpo_cmp_op *cmp)
-{
-	Oid			fn = get_opcode(op->opno);
-	Node	   *other;
-
-	if (list_length(op->args) != 2 || op->opretset)
-		return false;
-	if (fn == F_TEXTEQ)
-		*cmp = GPO_CMP_EQ;
-	else if (fn == F_TEXTNE)
-		*cmp = GPO_CMP_NE;
-	else
-		return false;
-	other = lsecond(op->args);
-	*var = gpuops_qual_text_column(linitial(op->args), relid);
-	if (*var == NULL)
-	{
-		other = linitial(op->args);
-		*var = gpuops_qual_text_column(lsecond(op->args), relid);
-	}
-	if (*var == NULL || !IsA(other, Const) ||
-		((Const *) other)->consttype != TEXTOID ||
-		!OidIsValid(op->inputcollid) ||
-		!get_collation_isdeterministic(op->inputcollid))
-		return false;
-	*c = (Const *) other;
-	return true;
-}
-
-/* Walker: true at a text comparison of relid's columns. */
-static bool
-gpuops_qual_reads_text_walker(Node *node, Index *relid)
-{
-	Var		   *var;
-	Const	   *c;
-	gpo_cmp_op	cmp;
-
-	if (node == NULL)
-		return false;
-	if (IsA(node, OpExpr) &&
-		gpuops_qual_text_cmp((OpExpr *) node, *relid, &var, &c, &cmp))
-		return true;
-	return expression_tree_walker(node, gpuops_qual_reads_text_walker, relid);
-}
-
-/* True if clause holds a text column of relid that it compares as codes. */
-bool
-gpuops_qual_reads_text(Node *clause, Index relid)
-{
-	return gpuops_qual_reads_text_walker(clause, &relid);
 }
 
 /*
