@@ -153,7 +153,7 @@ enum
 	PRIV_RELID,					/* Integer: the input's range-table index */
 	PRIV_STRATEGY,				/* Integer: expected gpo_agg_strategy, -1 for
 								 * no GROUP BY */
-	PRIV_WORKERS,				/* Integer: worker processes (plan only) */
+	PRIV_WORKERS,				/* Integer: worker processes */
 	PRIV_AGG_CLASSES,			/* per Aggref an IntList (kind, argument
 								 * attno, argument type) (plan only) */
 	PRIV_JOIN,					/* a star join's (JOIN_*), or NIL */

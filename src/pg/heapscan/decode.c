@@ -97,6 +97,7 @@ gpuops_decode_plan_init(GpuopsDecodePlan *plan, TupleDesc desc, int ncols,
 	for (i = 0; i < ncols; i++)
 		if (plan->fixoff[cols[i].attidx] < 0)
 			plan->all_fixed = false;
+	gpuops_walk_init(plan);
 	/* a guess of the bytes the walk reads: 8 an attribute, at least one line */
 	plan->walk_lines = Min(GPUOPS_DECODE_WALK_LINES, Max(1, natts * 8 / 64));
 	plan->nthreads = Max(nthreads, 1);
@@ -214,6 +215,38 @@ gpuops_decode_slow(const GpuopsDecodePlan *plan, HeapTupleHeader tup,
 	}
 }
 
+/*
+ * Decode one tuple that has no NULLs and every needed attribute by the
+ * plan's walk steps (walk.c): as gpuops_decode_slow, with each run of
+ * unneeded fixed-width attributes passed in one step.
+ */
+static inline void
+gpuops_decode_walk(const GpuopsDecodePlan *plan, HeapTupleHeader tup, int64 row)
+{
+	const char *tp = (const char *) tup + tup->t_hoff;
+	uint32		off = 0;
+	int			i;
+
+	for (i = 0; i < plan->nsteps; i++)
+	{
+		const GpuopsWalkStep *st = &plan->steps[i];
+		int			k;
+
+		if (st->len == 0)
+		{
+			off += st->span[off & 7];
+			continue;
+		}
+		if (st->len == -1)
+			off = att_align_pointer(off, st->align, -1, tp + off);
+		else
+			off = att_align_nominal(off, st->align);
+		for (k = st->col; k < st->col + st->ncol; k++)
+			gpuops_decode_put(&plan->cols[k], row, tp + off);
+		off = att_addlength_pointer(off, st->len, tp + off);
+	}
+}
+
 /* Decode tuples tups[0 .. n-1] into batch rows row0 .. row0 + n - 1. */
 static void
 gpuops_decode_range(const GpuopsDecodePlan *plan, HeapTupleHeader const *tups,
@@ -238,7 +271,11 @@ gpuops_decode_range(const GpuopsDecodePlan *plan, HeapTupleHeader const *tups,
 				for (l = 1; l <= plan->walk_lines; l++)
 					__builtin_prefetch(t + 64 * l);
 			}
-			gpuops_decode_slow(plan, tups[i], row0 + i, seen);
+			if ((tups[i]->t_infomask & HEAP_HASNULL) == 0 &&
+				HeapTupleHeaderGetNatts(tups[i]) >= natts)
+				gpuops_decode_walk(plan, tups[i], row0 + i);
+			else
+				gpuops_decode_slow(plan, tups[i], row0 + i, seen);
 		}
 		return;
 	}

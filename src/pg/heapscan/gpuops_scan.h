@@ -293,6 +293,21 @@ typedef struct GpuopsDecodeCol
  * before any parallel region: attributes 0 .. natts - 1 (the highest needed
  * one last), and the columns sorted by attribute.
  */
+/*
+ * One step of the decoder's walk over a tuple without NULLs (walk.c): one
+ * attribute (len its attlen), or a run of fixed-width attributes no column
+ * needs (len 0), spanning span[off % 8] bytes from offset off.
+ */
+typedef struct GpuopsWalkStep
+{
+	int16		att;			/* the (first) attribute */
+	int16		len;			/* attlen, or 0 for a run */
+	char		align;			/* attalign of one attribute */
+	int16		col;			/* first needed column in the plan's cols */
+	int16		ncol;			/* needed columns of this attribute */
+	int32		span[8];		/* a run's bytes by start offset modulo 8 */
+} GpuopsWalkStep;
+
 typedef struct GpuopsDecodePlan
 {
 	int			ncols;
@@ -304,12 +319,17 @@ typedef struct GpuopsDecodePlan
 								 * attribute is fixed-width and not NULL, or
 								 * -1 (attcacheoff, computed privately) */
 	bool		all_fixed;		/* every needed attribute has a fixoff */
+	GpuopsWalkStep *steps;		/* [nsteps] the walk over atts 0 .. natts - 1 */
+	int			nsteps;
 	int			walk_lines;		/* cache lines past a tuple's header the
 								 * walk is expected to read (prefetched) */
 	int			nthreads;		/* OpenMP threads for decoding */
 	bool	   *seen;			/* [nthreads * seen_stride] NULL-seen flags */
 	int			seen_stride;
 } GpuopsDecodePlan;
+
+/* Fill plan's walk steps (walk.c). */
+extern void gpuops_walk_init(GpuopsDecodePlan *plan);
 
 /* Fill plan for the sorted columns cols of a relation with descriptor desc. */
 extern void gpuops_decode_plan_init(GpuopsDecodePlan *plan, TupleDesc desc,

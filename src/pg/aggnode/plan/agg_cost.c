@@ -141,6 +141,37 @@ gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos)
 }
 
 /*
+ * What reading a row of relation relid costs a process beyond a row of
+ * two fixed-width columns, for the columns attnos (the worker count's
+ * scale): the decode weight, plus 1 for each variable-width column other
+ * than numeric, whose strings the process hashes and codes.  On the H200
+ * machine (16 cores), 3M rows of bench/wide_queries.sql's 105-column
+ * table: 2 to 4 workers ran text-key queries 1.3-2.2x faster than none
+ * (t_url_top 867 -> 526 ms, t_url_all 1058 -> 822 ms, i_urlhash_date
+ * 428 -> 195 ms), 8 workers less so, while the rule of rows / (64 x
+ * groups) alone gave none.
+ */
+double
+gpuops_agg_read_weight(Oid relid, Bitmapset *attnos)
+{
+	double		weight = gpuops_agg_decode_weight(relid, attnos);
+	int			a = -1;
+
+	while ((a = bms_next_member(attnos, a)) >= 0)
+	{
+		AttrNumber	attno = a + FirstLowInvalidHeapAttributeNumber;
+		Oid			typid;
+
+		if (attno <= 0)
+			continue;
+		typid = get_atttype(relid, attno);
+		if (OidIsValid(typid) && typid != NUMERICOID && get_typlen(typid) < 0)
+			weight += 1.0;
+	}
+	return weight;
+}
+
+/*
  * The key code (gpo_key_code) of d, a statistics value of a column of type
  * typid whose engine type phys is GPO_INT32 or GPO_INT64.
  */
@@ -292,15 +323,17 @@ gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
  * its parallel_workers option, max_parallel_workers_per_gather), but no more
  * than one process a thread of gpuops.threads, none with fewer than 3
  * threads (the processes share the threads, and on 2 cores a worker was
- * measured a loss), and fewer than the table's rows / (64 x the estimated
- * groups) processes in all: every process sends the groups it saw to the
- * backend, which merges them (at 1e8 rows, 1M groups and 15 workers on 16
- * cores the query took 2.8-3.0 s, against 2.2-2.3 s without workers).
+ * measured a loss), and fewer than the table's rows x (1 + read_weight) /
+ * (64 x the estimated groups) processes in all: every process sends the
+ * groups it saw to the backend, which merges them (at 1e8 rows of two
+ * narrow columns, 1M groups and 15 workers on 16 cores the query took
+ * 2.8-3.0 s, against 2.2-2.3 s without workers), and reading a row costs
+ * 1 + read_weight times what it costs there (gpuops_agg_read_weight).
  * Another value asks for that many, at most max_parallel_workers_per_gather.
  */
 int
 gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables, bool inh,
-				   List *keys, double groups)
+				   double groups, double read_weight)
 {
 	int			workers = Min(gpuops_parallel_workers,
 							  max_parallel_workers_per_gather);
@@ -319,7 +352,8 @@ gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables, bool inh,
 	{
 		gpo_ctx		ctx;
 		int			threads;
-		double		per_worker = scanrel->tuples / (64.0 * Max(groups, 1.0)) - 1.0;
+		double		per_worker = scanrel->tuples * (1.0 + Max(read_weight, 0.0)) /
+			(64.0 * Max(groups, 1.0)) - 1.0;
 
 		gpuops_ctx_init(&ctx);
 		threads = gpo_threads(&ctx);

@@ -225,18 +225,14 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 {
 	RangeTblEntry *rte = planner_rt_fetch(scan_rel->relid, root);
 	CustomPath *cp = makeNode(CustomPath);
-	List	   *engine_keys = keys;
 	List	   *scan_engine_keys = scan_keys;
 	Bitmapset  *read_attnos;
 	int			workers;
 
 	/* count(DISTINCT x): the engine groups by the keys and x */
 	if (gpuops_agg_distinct_arg(aggrefs) != NULL)
-	{
-		engine_keys = lappend(list_copy(keys), gpuops_agg_distinct_arg(aggrefs));
 		scan_engine_keys = lappend(list_copy(scan_keys),
 								   gpuops_agg_distinct_arg(scan_aggrefs));
-	}
 
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = output_rel;
@@ -247,12 +243,11 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 	cp->path.parallel_workers = 0;
 	cp->path.rows = groups;
 	cp->path.pathkeys = star ? NIL : gpuops_agg_pathkeys(root, keys);
-	workers = gpuops_agg_workers(root, scan_rel->relid, input->tables, rte->inh,
-								 star ? gpuops_agg_star_fact_keys(engine_keys,
-																  star->fact_natts) :
-								 engine_keys, engine_groups);
 	read_attnos = gpuops_agg_read_attnos(keys, aggrefs, scan_rel->relid,
 										 input->tables, star);
+	workers = gpuops_agg_workers(root, scan_rel->relid, input->tables, rte->inh,
+								 engine_groups,
+								 gpuops_agg_read_weight(rte->relid, read_attnos));
 	gpuops_agg_cost(root, input, groups,
 					gpuops_agg_ncols(keys, aggrefs, scan_rel->relid) + input->ndevice_quals,
 					gpuops_agg_decode_weight(rte->relid, read_attnos),
@@ -281,8 +276,8 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 								 makeInteger(gpuops_agg_predict_strategy(root, scan_engine_keys,
 																		 rows,
 																		 engine_groups)));
-	/* PRIV_WORKERS and PRIV_AGG_CLASSES come with the plan */
-	cp->custom_private = lappend(cp->custom_private, NULL);
+	cp->custom_private = lappend(cp->custom_private, makeInteger(workers));
+	/* PRIV_AGG_CLASSES comes with the plan */
 	cp->custom_private = lappend(cp->custom_private, NULL);
 	cp->custom_private = lappend(cp->custom_private,
 								 star ? gpuops_agg_star_private(star, scan_keys,

@@ -14,28 +14,12 @@
 
 #include "nodes/makefuncs.h"
 
-/* The plan's worker processes (see gpuops_agg_workers), asking for parallel mode when any. */
+/* The path's worker processes (gpuops_agg_workers), asking for parallel mode when any. */
 static int
 gpuops_agg_plan_workers(PlannerInfo *root, List *priv)
 {
-	Node	   *g = (Node *) list_nth(priv, PRIV_EST_GROUPS);
-	List	   *keys = (List *) list_nth(priv, PRIV_KEYS);
-	Node	   *distinct = gpuops_agg_distinct_arg((List *) list_nth(priv,
-																	 PRIV_AGGREFS));
-	List	   *join = (List *) list_nth(priv, PRIV_JOIN);
-	int			workers;
+	int			workers = intVal(list_nth(priv, PRIV_WORKERS));
 
-	/* the engine's keys: count(DISTINCT x)'s x too */
-	if (distinct != NULL)
-		keys = lappend(list_copy(keys), distinct);
-	/* a star join's dimension columns come with the backend's codes */
-	if (join != NIL)
-		keys = gpuops_agg_star_fact_keys(keys, intVal(list_nth(join, JOIN_FACT_NATTS)));
-	workers = gpuops_agg_workers(root, intVal(list_nth(priv, PRIV_RELID)),
-								 (List *) list_nth(priv, PRIV_TABLES),
-								 intVal(list_nth(priv, PRIV_INH)) != 0,
-								 keys,
-								 IsA(g, Integer) ? (double) intVal(g) : floatVal(g));
 	if (workers > 0)
 		root->glob->parallelModeNeeded = true;
 	return workers;
@@ -89,8 +73,8 @@ gpuops_agg_scan_tlist(List *keys, List *aggrefs)
 
 /*
  * The plan's custom_private, a copy: the path's entries (PRIV_HAVING left
- * empty, the HAVING quals being the plan's qual), then PRIV_WORKERS,
- * PRIV_AGG_CLASSES and PRIV_JOIN (with the child plans' output positions).
+ * empty, the HAVING quals being the plan's qual), then PRIV_AGG_CLASSES
+ * and PRIV_JOIN (with the child plans' output positions).
  */
 static List *
 gpuops_agg_plan_private(PlannerInfo *root, List *priv, List *aggrefs,

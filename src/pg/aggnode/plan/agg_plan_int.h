@@ -56,8 +56,6 @@ extern Bitmapset *gpuops_agg_star_real_attnos(GpuopsAggStar *star,
 extern void gpuops_agg_star_cost(PlannerInfo *root, GpuopsAggStar *star,
 								 double fact_rows,
 								 int workers, Path *path);
-/* The keys without the virtual columns. */
-extern List *gpuops_agg_star_fact_keys(List *keys, int fact_natts);
 /* The path's PRIV_JOIN entry. */
 extern List *gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 									 List *scan_aggrefs);
@@ -122,12 +120,14 @@ extern double gpuops_agg_page_factor(PlannerInfo *root, RelOptInfo *rel,
 									 int workers);
 /* The extra cost of decoding a row's columns attnos of relid (cpu_row_cost units). */
 extern double gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos);
+/* The cost of reading a row of relid for the worker count (agg_cost.c). */
+extern double gpuops_agg_read_weight(Oid relid, Bitmapset *attnos);
 /* The strategy the engine is expected to choose; -1 without GROUP BY. */
 extern int	gpuops_agg_predict_strategy(PlannerInfo *root, List *keys,
 										double rows, double groups);
 /* Worker processes the node may read with (0: none). */
 extern int	gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables,
-							   bool inh, List *keys, double groups);
+							   bool inh, double groups, double read_weight);
 
 /* ---- agg_plan_create.c ---- */
 

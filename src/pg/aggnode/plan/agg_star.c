@@ -509,22 +509,6 @@ gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 					  dims, gathers);
 }
 
-/*
- * The keys without the virtual columns (whose text keys' codes the backend
- * gives every worker process): what decides whether workers may read.
- */
-List *
-gpuops_agg_star_fact_keys(List *keys, int fact_natts)
-{
-	List	   *fact_keys = NIL;
-	ListCell   *lc;
-
-	foreach(lc, keys)
-		if (!IsA(lfirst(lc), Var) || ((Var *) lfirst(lc))->varattno <= fact_natts)
-			fact_keys = lappend(fact_keys, lfirst(lc));
-	return fact_keys;
-}
-
 /* The child paths: each dimension's cheapest. */
 List *
 gpuops_agg_star_paths(GpuopsAggStar *star)
