@@ -23,6 +23,14 @@
 #define STRDICT_INIT_SLOTS	1024
 /* Rows a call looks up on the calling thread alone. */
 #define STRDICT_SERIAL_ROWS 4096
+/*
+ * Fewest rows a piece of a threaded lookup takes.  Each lookup reads a
+ * string that is cold (in a page the caller just pinned): far more work
+ * per row than the engine's blocks of gpo_rows_per_block assume.  A page
+ * batch of a 105-column table holds some 27,000 rows, which the blocks
+ * cut into 2 pieces, leaving 14 of the H200 machine's 16 threads idle.
+ */
+#define STRDICT_ROWS_PER_PIECE 1024
 
 struct gpo_strdict
 {
@@ -282,7 +290,9 @@ gpo_strdict_encode(gpo_ctx *ctx, gpo_strdict *d, int64_t n,
 		strdict_lookup_range(d, strs, 0, n, hashes, codes);
 	else
 	{
-		int			np = gpo_pieces(ctx, n);
+		int64_t		most = (int64_t) gpo_threads(ctx) * GPO_PIECES_PER_THREAD;
+		int			np = (int) (n / STRDICT_ROWS_PER_PIECE < most ?
+								n / STRDICT_ROWS_PER_PIECE : most);
 		int			p;
 
 #pragma omp parallel for num_threads(gpo_team(ctx, np)) schedule(dynamic, 1)

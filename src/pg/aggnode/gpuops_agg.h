@@ -46,10 +46,17 @@ typedef enum GpuopsAggKind
 	GPUOPS_AGG_STDDEV_POP,		/* stddev_pop */
 	GPUOPS_AGG_STDDEV_SAMP,		/* stddev_samp, stddev */
 	GPUOPS_AGG_COUNT_DISTINCT,	/* count(DISTINCT x): x is the last key */
+	GPUOPS_AGG_MIN_KEY,			/* min(x) of a text x: x is the last key */
+	GPUOPS_AGG_MAX_KEY,			/* max(x) of a text x: x is the last key */
 	GPUOPS_AGG_FLOAT_STATE		/* Citus's worker_partial_agg of an
 								 * aggregate with float8_accum's state
 								 * {N, Sx, Sxx}: that state's text */
 } GpuopsAggKind;
+
+/* True for the kinds whose argument is the engine's last key (agg_distinct.c). */
+#define GPUOPS_AGG_IS_FOLDED(kind) \
+	((kind) == GPUOPS_AGG_COUNT_DISTINCT || (kind) == GPUOPS_AGG_MIN_KEY || \
+	 (kind) == GPUOPS_AGG_MAX_KEY)
 
 /* True for the variance and standard deviation kinds. */
 #define GPUOPS_AGG_IS_VARIANCE(kind) \
@@ -68,6 +75,7 @@ typedef struct GpuopsAggCol
 	Oid			argtype;		/* SQL type of the argument */
 	int32		argtypmod;		/* its typmod (a numeric's scale) */
 	Oid			restype;		/* SQL type of the result */
+	Oid			collation;		/* min or max of text: the collation */
 } GpuopsAggCol;
 
 /* A text key's dictionary (agg_dict.c). */
@@ -421,6 +429,9 @@ extern Datum gpuops_aggstate_variance(const GpuopsAggState *st,
 									  const GpuopsAggCol *agg, int64 g,
 									  bool *isnull);
 
+/* Key k's decoded value buf (of engine type type) as a Datum. */
+extern Datum gpuops_aggstate_key_value(const GpuopsAggSpec *spec, int k,
+									   gpo_type type, const int64 *buf);
 /* Fill values/isnull of the scan tuple of group g. */
 extern void gpuops_aggstate_tuple(const GpuopsAggState *st,
 								  const GpuopsAggSpec *spec, int64 g,

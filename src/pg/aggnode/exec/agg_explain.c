@@ -11,6 +11,7 @@
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
@@ -23,7 +24,7 @@ gpuops_agg_planned_strategy(const GpuopsAggSpec *spec)
 	return gpo_agg_strategy_name((gpo_agg_strategy) spec->planned_strategy);
 }
 
-/* count(DISTINCT x)'s x, of the first table read. */
+/* count(DISTINCT x)'s x (or min(x)'s, max(x)'s of text), of the first table read. */
 static Node *
 gpuops_agg_distinct_key(CustomScan *cscan)
 {
@@ -35,10 +36,17 @@ gpuops_agg_distinct_key(CustomScan *cscan)
 	{
 		Aggref	   *a = lfirst_node(Aggref, lc);
 
-		if (a->aggdistinct != NIL)
-			return (Node *) linitial_node(TargetEntry, a->args)->expr;
+		Node	   *x;
+
+		if (a->aggdistinct == NIL && a->aggfnoid != F_MIN_TEXT &&
+			a->aggfnoid != F_MAX_TEXT)
+			continue;
+		x = (Node *) linitial_node(TargetEntry, a->args)->expr;
+		while (IsA(x, RelabelType))
+			x = (Node *) ((RelabelType *) x)->arg;
+		return x;
 	}
-	elog(ERROR, "GpuOpsAgg: no count(DISTINCT) in the plan");
+	elog(ERROR, "GpuOpsAgg: no count(DISTINCT), min or max of text in the plan");
 	return NULL;
 }
 

@@ -172,6 +172,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		col->argtype = (Oid) lthird_int(cls);
 		col->argtypmod = src != NULL ? gpuops_expr_typmod((Expr *) src, relid) : -1;
 		col->restype = a->aggtype;
+		col->collation = a->inputcollid;
 		col->valcol = -1;
 		col->sqcol = -1;
 		if (a->aggfilter != NULL)
@@ -190,8 +191,11 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		}
 		if (col->kind == GPUOPS_AGG_COUNT_STAR)
 			continue;
-		if (col->kind == GPUOPS_AGG_COUNT_DISTINCT)
+		if (GPUOPS_AGG_IS_FOLDED(col->kind))
 		{
+			/* min(x) of a varchar x: the column under its RelabelType */
+			while (IsA(src, RelabelType))
+				src = (Node *) ((RelabelType *) src)->arg;
 			gpuops_spec_distinct_key(spec, (Expr *) src, relid);
 			/* with a FILTER, the rows that pass (as count(*) FILTER) */
 			if (f >= 0)
@@ -240,12 +244,15 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 			GpuopsAggCol *col = &spec->aggs[a++];
 			int			f;
 
-			/* count(DISTINCT x): this table's x is the last key */
-			if (col->kind == GPUOPS_AGG_COUNT_DISTINCT &&
+			/* count(DISTINCT x), min(x), max(x): this table's x is the last key */
+			if (GPUOPS_AGG_IS_FOLDED(col->kind) &&
 				tab->key_attnos[spec->nkeys_out] == 0 &&
 				tab->key_exprs[spec->nkeys_out] == NULL)
 			{
 				Node	   *x = (Node *) linitial_node(TargetEntry, agg->args)->expr;
+
+				while (IsA(x, RelabelType))
+					x = (Node *) ((RelabelType *) x)->arg;
 
 				if (IsA(x, Var))
 					tab->key_attnos[spec->nkeys_out] = ((Var *) x)->varattno;

@@ -495,9 +495,12 @@ gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,
 	*isnull = false;
 	if (agg->kind == GPUOPS_AGG_COUNT_STAR)
 		return Int64GetDatum(st->rows[g]);
-	/* count(DISTINCT x): the key groups counted as they fold (agg_distinct.c) */
-	if (agg->kind == GPUOPS_AGG_COUNT_DISTINCT)
+	/* count(DISTINCT x), min(x), max(x): set as groups fold (agg_distinct.c) */
+	if (GPUOPS_AGG_IS_FOLDED(agg->kind))
+	{
+		*isnull = agg->kind != GPUOPS_AGG_COUNT_DISTINCT;
 		return Int64GetDatum(0);
+	}
 	if (agg->kind == GPUOPS_AGG_FLOAT_STATE)
 	{
 		o = &st->vals[agg->valcol];
@@ -553,6 +556,20 @@ gpuops_aggstate_result(const GpuopsAggState *st, const GpuopsAggCol *agg,
 	return (Datum) 0;
 }
 
+/*
+ * Key k's value buf (decoded by gpo_code_decode from type) as a Datum: a
+ * text key's string from its dictionary, else the value itself.
+ */
+Datum
+gpuops_aggstate_key_value(const GpuopsAggSpec *spec, int k, gpo_type type,
+						  const int64 *buf)
+{
+	if (spec->key_dicts[k] != NULL)
+		return gpuops_dict_datum(spec->key_dicts[k], *(const int32 *) buf);
+	return gpuops_aggstate_datum(spec->key_types[k], spec->key_typmods[k],
+								 type, buf);
+}
+
 /* Fill values/isnull of the scan tuple of group g: keys, then aggregates. */
 void
 gpuops_aggstate_tuple(const GpuopsAggState *st, const GpuopsAggSpec *spec,
@@ -572,12 +589,7 @@ gpuops_aggstate_tuple(const GpuopsAggState *st, const GpuopsAggSpec *spec,
 			continue;
 		}
 		gpo_code_decode(st->key_types[k], st->key_codes[k][g], &buf);
-		if (spec->key_dicts[k] != NULL)
-			values[k] = gpuops_dict_datum(spec->key_dicts[k], *(int32 *) &buf);
-		else
-			values[k] = gpuops_aggstate_datum(spec->key_types[k],
-											  spec->key_typmods[k],
-											  st->key_types[k], &buf);
+		values[k] = gpuops_aggstate_key_value(spec, k, st->key_types[k], &buf);
 		isnull[k] = false;
 	}
 	for (a = 0; a < spec->naggs; a++)

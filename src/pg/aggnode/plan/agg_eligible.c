@@ -111,6 +111,9 @@ gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
 		case GPUOPS_AGG_MIN:
 		case GPUOPS_AGG_MAX:
 			return argtype;
+		case GPUOPS_AGG_MIN_KEY:
+		case GPUOPS_AGG_MAX_KEY:
+			return TEXTOID;
 		case GPUOPS_AGG_VAR_POP:
 		case GPUOPS_AGG_VAR_SAMP:
 		case GPUOPS_AGG_STDDEV_POP:
@@ -124,6 +127,7 @@ gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
 }
 
 static bool gpuops_agg_key_source_ok(Node *e, Index relid);
+static Node *gpuops_agg_fold_arg(Aggref *a);
 
 /*
  * count(DISTINCT x): true (with *kind, *argattno, *argtype) when x can be a
@@ -146,6 +150,49 @@ gpuops_agg_distinct_ok(Aggref *aggref, const char *name, Index relid,
 	*argattno = IsA(arg, Var) ? ((Var *) arg)->varattno : GPUOPS_AGG_ARG_EXPR;
 	*argtype = exprType(arg);
 	return true;
+}
+
+/*
+ * The text column x of min(x) or max(x) over text or varchar (under its
+ * RelabelType to text), or NULL for another aggregate.
+ */
+static Node *
+gpuops_agg_text_minmax_arg(Aggref *aggref)
+{
+	Node	   *arg;
+
+	if ((aggref->aggfnoid != F_MIN_TEXT && aggref->aggfnoid != F_MAX_TEXT) ||
+		aggref->aggdistinct != NIL || list_length(aggref->args) != 1)
+		return NULL;
+	arg = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
+	while (IsA(arg, RelabelType))
+		arg = (Node *) ((RelabelType *) arg)->arg;
+	return arg;
+}
+
+/*
+ * min(x) or max(x) of a text or varchar column x: true (with *kind,
+ * *argattno, *argtype) when x can be a grouping key and the aggregate's
+ * collation is deterministic.  As for count(DISTINCT x), the node groups by
+ * the query's keys and x, and keeps the least or greatest x of each group's
+ * key groups by the collation (agg_distinct.c).
+ */
+static bool
+gpuops_agg_text_minmax_ok(Aggref *aggref, Index relid, GpuopsAggKind *kind,
+						  AttrNumber *argattno, Oid *argtype)
+{
+	Node	   *x = gpuops_agg_text_minmax_arg(aggref);
+
+	if (x == NULL || !gpuops_plain_column(x, relid) ||
+		!gpuops_agg_text_key(exprType(x), exprCollation(x)) ||
+		!OidIsValid(aggref->inputcollid) ||
+		!get_collation_isdeterministic(aggref->inputcollid) ||
+		!gpuops_agg_key_source_ok(x, relid))
+		return false;
+	*kind = aggref->aggfnoid == F_MIN_TEXT ? GPUOPS_AGG_MIN_KEY : GPUOPS_AGG_MAX_KEY;
+	*argattno = ((Var *) x)->varattno;
+	*argtype = exprType(x);
+	return aggref->aggtype == TEXTOID;
 }
 
 /*
@@ -236,6 +283,8 @@ gpuops_agg_supported(Aggref *aggref, Index relid, GpuopsAggKind *kind,
 									  argtype);
 	if (strcmp(name, "worker_partial_agg") == 0)
 		return gpuops_agg_partial_ok(aggref, relid, kind, argattno, argtype);
+	if (gpuops_agg_text_minmax_arg(aggref) != NULL)
+		return gpuops_agg_text_minmax_ok(aggref, relid, kind, argattno, argtype);
 	if (aggref->aggstar)
 	{
 		if (strcmp(name, "count") != 0)
@@ -463,17 +512,18 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 		gpuops_agg_output_walker(having, &oc))
 		return false;
 	*aggrefs = oc.aggrefs;
-	/* count(DISTINCT x): one x for all, as one more key */
+	/* count(DISTINCT x), min(x), max(x) of text: one x for all, as one more key */
 	foreach(lc, *aggrefs)
 	{
-		Aggref	   *a = lfirst_node(Aggref, lc);
-		Node	   *arg;
+		Node	   *arg = gpuops_agg_fold_arg(lfirst_node(Aggref, lc));
 
-		if (a->aggdistinct == NIL)
+		if (arg == NULL)
 			continue;
-		arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
 		if (gpuops_agg_distinct_arg(*aggrefs) != arg &&
 			!equal(gpuops_agg_distinct_arg(*aggrefs), arg))
+			return false;
+		/* min(k) of a text key k: the key itself (its strings not kept twice) */
+		if (!lfirst_node(Aggref, lc)->aggdistinct && list_member(*keys, arg))
 			return false;
 		if (list_length(*keys) + 1 > GPUOPS_AGG_MAX_KEYS)
 			return false;
@@ -481,7 +531,22 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 	return true;
 }
 
-/* The argument of the aggregates' count(DISTINCT x), or NULL if none. */
+/*
+ * The engine's extra key x of aggregate a: the argument of count(DISTINCT
+ * x), the text column of min(x) or max(x); else NULL.
+ */
+static Node *
+gpuops_agg_fold_arg(Aggref *a)
+{
+	if (a->aggdistinct != NIL)
+		return (Node *) linitial_node(TargetEntry, a->args)->expr;
+	return gpuops_agg_text_minmax_arg(a);
+}
+
+/*
+ * The aggregates' extra key x (count(DISTINCT x), min(x) or max(x) of
+ * text), or NULL if none.
+ */
 Node *
 gpuops_agg_distinct_arg(List *aggrefs)
 {
@@ -489,10 +554,10 @@ gpuops_agg_distinct_arg(List *aggrefs)
 
 	foreach(lc, aggrefs)
 	{
-		Aggref	   *a = lfirst_node(Aggref, lc);
+		Node	   *x = gpuops_agg_fold_arg(lfirst_node(Aggref, lc));
 
-		if (a->aggdistinct != NIL)
-			return (Node *) linitial_node(TargetEntry, a->args)->expr;
+		if (x != NULL)
+			return x;
 	}
 	return NULL;
 }
