@@ -95,22 +95,28 @@ gpuops_agg_page_factor(PlannerInfo *root, RelOptInfo *rel, int workers)
 /*
  * What decoding a row of relation relid costs beyond reading fixed-width
  * columns at fixed offsets, in units of gpuops.cpu_row_cost, for the columns
- * attnos: 0.1 for each attribute the decoder walks (from the first
- * variable-width one up to the last needed one), 0.3 for each numeric
- * column it parses, 0.1 for each short text key.  Fitted on 2 cores, 1M
- * rows of TPC-H's lineitem (bench/tpch_queries.sql, native planned with up
- * to 15 workers): Q6 (a walk over 7 attributes, 3 numerics, 2% of the rows
- * kept) measured 0.94x native with the node, Q1 2.29x and d3 2.76x; with
- * these weights Q6 keeps its native plan and the other two take the node.
- * The walk and the parsing were 46% and 21% of a profile of Q6's node.
- * PostgreSQL's own cost of numeric aggregates is far below their time, so
- * a larger weight would keep Q1 and d3 native where they lose.
+ * attnos: 0.1 for each step of the decoder's walk (walk.c: from the first
+ * variable-width attribute up to the last needed one, each variable-width
+ * or needed attribute a step, and each run of other fixed-width ones one
+ * step), 0.3 for each numeric column it parses, 0.1 for each short text
+ * key.  Fitted on 2 cores, 1M rows of TPC-H's lineitem
+ * (bench/tpch_queries.sql, native planned with up to 15 workers): Q6 (a
+ * walk of 7 steps, 3 numerics, 2% of the rows kept) measured 0.94x native
+ * with the node, Q1 2.29x and d3 2.76x; with these weights Q6 keeps its
+ * native plan and the other two take the node.  The walk and the parsing
+ * were 46% and 21% of a profile of Q6's node.  PostgreSQL's own cost of
+ * numeric aggregates is far below their time, so a larger weight would
+ * keep Q1 and d3 native where they lose.  (The weight was 0.1 an attribute
+ * before the walk passed runs in one step; on the 105-column table of
+ * bench/wide_queries.sql that kept 16 queries native on 2 cores where
+ * the node, forced, ran 2.6-4.9x faster.)
  */
 double
 gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos)
 {
 	double		weight = 0.0;
 	bool		walking = false;
+	bool		in_run = false;
 	int			maxatt = -1;
 	int			a;
 
@@ -130,8 +136,10 @@ gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos)
 			continue;			/* a dropped column: NULL or skipped alike */
 		if (get_typlen(typid) < 0)
 			walking = true;
-		if (walking)
+		/* a step: a variable-width or needed attribute, or a run's first */
+		if (walking && (get_typlen(typid) < 0 || needed || !in_run))
 			weight += 0.1;
+		in_run = walking && get_typlen(typid) > 0 && !needed;
 		if (needed && typid == NUMERICOID)
 			weight += 0.3;
 		else if (needed && (typid == BPCHAROID || typid == VARCHAROID))
