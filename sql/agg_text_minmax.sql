@@ -68,6 +68,18 @@ SET gpuops.debug_chunk_size = 4096;
 SELECT pg_temp.check('SELECT g, min(u) AS lo, max(u) AS hi FROM tm GROUP BY g');
 RESET gpuops.debug_chunk_size;
 
+-- a star join: min and max of a dimension's text column, and of the fact's
+-- grouped by a dimension's column
+CREATE TABLE tmd (id int4 PRIMARY KEY, label text, grp int4);
+INSERT INTO tmd SELECT i, 'lab ' || (i % 37) || repeat('z', i % 5), i % 7 FROM generate_series(1, 500) i;
+CREATE TABLE tmf (k int4, did int4, t text);
+INSERT INTO tmf SELECT i % 50, 1 + i % 500, 't' || (i % 91) FROM generate_series(1, 20000) i;
+VACUUM ANALYZE tmd;
+VACUUM ANALYZE tmf;
+SELECT pg_temp.check('SELECT f.k, min(d.label) AS lo, max(d.label) AS hi, count(*) AS n FROM tmf f JOIN tmd d ON f.did = d.id GROUP BY f.k');
+SELECT pg_temp.check('SELECT d.grp, min(f.t) AS lo, max(f.t) AS hi FROM tmf f JOIN tmd d ON f.did = d.id GROUP BY d.grp');
+DROP TABLE tmf, tmd;
+
 -- the native plan: two different columns, a count(DISTINCT) of another,
 -- char(n) (its comparison ignores trailing blanks), a grouping key's
 SELECT * FROM pg_temp.plan('SELECT g, min(u), max(c) FROM tm GROUP BY g');
