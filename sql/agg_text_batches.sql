@@ -10,18 +10,7 @@
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
 
--- the EXPLAIN ANALYZE lines of q that start with one of names
-CREATE FUNCTION pg_temp.lines(q text, names text[]) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-		IF btrim(line) LIKE ANY (SELECT n || ':%' FROM unnest(names) n) THEN
-			RETURN NEXT btrim(line);
-		END IF;
-	END LOOP;
-END
-$$;
+\i :abs_srcdir/sql/include/lines.psql
 
 CREATE TABLE tb (id int4, w int4, u text, c text COLLATE "C", vc varchar(40),
 				 x int4, ext text, v float8);

@@ -316,6 +316,12 @@ extern bool gpuops_expr_on_device(Expr *e, Index relid);
  */
 extern int32 gpuops_expr_typmod(Expr *e, Index relid);
 
+/*
+ * The engine's extra key x of aggregate a (agg_eligible.c): the argument of
+ * count(DISTINCT x), the text column of min(x) or max(x); else NULL.
+ */
+extern Node *gpuops_agg_fold_arg(Aggref *a);
+
 /* ---- agg_state.c ---- */
 
 /* Running groups, sorted by key, merged chunk by chunk. */

@@ -289,18 +289,12 @@ typedef struct GpuopsDecodeCol
 } GpuopsDecodeCol;
 
 /*
- * What the page decoder needs of the tuple descriptor, copied out of it
- * before any parallel region: attributes 0 .. natts - 1 (the highest needed
- * one last), and the columns sorted by attribute.
- */
-/*
  * One step of the decoder's walk over a tuple without NULLs (walk.c): one
  * attribute (len its attlen), or a run of fixed-width attributes no column
  * needs (len 0), spanning span[off % 8] bytes from offset off.
  */
 typedef struct GpuopsWalkStep
 {
-	int16		att;			/* the (first) attribute */
 	int16		len;			/* attlen, or 0 for a run */
 	char		align;			/* attalign of one attribute */
 	int16		col;			/* first needed column in the plan's cols */
@@ -308,6 +302,11 @@ typedef struct GpuopsWalkStep
 	int32		span[8];		/* a run's bytes by start offset modulo 8 */
 } GpuopsWalkStep;
 
+/*
+ * What the page decoder needs of the tuple descriptor, copied out of it
+ * before any parallel region: attributes 0 .. natts - 1 (the highest needed
+ * one last), and the columns sorted by attribute.
+ */
 typedef struct GpuopsDecodePlan
 {
 	int			ncols;

@@ -47,7 +47,6 @@ gpuops_walk_init(GpuopsDecodePlan *plan)
 		int			end = att;
 		int			r;
 
-		s->att = att;
 		s->col = k;
 		while (k < plan->ncols && plan->cols[k].attidx == att)
 			k++;

@@ -28,72 +28,12 @@ typedef struct GpuopsAggFold
 	int32	  **rank;			/* [naggs]: each code's place among the x
 								 * dictionary's strings by the aggregate's
 								 * collation, or NULL */
-	bool	   *rank_tried;		/* [naggs] */
 	gpo_type	x_type;			/* the x key's engine type */
 	const GpuopsAggState *next; /* the engine group read ahead, or NULL */
 	int64		next_g;
 	bool		started;		/* some engine group was asked for */
 	bool		done;			/* the engine's groups are all out */
 } GpuopsAggFold;
-
-/* The folding state, made in the query's memory at the first group. */
-static GpuopsAggFold *
-gpuops_agg_fold_get(GpuopsAggScanState *s)
-{
-	MemoryContext old;
-	GpuopsAggFold *f;
-
-	if (s->fold != NULL)
-		return s->fold;
-	old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
-	f = palloc0(sizeof(GpuopsAggFold));
-	gpuops_aggstate_init(&f->st, s->spec.nkeys_out, s->groups.key_types,
-						 s->groups.nvals, s->groups.val_types);
-	gpuops_aggstate_reserve(&f->st, 1);
-	f->distinct = palloc0(sizeof(int64) * Max(s->spec.naggs, 1));
-	f->best = palloc0(sizeof(int64) * Max(s->spec.naggs, 1));
-	f->has_best = palloc0(sizeof(bool) * Max(s->spec.naggs, 1));
-	f->rank = palloc0(sizeof(int32 *) * Max(s->spec.naggs, 1));
-	f->rank_tried = palloc0(sizeof(bool) * Max(s->spec.naggs, 1));
-	MemoryContextSwitchTo(old);
-	s->fold = f;
-	return f;
-}
-
-/* Reads the engine's next group ahead into f; false when none is left. */
-static bool
-gpuops_agg_fold_read(GpuopsAggScanState *s, GpuopsAggFold *f)
-{
-	f->started = true;
-	if (!f->done && !gpuops_agg_next_engine_group(s, &f->next, &f->next_g))
-	{
-		f->next = NULL;
-		f->done = true;
-	}
-	return !f->done;
-}
-
-/*
- * The x key's string for its decoded value buf: from its dictionary, or
- * (a short text key) as a new Datum left in *tofree.
- */
-static gpo_str
-gpuops_agg_fold_string(GpuopsAggScanState *s, GpuopsAggFold *f,
-					   const int64 *buf, Datum *tofree)
-{
-	int			k = s->spec.nkeys_out;
-	gpo_str		str;
-	Datum		d;
-
-	*tofree = (Datum) 0;
-	if (s->spec.key_dicts[k] != NULL)
-		return gpuops_dict_string(s->spec.key_dicts[k], *(const int32 *) buf);
-	d = gpuops_aggstate_key_value(&s->spec, k, f->x_type, buf);
-	*tofree = d;
-	str.data = VARDATA_ANY(DatumGetPointer(d));
-	str.len = VARSIZE_ANY_EXHDR(DatumGetPointer(d));
-	return str;
-}
 
 /* What gpuops_agg_rank_cmp sorts by: a dictionary and a collation. */
 typedef struct GpuopsRankSort
@@ -146,11 +86,87 @@ gpuops_agg_fold_rank(GpuopsAggScanState *s, int a)
 	rs.dict = d;
 	rs.collation = s->spec.aggs[a].collation;
 	qsort_arg(order, n, sizeof(int32), gpuops_agg_rank_cmp, &rs);
-	rank = MemoryContextAlloc(s->css.ss.ps.state->es_query_cxt, sizeof(int32) * n);
+	rank = palloc(sizeof(int32) * n);
 	for (i = 0; i < n; i++)
 		rank[order[i]] = (int32) i;
 	pfree(order);
 	return rank;
+}
+
+/* The folding state, made in the query's memory at the first group. */
+static GpuopsAggFold *
+gpuops_agg_fold_get(GpuopsAggScanState *s)
+{
+	MemoryContext old;
+	GpuopsAggFold *f;
+	int			a;
+
+	if (s->fold != NULL)
+		return s->fold;
+	old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+	f = palloc0(sizeof(GpuopsAggFold));
+	gpuops_aggstate_init(&f->st, s->spec.nkeys_out, s->groups.key_types,
+						 s->groups.nvals, s->groups.val_types);
+	gpuops_aggstate_reserve(&f->st, 1);
+	f->distinct = palloc0(sizeof(int64) * Max(s->spec.naggs, 1));
+	f->best = palloc0(sizeof(int64) * Max(s->spec.naggs, 1));
+	f->has_best = palloc0(sizeof(bool) * Max(s->spec.naggs, 1));
+	f->rank = palloc0(sizeof(int32 *) * Max(s->spec.naggs, 1));
+	f->x_type = s->groups.key_types[s->spec.nkeys_out];
+	/* the scan is over, so the x key's dictionary is whole */
+	for (a = 0; a < s->spec.naggs; a++)
+	{
+		int			b;
+
+		if (s->spec.aggs[a].kind != GPUOPS_AGG_MIN_KEY &&
+			s->spec.aggs[a].kind != GPUOPS_AGG_MAX_KEY)
+			continue;
+		/* min(x) and max(x) of one collation share the ranks */
+		for (b = 0; b < a; b++)
+			if (f->rank[b] != NULL &&
+				s->spec.aggs[b].collation == s->spec.aggs[a].collation)
+				f->rank[a] = f->rank[b];
+		if (f->rank[a] == NULL)
+			f->rank[a] = gpuops_agg_fold_rank(s, a);
+	}
+	MemoryContextSwitchTo(old);
+	s->fold = f;
+	return f;
+}
+
+/* Reads the engine's next group ahead into f; false when none is left. */
+static bool
+gpuops_agg_fold_read(GpuopsAggScanState *s, GpuopsAggFold *f)
+{
+	f->started = true;
+	if (!f->done && !gpuops_agg_next_engine_group(s, &f->next, &f->next_g))
+	{
+		f->next = NULL;
+		f->done = true;
+	}
+	return !f->done;
+}
+
+/*
+ * The x key's string for its decoded value buf: from its dictionary, or
+ * (a short text key) as a new Datum left in *tofree.
+ */
+static gpo_str
+gpuops_agg_fold_string(GpuopsAggScanState *s, GpuopsAggFold *f,
+					   const int64 *buf, Datum *tofree)
+{
+	int			k = s->spec.nkeys_out;
+	gpo_str		str;
+	Datum		d;
+
+	*tofree = (Datum) 0;
+	if (s->spec.key_dicts[k] != NULL)
+		return gpuops_dict_string(s->spec.key_dicts[k], *(const int32 *) buf);
+	d = gpuops_aggstate_key_value(&s->spec, k, f->x_type, buf);
+	*tofree = d;
+	str.data = VARDATA_ANY(DatumGetPointer(d));
+	str.len = VARSIZE_ANY_EXHDR(DatumGetPointer(d));
+	return str;
 }
 
 /* Keeps x (decoded value buf) as min or max aggregate a if it is beyond. */
@@ -170,11 +186,6 @@ gpuops_agg_fold_minmax(GpuopsAggScanState *s, GpuopsAggFold *f, int a,
 		f->best[a] = *buf;
 		f->has_best[a] = true;
 		return;
-	}
-	if (!f->rank_tried[a])
-	{
-		f->rank[a] = gpuops_agg_fold_rank(s, a);
-		f->rank_tried[a] = true;
 	}
 	if (f->rank[a] != NULL)
 	{
@@ -208,7 +219,6 @@ gpuops_agg_fold_add(GpuopsAggScanState *s, GpuopsAggFold *f,
 	gpuops_aggstate_put(&f->st, src, g);
 	if (!src->key_valid[k][g])
 		return;					/* x is NULL: not counted */
-	f->x_type = src->key_types[k];
 	gpo_code_decode(src->key_types[k], src->key_codes[k][g], &buf);
 	for (a = 0; a < s->spec.naggs; a++)
 	{

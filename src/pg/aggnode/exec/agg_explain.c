@@ -11,7 +11,6 @@
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
@@ -34,17 +33,10 @@ gpuops_agg_distinct_key(CustomScan *cscan)
 
 	foreach(lc, (List *) list_nth(tab0, TAB_AGGREFS))
 	{
-		Aggref	   *a = lfirst_node(Aggref, lc);
+		Node	   *x = gpuops_agg_fold_arg(lfirst_node(Aggref, lc));
 
-		Node	   *x;
-
-		if (a->aggdistinct == NIL && a->aggfnoid != F_MIN_TEXT &&
-			a->aggfnoid != F_MAX_TEXT)
-			continue;
-		x = (Node *) linitial_node(TargetEntry, a->args)->expr;
-		while (IsA(x, RelabelType))
-			x = (Node *) ((RelabelType *) x)->arg;
-		return x;
+		if (x != NULL)
+			return x;
 	}
 	elog(ERROR, "GpuOpsAgg: no count(DISTINCT), min or max of text in the plan");
 	return NULL;

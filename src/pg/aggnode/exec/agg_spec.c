@@ -193,10 +193,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 			continue;
 		if (GPUOPS_AGG_IS_FOLDED(col->kind))
 		{
-			/* min(x) of a varchar x: the column under its RelabelType */
-			while (IsA(src, RelabelType))
-				src = (Node *) ((RelabelType *) src)->arg;
-			gpuops_spec_distinct_key(spec, (Expr *) src, relid);
+			gpuops_spec_distinct_key(spec, (Expr *) gpuops_agg_fold_arg(a), relid);
 			/* with a FILTER, the rows that pass (as count(*) FILTER) */
 			if (f >= 0)
 				col->valcol = gpuops_spec_val_col(spec, val_srcs, NULL,
@@ -249,10 +246,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 				tab->key_attnos[spec->nkeys_out] == 0 &&
 				tab->key_exprs[spec->nkeys_out] == NULL)
 			{
-				Node	   *x = (Node *) linitial_node(TargetEntry, agg->args)->expr;
-
-				while (IsA(x, RelabelType))
-					x = (Node *) ((RelabelType *) x)->arg;
+				Node	   *x = gpuops_agg_fold_arg(agg);
 
 				if (IsA(x, Var))
 					tab->key_attnos[spec->nkeys_out] = ((Var *) x)->varattno;

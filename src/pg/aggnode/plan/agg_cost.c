@@ -128,18 +128,20 @@ gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos)
 		Oid			typid;
 		int32		typmod;
 		Oid			collid;
+		int16		typlen;
 		bool		needed = bms_is_member(a - FirstLowInvalidHeapAttributeNumber,
 										   attnos);
 
 		get_atttypetypmodcoll(relid, (AttrNumber) a, &typid, &typmod, &collid);
 		if (!OidIsValid(typid))
 			continue;			/* a dropped column: NULL or skipped alike */
-		if (get_typlen(typid) < 0)
+		typlen = get_typlen(typid);
+		if (typlen < 0)
 			walking = true;
 		/* a step: a variable-width or needed attribute, or a run's first */
-		if (walking && (get_typlen(typid) < 0 || needed || !in_run))
+		if (walking && (typlen < 0 || needed || !in_run))
 			weight += 0.1;
-		in_run = walking && get_typlen(typid) > 0 && !needed;
+		in_run = walking && typlen > 0 && !needed;
 		if (needed && typid == NUMERICOID)
 			weight += 0.3;
 		else if (needed && (typid == BPCHAROID || typid == VARCHAROID))
@@ -151,8 +153,9 @@ gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos)
 /*
  * What reading a row of relation relid costs a process beyond a row of
  * two fixed-width columns, for the columns attnos (the worker count's
- * scale): the decode weight, plus 1 for each variable-width column other
- * than numeric, whose strings the process hashes and codes.  On the H200
+ * scale): decode_weight (gpuops_agg_decode_weight of those columns), plus
+ * 1 for each variable-width column other than numeric, whose strings the
+ * process hashes and codes.  On the H200
  * machine (16 cores), 3M rows of bench/wide_queries.sql's 105-column
  * table: 2 to 4 workers ran text-key queries 1.3-2.2x faster than none
  * (t_url_top 867 -> 526 ms, t_url_all 1058 -> 822 ms, i_urlhash_date
@@ -160,9 +163,9 @@ gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos)
  * groups) alone gave none.
  */
 double
-gpuops_agg_read_weight(Oid relid, Bitmapset *attnos)
+gpuops_agg_read_weight(Oid relid, Bitmapset *attnos, double decode_weight)
 {
-	double		weight = gpuops_agg_decode_weight(relid, attnos);
+	double		weight = decode_weight;
 	int			a = -1;
 
 	while ((a = bms_next_member(attnos, a)) >= 0)

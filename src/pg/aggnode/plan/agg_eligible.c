@@ -127,7 +127,6 @@ gpuops_agg_result_type(GpuopsAggKind kind, Oid argtype)
 }
 
 static bool gpuops_agg_key_source_ok(Node *e, Index relid);
-static Node *gpuops_agg_fold_arg(Aggref *a);
 
 /*
  * count(DISTINCT x): true (with *kind, *argattno, *argtype) when x can be a
@@ -535,7 +534,7 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
  * The engine's extra key x of aggregate a: the argument of count(DISTINCT
  * x), the text column of min(x) or max(x); else NULL.
  */
-static Node *
+Node *
 gpuops_agg_fold_arg(Aggref *a)
 {
 	if (a->aggdistinct != NIL)

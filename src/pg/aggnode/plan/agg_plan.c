@@ -227,6 +227,7 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 	CustomPath *cp = makeNode(CustomPath);
 	List	   *scan_engine_keys = scan_keys;
 	Bitmapset  *read_attnos;
+	double		decode_weight;
 	int			workers;
 
 	/* count(DISTINCT x): the engine groups by the keys and x */
@@ -245,12 +246,14 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 	cp->path.pathkeys = star ? NIL : gpuops_agg_pathkeys(root, keys);
 	read_attnos = gpuops_agg_read_attnos(keys, aggrefs, scan_rel->relid,
 										 input->tables, star);
+	decode_weight = gpuops_agg_decode_weight(rte->relid, read_attnos);
 	workers = gpuops_agg_workers(root, scan_rel->relid, input->tables, rte->inh,
 								 engine_groups,
-								 gpuops_agg_read_weight(rte->relid, read_attnos));
+								 gpuops_agg_read_weight(rte->relid, read_attnos,
+														decode_weight));
 	gpuops_agg_cost(root, input, groups,
 					gpuops_agg_ncols(keys, aggrefs, scan_rel->relid) + input->ndevice_quals,
-					gpuops_agg_decode_weight(rte->relid, read_attnos),
+					decode_weight,
 					rte->inh || list_length(input->tables) != 1 ? 0.0 :
 					gpuops_cache_fresh_share(rte->relid, input->pages, read_attnos),
 					workers,

@@ -121,7 +121,8 @@ extern double gpuops_agg_page_factor(PlannerInfo *root, RelOptInfo *rel,
 /* The extra cost of decoding a row's columns attnos of relid (cpu_row_cost units). */
 extern double gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos);
 /* The cost of reading a row of relid for the worker count (agg_cost.c). */
-extern double gpuops_agg_read_weight(Oid relid, Bitmapset *attnos);
+extern double gpuops_agg_read_weight(Oid relid, Bitmapset *attnos,
+									 double decode_weight);
 /* The strategy the engine is expected to choose; -1 without GROUP BY. */
 extern int	gpuops_agg_predict_strategy(PlannerInfo *root, List *keys,
 										double rows, double groups);
