@@ -147,6 +147,17 @@ from (select n1.n_name as supp_nation, n2.n_name as cust_nation,
 			or (n1.n_name = 'GERMANY' and n2.n_name = 'FRANCE'))
 		and l_shipdate between date '1995-01-01' and date '1996-12-31') as shipping
 group by supp_nation, cust_nation, l_year order by supp_nation, cust_nation, l_year$q$),
+ (8, 'q8', $q$
+select o_year, sum(case when nation = 'BRAZIL' then volume else 0 end) / sum(volume) as mkt_share
+from (select extract(year from o_orderdate) as o_year, l_extendedprice * (1 - l_discount) as volume,
+		n2.n_name as nation
+	from part, supplier, lineitem, orders, customer, nation n1, nation n2, region
+	where p_partkey = l_partkey and s_suppkey = l_suppkey and l_orderkey = o_orderkey
+		and o_custkey = c_custkey and c_nationkey = n1.n_nationkey and n1.n_regionkey = r_regionkey
+		and r_name = 'AMERICA' and s_nationkey = n2.n_nationkey
+		and o_orderdate between date '1995-01-01' and date '1996-12-31'
+		and p_type = 'ECONOMY ANODIZED STEEL') as all_nations
+group by o_year order by o_year$q$),
  (10, 'q10', $q$
 select c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) as revenue, c_acctbal,
 	n_name, c_address, c_phone, c_comment

@@ -165,6 +165,11 @@ enum
 	PRIV_AGG_CLASSES,			/* per Aggref an IntList (kind, argument
 								 * attno, argument type) (plan only) */
 	PRIV_JOIN,					/* a star join's (JOIN_*), or NIL */
+	PRIV_SPLITS,				/* sums split by scale (agg_sum_split.c): in
+								 * the path a List (the sum, its parts) each,
+								 * in the plan an IntList of its parts'
+								 * positions among the aggregates; the sums
+								 * follow the aggregates in the scan tuple */
 	PRIV_COUNT
 };
 
@@ -183,8 +188,11 @@ enum
 								 * JoinType, and in the plan that column's
 								 * resno in the child plan's output) */
 	JOIN_GATHER,				/* per virtual column an IntList (dimension,
-								 * attno, type, typmod, collation, rti, and
-								 * in the plan its resno in the child plan) */
+								 * attno (0 for an expression), type,
+								 * typmod, collation, rti, and in the plan
+								 * its resno in the child plan) */
+	JOIN_GATHER_EXPRS,			/* per virtual column the Var or expression
+								 * its child plan outputs (path only) */
 };
 
 /* Positions in a table entry of PRIV_TABLES: one per table read. */

@@ -89,6 +89,7 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	int			t;
 
 	gpuops_agg_spec_from_plan(cscan, &s->spec);
+	s->splits = (List *) list_nth(cscan->custom_private, PRIV_SPLITS);
 	gpuops_dict_create_keys(&s->spec);
 	gpuops_agg_join_begin(s, cscan, estate, eflags, true);
 	s->tables = palloc0(sizeof(GpuopsAggTableExec) * Max(s->spec.ntables, 1));
@@ -187,17 +188,21 @@ gpuops_agg_next_group(GpuopsAggScanState *s)
 
 	ExecClearTuple(slot);
 	if (s->spec.nkeys_out < s->spec.nkeys)
-		return gpuops_agg_next_folded(s, slot) ? ExecStoreVirtualTuple(slot) : NULL;
-	if (s->spec.nkeys == 0 && s->groups.ngroups == 0)
+	{
+		if (!gpuops_agg_next_folded(s, slot))
+			return NULL;
+	}
+	else if (s->spec.nkeys == 0 && s->groups.ngroups == 0)
 	{
 		if (s->next_group++ > 0)
 			return NULL;
 		gpuops_agg_empty_row(s, slot);
-		return ExecStoreVirtualTuple(slot);
 	}
-	if (!gpuops_agg_next_engine_group(s, &st, &g))
+	else if (gpuops_agg_next_engine_group(s, &st, &g))
+		gpuops_aggstate_tuple(st, &s->spec, g, slot->tts_values, slot->tts_isnull);
+	else
 		return NULL;
-	gpuops_aggstate_tuple(st, &s->spec, g, slot->tts_values, slot->tts_isnull);
+	gpuops_agg_add_splits(s, slot);
 	return ExecStoreVirtualTuple(slot);
 }
 

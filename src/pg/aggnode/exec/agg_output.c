@@ -2,10 +2,13 @@
  * agg_output.c
  *	  The engine's groups as they come out of the node, in key order: from
  *	  memory, or read back from a spilled state's runs; and the one row
- *	  that aggregates without GROUP BY give over no rows.  agg_exec.c turns
- *	  them into scan tuples, agg_distinct.c folds them first.
+ *	  that aggregates without GROUP BY give over no rows; sums split by
+ *	  scale added up from their parts.  agg_exec.c turns them into scan
+ *	  tuples, agg_distinct.c folds them first.
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
+
+#include "utils/fmgrprotos.h"
 
 /*
  * The next group of a spilled state, read back in key order, as a group
@@ -67,5 +70,38 @@ gpuops_agg_empty_row(GpuopsAggScanState *s, TupleTableSlot *slot)
 			slot->tts_values[a] = gpuops_float_state_text(0, 0.0, 0, 0.0);
 			slot->tts_isnull[a] = false;
 		}
+	}
+}
+
+/*
+ * Each sum split by scale (PRIV_SPLITS, after the aggregates in the scan
+ * tuple): NULL where all its parts are, else their numeric_add, which
+ * gives the sum's value and its display scale (the largest part's).
+ */
+void
+gpuops_agg_add_splits(GpuopsAggScanState *s, TupleTableSlot *slot)
+{
+	int			base = s->spec.nkeys_out;
+	int			out = base + s->spec.naggs;
+	ListCell   *lc;
+
+	foreach(lc, s->splits)
+	{
+		ListCell   *lp;
+		Datum		sum = (Datum) 0;
+		bool		isnull = true;
+
+		foreach(lp, (List *) lfirst(lc))
+		{
+			int			a = base + lfirst_int(lp);
+
+			if (slot->tts_isnull[a])
+				continue;
+			sum = isnull ? slot->tts_values[a] :
+				DirectFunctionCall2(numeric_add, sum, slot->tts_values[a]);
+			isnull = false;
+		}
+		slot->tts_values[out] = sum;
+		slot->tts_isnull[out++] = isnull;
 	}
 }

@@ -192,6 +192,7 @@ typedef struct GpuopsAggScanState
 	GpuopsAggState *piece;		/* spilled: the groups coming out */
 	int64		piece_next;		/* its next group */
 	struct GpuopsAggFold *fold; /* count(DISTINCT): the groups' folding */
+	List	   *splits;			/* sums split by scale: PRIV_SPLITS */
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
 	int64		rows_passed;
@@ -451,6 +452,8 @@ extern bool gpuops_agg_next_engine_group(GpuopsAggScanState *s,
 										 const GpuopsAggState **st, int64 *g);
 /* Aggregates without GROUP BY over no rows: the one row Agg gives. */
 extern void gpuops_agg_empty_row(GpuopsAggScanState *s, TupleTableSlot *slot);
+/* Fills the scan tuple's sums split by scale from their parts. */
+extern void gpuops_agg_add_splits(GpuopsAggScanState *s, TupleTableSlot *slot);
 
 /* ---- agg_distinct.c ---- */
 

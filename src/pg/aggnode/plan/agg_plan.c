@@ -265,7 +265,7 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 	cp->path.startup_cost += (engine_groups - groups) * cpu_operator_cost;
 	cp->path.total_cost += (engine_groups - groups) * cpu_operator_cost;
 	cp->flags = 0;
-	cp->custom_paths = star ? gpuops_agg_star_paths(star) : NIL;
+	cp->custom_paths = star ? gpuops_agg_star_paths(root, star) : NIL;
 	cp->custom_private = list_make5(keys, aggrefs, input->tables,
 									makeInteger(rte->inh ? 1 : 0),
 									gextra->havingQual);
@@ -307,6 +307,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	List	   *scan_keys;
 	List	   *scan_aggrefs;
 	GpuopsAggInput input;
+	List	   *splits = NIL;
 	double		groups;
 	double		engine_groups;
 	CustomPath *cp;
@@ -315,12 +316,18 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 	if (!gpuops_agg_query_ok(root, stage, input_rel, output_rel, gextra))
 		return;
+	/* sums of numeric CASEs of several scales: their parts (agg_sum_split.c) */
+	target = (List *) gpuops_agg_split_sums((Node *) target, &splits);
+	having = gpuops_agg_split_sums(having, &splits);
+	tlist = (List *) gpuops_agg_split_sums((Node *) tlist, &splits);
 	if (input_rel->reloptkind == RELOPT_JOINREL)
 	{
 		/* the dimensions' columns as virtual columns of the fact table */
 		if (!gpuops_agg_star_find(root, input_rel, &star_data))
 			return;
 		star = &star_data;
+		star->group_exprs = get_sortgrouplist_exprs(root->parse->groupClause,
+												   tlist);
 		scan_rel = star->fact;
 		target = (List *) gpuops_agg_star_to_fact(star, (Node *) target);
 		having = gpuops_agg_star_to_fact(star, having);
@@ -355,6 +362,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	cp = gpuops_agg_make_path(root, scan_rel, output_rel, gextra, keys,
 							  aggrefs, scan_keys, scan_aggrefs, star, &input,
 							  input_rel->rows, groups, engine_groups);
+	cp->custom_private = lappend(cp->custom_private, splits);
 	add_path(output_rel, &cp->path);
 }
 

@@ -51,9 +51,12 @@ gpuops_agg_classes(List *aggrefs, Index relid)
 	return classes;
 }
 
-/* The scan tuple: a target entry per key, then one per aggregate. */
+/*
+ * The scan tuple: a target entry per key, then one per aggregate, then one
+ * per sum split by scale (the node adds its parts up).
+ */
 static List *
-gpuops_agg_scan_tlist(List *keys, List *aggrefs)
+gpuops_agg_scan_tlist(List *keys, List *aggrefs, List *splits)
 {
 	List	   *scan_tlist = NIL;
 	ListCell   *lc;
@@ -66,6 +69,11 @@ gpuops_agg_scan_tlist(List *keys, List *aggrefs)
 	foreach(lc, aggrefs)
 		scan_tlist = lappend(scan_tlist,
 							 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+											 list_length(scan_tlist) + 1,
+											 NULL, false));
+	foreach(lc, splits)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(linitial((List *) lfirst(lc))),
 											 list_length(scan_tlist) + 1,
 											 NULL, false));
 	return scan_tlist;
@@ -100,6 +108,11 @@ gpuops_agg_plan_private(PlannerInfo *root, List *priv, List *aggrefs,
 										   intVal(list_nth(priv, PRIV_RELID))));
 	plan_priv = lappend(plan_priv, join != NIL ?
 						gpuops_agg_star_plan(join, custom_plans) : NIL);
+	plan_priv = lappend(plan_priv,
+						gpuops_agg_split_positions((List *) list_nth(priv, PRIV_SPLITS),
+												   join != NIL ?
+												   (List *) list_nth(join, JOIN_SCAN_AGGREFS) :
+												   aggrefs));
 	return copyObject(plan_priv);
 }
 
@@ -120,9 +133,11 @@ gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
 	/* a star join's scan tuple holds the dimensions' columns as such */
 	if (join != NIL)
 		scan_tlist = gpuops_agg_scan_tlist((List *) list_nth(join, JOIN_SCAN_KEYS),
-										   (List *) list_nth(join, JOIN_SCAN_AGGREFS));
+										   (List *) list_nth(join, JOIN_SCAN_AGGREFS),
+										   (List *) list_nth(priv, PRIV_SPLITS));
 	else
-		scan_tlist = gpuops_agg_scan_tlist(keys, aggrefs);
+		scan_tlist = gpuops_agg_scan_tlist(keys, aggrefs,
+										   (List *) list_nth(priv, PRIV_SPLITS));
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = (List *) copyObject(having);
 	/*

@@ -36,7 +36,14 @@ typedef struct GpuopsAggStar
 											 * anti or left */
 	List	   *specials;		/* the query's outer, semi and anti joins */
 	int			fact_natts;		/* virtual columns are numbered after */
-	List	   *gathered;		/* the dimensions' Vars, by virtual column */
+	List	   *gathered;		/* the dimensions' Vars, and expressions
+								 * their plans compute (agg_star_exprs.c),
+								 * by virtual column */
+	List	   *gathered_dims;	/* the dimension of each (IntList) */
+	List	   *group_exprs;	/* the GROUP BY expressions, as the query
+								 * writes them */
+	int			in_agg;			/* (while mapping: inside an Aggref) */
+	Path	   *paths[GPUOPS_AGG_MAX_DIMS]; /* the child paths, once made */
 	bool		bad;			/* a Var the node can't gather was met */
 } GpuopsAggStar;
 
@@ -59,8 +66,8 @@ extern void gpuops_agg_star_cost(PlannerInfo *root, GpuopsAggStar *star,
 /* The path's PRIV_JOIN entry. */
 extern List *gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 									 List *scan_aggrefs);
-/* The child paths: each dimension's cheapest. */
-extern List *gpuops_agg_star_paths(GpuopsAggStar *star);
+/* The child paths: each dimension's cheapest, with its expressions. */
+extern List *gpuops_agg_star_paths(PlannerInfo *root, GpuopsAggStar *star);
 /* The plan's PRIV_JOIN, with the child plans' output positions. */
 extern List *gpuops_agg_star_plan(List *join, List *custom_plans);
 
@@ -74,6 +81,21 @@ extern bool gpuops_star_key_types_match(Oid a, Oid b);
 extern int	gpuops_star_dim_index(GpuopsAggStar *star, Index rti);
 /* The plain key-type column an operand of a join clause is, or NULL. */
 extern Var *gpuops_star_operand_var(Node *e);
+
+/* ---- agg_sum_split.c ---- */
+
+/* A copy of node with sums of numeric CASEs of several scales split by scale. */
+extern Node *gpuops_agg_split_sums(Node *node, List **splits);
+/* The plan's PRIV_SPLITS: each split sum's parts' positions among aggrefs. */
+extern List *gpuops_agg_split_positions(List *splits, List *aggrefs);
+
+/* ---- agg_star_exprs.c ---- */
+
+/* The dimension whose plan computes expression node, or -1. */
+extern int	gpuops_star_dim_expr(GpuopsAggStar *star, Node *node);
+/* Dimension d's child path, computing its expressions of star->gathered. */
+extern Path *gpuops_star_dim_path(PlannerInfo *root, GpuopsAggStar *star,
+								  int d);
 
 /* ---- agg_star_outer.c ---- */
 

@@ -308,53 +308,87 @@ gpuops_agg_star_find(PlannerInfo *root, RelOptInfo *joinrel,
 }
 
 /*
+ * The virtual column (from 0) of e, a dimension's Var or an expression its
+ * plan computes (dimension d's): a new one the first time.
+ */
+static int
+gpuops_star_gather(GpuopsAggStar *star, Node *e, int d)
+{
+	ListCell   *lc;
+
+	foreach(lc, star->gathered)
+	{
+		Node	   *o = (Node *) lfirst(lc);
+
+		/* (a column is one, whichever join alias names it) */
+		if (IsA(e, Var) ? IsA(o, Var) && ((Var *) o)->varno == ((Var *) e)->varno &&
+			((Var *) o)->varattno == ((Var *) e)->varattno : equal(o, e))
+			return foreach_current_index(lc);
+	}
+	star->gathered = lappend(star->gathered, copyObject(e));
+	star->gathered_dims = lappend_int(star->gathered_dims, d);
+	return list_length(star->gathered) - 1;
+}
+
+/* The virtual fact column (from 0) g, standing for e. */
+static Node *
+gpuops_star_virtual_var(GpuopsAggStar *star, Node *e, int g)
+{
+	Index		fact = star->fact->relid;
+	AttrNumber	attno = (AttrNumber) (star->fact_natts + 1 + g);
+
+	return (Node *) makeVar(fact, attno, exprType(e), exprTypmod(e),
+							exprCollation(e), 0);
+}
+
+/*
  * Mutator: a dimension's Var becomes a virtual attribute of the fact table
- * (a new one the first time); a Var of a type the node can't gather sets
- * star->bad.
+ * (a new one the first time), and so does an expression over one
+ * dimension's columns that its plan can compute (agg_star_exprs.c); a Var
+ * of a type the node can't gather sets star->bad.
  */
 static Node *
 gpuops_star_to_fact_mutator(Node *node, GpuopsAggStar *star)
 {
+	int			d;
+
 	if (node == NULL)
 		return NULL;
 	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0 &&
-		gpuops_star_dim_index(star, ((Var *) node)->varno) >= 0)
+		(d = gpuops_star_dim_index(star, ((Var *) node)->varno)) >= 0)
 	{
 		Var		   *v = (Var *) node;
-		Var		   *nv;
 		gpo_type	phys;
-		ListCell   *lc;
-		int			g = 0;
 
-		foreach(lc, star->gathered)
-		{
-			Var		   *o = lfirst_node(Var, lc);
+		/*
+		 * fixed-width columns, numeric(p, s) as the reader takes it, and
+		 * text keys (codes); never of a semi or anti join's inner side
+		 * (which SQL doesn't show)
+		 */
+		if (v->varattno <= 0 ||
+			star->kinds[d] == JOIN_SEMI || star->kinds[d] == JOIN_ANTI ||
+			(!gpuops_scan_col_type_mod(v->vartype, v->vartypmod, &phys) &&
+			 !gpuops_agg_text_key(v->vartype, v->varcollid)))
+			star->bad = true;
+		return gpuops_star_virtual_var(star, node,
+									   gpuops_star_gather(star, node, d));
+	}
+	/*
+	 * outside aggregates only a grouping key itself (the rest is computed
+	 * from the keys above the node)
+	 */
+	if ((star->in_agg > 0 || list_member(star->group_exprs, node)) &&
+		(d = gpuops_star_dim_expr(star, node)) >= 0)
+		return gpuops_star_virtual_var(star, node,
+									   gpuops_star_gather(star, node, d));
+	if (IsA(node, Aggref))
+	{
+		Node	   *out;
 
-			if (o->varno == v->varno && o->varattno == v->varattno)
-				break;
-			g++;
-		}
-		if (lc == NULL)
-		{
-			/*
-			 * fixed-width columns, numeric(p, s) as the reader takes it,
-			 * and text keys (codes); never of a semi or anti join's inner
-			 * side (which SQL doesn't show)
-			 */
-			if (v->varattno <= 0 ||
-				star->kinds[gpuops_star_dim_index(star, v->varno)] == JOIN_SEMI ||
-				star->kinds[gpuops_star_dim_index(star, v->varno)] == JOIN_ANTI ||
-				(!gpuops_scan_col_type_mod(v->vartype, v->vartypmod, &phys) &&
-				 !gpuops_agg_text_key(v->vartype, v->varcollid)))
-				star->bad = true;
-			star->gathered = lappend(star->gathered, copyObject(v));
-		}
-		nv = (Var *) copyObject(v);
-		nv->varno = star->fact->relid;
-		nv->varnosyn = star->fact->relid;
-		nv->varattno = star->fact_natts + 1 + g;
-		nv->varattnosyn = nv->varattno;
-		return (Node *) nv;
+		star->in_agg++;
+		out = expression_tree_mutator(node, gpuops_star_to_fact_mutator, star);
+		star->in_agg--;
+		return out;
 	}
 	return expression_tree_mutator(node, gpuops_star_to_fact_mutator, star);
 }
@@ -460,7 +494,7 @@ gpuops_agg_star_cost(PlannerInfo *root, GpuopsAggStar *star,
 	threads = Max(gpo_threads(&ctx), 1);
 	for (d = 0; d < star->ndims; d++)
 	{
-		Path	   *child = star->dims[d]->cheapest_total_path;
+		Path	   *child = star->paths[d] = gpuops_star_dim_path(root, star, d);
 
 		extra += child->total_cost *
 			gpuops_star_serial_factor(root, star->dims[d], threads) +
@@ -476,7 +510,8 @@ gpuops_agg_star_cost(PlannerInfo *root, GpuopsAggStar *star,
  * The path's PRIV_JOIN entry (JOIN_* positions): the original keys and
  * aggregates, the fact table's attribute count, per dimension (rti, the
  * fact's join column, the dimension's, the join's kind), per virtual
- * column (dimension, attribute number, type, typmod, collation).
+ * column (dimension, attribute number, type, typmod, collation, rti), and
+ * the Vars and expressions the child plans output for them.
  */
 List *
 gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
@@ -496,34 +531,45 @@ gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 	}
 	foreach(lc, star->gathered)
 	{
-		Var		   *v = lfirst_node(Var, lc);
-		List	   *g = list_make3_int(gpuops_star_dim_index(star, v->varno),
-									   (int) v->varattno, (int) v->vartype);
+		Node	   *e = (Node *) lfirst(lc);
+		Var		   *v = IsA(e, Var) ? (Var *) e : NULL;
+		List	   *g;
 
-		g = lappend_int(g, (int) v->vartypmod);
-		g = lappend_int(g, (int) v->varcollid);
-		g = lappend_int(g, (int) v->varno);
+		g = list_make3_int(list_nth_int(star->gathered_dims,
+										foreach_current_index(lc)),
+						   v ? (int) v->varattno : 0, (int) exprType(e));
+		g = lappend_int(g, (int) exprTypmod(e));
+		g = lappend_int(g, (int) exprCollation(e));
+		g = lappend_int(g, v ? (int) v->varno : 0);
 		gathers = lappend(gathers, g);
 	}
-	return list_make5(scan_keys, scan_aggrefs, makeInteger(star->fact_natts),
-					  dims, gathers);
+	return lappend(list_make5(scan_keys, scan_aggrefs,
+							  makeInteger(star->fact_natts), dims, gathers),
+				   star->gathered);
 }
 
-/* The child paths: each dimension's cheapest. */
+/* The child paths: each dimension's cheapest, with its expressions. */
 List *
-gpuops_agg_star_paths(GpuopsAggStar *star)
+gpuops_agg_star_paths(PlannerInfo *root, GpuopsAggStar *star)
 {
 	List	   *paths = NIL;
 	int			d;
 
 	for (d = 0; d < star->ndims; d++)
-		paths = lappend(paths, star->dims[d]->cheapest_total_path);
+	{
+		if (star->paths[d] == NULL)
+			star->paths[d] = gpuops_star_dim_path(root, star, d);
+		paths = lappend(paths, star->paths[d]);
+	}
 	return paths;
 }
 
-/* The position (resno) of rti's column attno in a child plan's target list. */
+/*
+ * The position (resno) of rti's column attno in a child plan's target
+ * list, or with attno 0, of the expression expr the plan computes.
+ */
 static int
-gpuops_star_resno(Plan *plan, int rti, int attno)
+gpuops_star_resno(Plan *plan, int rti, int attno, Node *expr)
 {
 	ListCell   *lc;
 
@@ -532,6 +578,12 @@ gpuops_star_resno(Plan *plan, int rti, int attno)
 		TargetEntry *te = lfirst_node(TargetEntry, lc);
 		Expr	   *e = te->expr;
 
+		if (attno == 0)
+		{
+			if (equal(e, expr))
+				return te->resno;
+			continue;
+		}
 		while (IsA(e, RelabelType))
 			e = ((RelabelType *) e)->arg;
 		if (IsA(e, Var) && ((Var *) e)->varno == rti &&
@@ -563,16 +615,18 @@ gpuops_agg_star_plan(List *join, List *custom_plans)
 
 		dims = lappend(dims, lappend_int(dim,
 										 gpuops_star_resno(child, linitial_int(dim),
-														   lthird_int(dim))));
+														   lthird_int(dim), NULL)));
 	}
 	foreach(lc, path_gathers)
 	{
 		List	   *g = list_copy((List *) lfirst(lc));
 		Plan	   *child = list_nth(custom_plans, linitial_int(g));
+		Node	   *e = list_nth(list_nth(join, JOIN_GATHER_EXPRS),
+								 foreach_current_index(lc));
 
 		gathers = lappend(gathers, lappend_int(g,
 											   gpuops_star_resno(child, list_nth_int(g, 5),
-																 lsecond_int(g))));
+																 lsecond_int(g), e)));
 	}
 	return list_make5(list_nth(join, JOIN_SCAN_KEYS),
 					  list_nth(join, JOIN_SCAN_AGGREFS),
