@@ -15,6 +15,11 @@ SELECT value = current_setting('gpuops.device') AS device_matches
 SELECT value ~ '^(GOMP_SPINCOUNT=1000 \(gpuops default\)|.* \(server environment\))$'
        AS wait_known
   FROM gpuops.info() WHERE key = 'openmp_wait';
+-- malloc keeps the page batches' memory (gpuops' default) unless the
+-- server's environment tunes it
+SELECT value IN ('mmap 32 MB, trim 64 MB (gpuops default)', 'set by the server''s environment',
+                 'not glibc: untouched') AS malloc_known
+  FROM gpuops.info() WHERE key = 'malloc_thresholds';
 
 -- a usable GPU has a name, a memory size and no error; otherwise there is an
 -- error and no name

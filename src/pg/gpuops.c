@@ -23,7 +23,7 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* Load the OpenMP runtime, define the gpuops.* GUCs and reserve their prefix. */
+/* Load the OpenMP runtime, tune malloc, define the gpuops.* GUCs and reserve their prefix. */
 void
 _PG_init(void)
 {
@@ -34,6 +34,7 @@ _PG_init(void)
 				(errcode(ERRCODE_UNDEFINED_FILE),
 				 errmsg("gpuops could not load the OpenMP runtime: its CPU face runs on one thread"),
 				 errdetail("%s", why)));
+	gpuops_malloc_tune();
 	gpuops_settings_init();
 	gpuops_agg_settings_init();
 	gpuops_scan_settings_init();

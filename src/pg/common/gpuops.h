@@ -32,6 +32,13 @@ extern int	gpuops_chunk_size;
 extern int	gpuops_agg_strategy;	/* a gpo_agg_strategy */
 extern int	gpuops_gpu_memory_limit;	/* MB; 0: none */
 
+/* ---- malloc_tune.c: glibc's malloc thresholds ---- */
+
+/* Sets malloc's mmap and trim thresholds for the page batches (from _PG_init). */
+extern void gpuops_malloc_tune(void);
+/* How malloc's thresholds were set, for gpuops.info(). */
+extern const char *gpuops_malloc_describe(void);
+
 /* ---- settings.c: the engine-wide settings ---- */
 
 /* Defines gpuops.device, gpu_min_rows, threads, chunk_size, debug_chunk_size and agg_strategy. */

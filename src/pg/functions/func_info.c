@@ -78,6 +78,7 @@ gpuops_info(PG_FUNCTION_ARGS)
 					info.error[0] != '\0' ? info.error : "no usable GPU");
 	gpuops_info_row(rsinfo, "openmp_threads", psprintf("%d", gpo_threads(&ctx)));
 	gpuops_info_row(rsinfo, "openmp_wait", gpuops_omp_wait());
+	gpuops_info_row(rsinfo, "malloc_thresholds", gpuops_malloc_describe());
 	gpuops_info_row(rsinfo, "device_setting", gpuops_device_name());
 
 	return (Datum) 0;
