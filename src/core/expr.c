@@ -6,7 +6,8 @@
  * A thread walks its piece in tiles of TILE rows: it gathers the tile's
  * rows of every column the program reads (and of the mask) into flat
  * buffers of its own, runs the shared interpreter (gpo_expr_eval.h) once
- * per row, then writes the tile's results into out's chunks.  Columns,
+ * per row, or a program without jumps node by node over the whole tile
+ * (expr_columns.c), then writes the tile's results into out's chunks.  Columns,
  * mask and output are walked with cursors of their own, so their
  * partitions are independent.  A piece stops at its first erroring row,
  * which is its lowest; the pieces publish the lowest erroring row seen so
@@ -32,6 +33,8 @@ typedef struct expr_tile
 	uint8_t    *mask;			/* TILE mask bytes (0: not evaluated) */
 	gpo_xval   *res;			/* TILE results */
 	bool	   *res_null;		/* TILE NULL flags */
+	gpo_xval  **sv;				/* column-at-a-time: depth slots of TILE */
+	bool	  **sn;
 } expr_tile;
 
 /* Everything a piece needs. */
@@ -41,6 +44,8 @@ typedef struct expr_args
 	const gpo_vector *columns;
 	const gpo_xnode *prog;
 	int			nnodes;
+	int			depth;			/* its stack without jumps, or -1 (row by
+								 * row) */
 	const gpo_vector *mask;
 	gpo_vector *out;
 	int64_t		n;				/* rows evaluated */
@@ -169,6 +174,24 @@ expr_piece(expr_args *a, int b)
 		if (__atomic_load_n(&a->lowest, __ATOMIC_RELAXED) < row)
 			return;
 		tile_gather(a, t, cur, &cm, len);
+		if (a->depth >= 0)
+		{
+			int			code = GPO_XERR_NONE;
+			int64_t		j = gpo_expr_columns(a->prog, a->nnodes, t->cols, t->mask,
+											 len, t->sv, t->sn, t->res,
+											 t->res_null, &code);
+
+			if (j < len)
+			{
+				a->err_rows[b] = row + j;
+				a->err_codes[b] = code;
+				lowest_put(a, row + j);
+				return;
+			}
+			scatter(a, t, &co, row, len, lo, hi);
+			row += len;
+			continue;
+		}
 		for (int64_t j = 0; j < len; j++)
 		{
 			int			e;
@@ -223,6 +246,19 @@ expr_layout(expr_args *a, int team, char *base)
 		t.mask = gpo_arena_take(&arena, TILE);
 		t.res = gpo_arena_take(&arena, sizeof(gpo_xval) * TILE);
 		t.res_null = gpo_arena_take(&arena, sizeof(bool) * TILE);
+		t.sv = gpo_arena_take(&arena, sizeof(gpo_xval *) * (a->depth + 1));
+		t.sn = gpo_arena_take(&arena, sizeof(bool *) * (a->depth + 1));
+		for (int s = 0; s < a->depth; s++)
+		{
+			gpo_xval   *v = gpo_arena_take(&arena, sizeof(gpo_xval) * TILE);
+			bool	   *n = gpo_arena_take(&arena, sizeof(bool) * TILE);
+
+			if (base != NULL)
+			{
+				t.sv[s] = v;
+				t.sn[s] = n;
+			}
+		}
 		for (int c = 0; c < a->ncols; c++)
 		{
 			/* every column is sized, so the layout needs no need[] yet */
@@ -271,6 +307,7 @@ gpo_expr_eval_cpu(gpo_ctx *ctx, int ncols, const gpo_vector *columns,
 	a.n = gpo_expr_rows(ncols, columns, mask, out);
 	if (a.n == 0)
 		return GPO_OK;
+	a.depth = gpo_expr_columns_depth(prog, nnodes);
 	a.nb = gpo_pieces(ctx, a.n);
 	a.lowest = a.n;
 	team = gpo_team(ctx, a.nb);
