@@ -26,7 +26,6 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/pg_locale.h"
 
 /* What the safety walker carries: how deep it is inside CASE expressions. */
 typedef struct GpuopsStarSafe

@@ -97,9 +97,9 @@ gpuops_split_part(Aggref *a, CaseExpr *c, int s)
 
 /*
  * Mutator: a sum(numeric) of a CASE whose branches have 2 to
- * GPUOPS_SPLIT_MAX_PARTS scales becomes a sum of its parts (only its
- * first part stands in the expression: the node adds them up), recorded
- * in *splits as a list (the sum, its parts) once.
+ * GPUOPS_SPLIT_MAX_PARTS scales becomes the List of its parts (one sum per
+ * scale, for the node to compute), recorded in *splits as a list (the sum,
+ * its parts) once.
  */
 static Node *
 gpuops_split_mutator(Node *node, List **splits)
