@@ -9,7 +9,8 @@
 -- as keys (int, text, short text, float, date, numeric), as aggregate arguments and
 -- in expressions, with WHERE on both sides, FILTER, HAVING, no GROUP BY,
 -- empty dimensions, small batches, workers, MVCC, row-level security, a
--- cancel, errors, numeric dimension columns.  Full joins, joins that are
+-- cancel (while a dimension is read, and while the fact table is joined),
+-- errors, numeric dimension columns.  Full joins, joins that are
 -- not one equality and clauses over a left join's inner side above it keep
 -- the native plan.
 \getenv abs_srcdir PG_ABS_SRCDIR
@@ -326,6 +327,24 @@ WHERE pg_temp.slow(d1.k) GROUP BY d1.yr;
 RESET statement_timeout;
 SELECT pg_temp.check('SELECT d1.yr, count(*) FROM st_fact f
 	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr');
+-- a cancel while the fact table's batches are joined (a clause on the fact
+-- table that PostgreSQL runs, 0.2 ms a row, and batches of 512 bytes of the
+-- widest column, 64 rows: a batch is joined every 13 ms or so); the node
+-- runs again after it
+CREATE FUNCTION pg_temp.slow_row(k int) RETURNS boolean LANGUAGE plpgsql VOLATILE
+	AS 'BEGIN PERFORM pg_sleep(0.0002); RETURN k IS NOT NULL; END';
+SET gpuops.debug_chunk_size = 512;
+SELECT * FROM pg_temp.plan('SELECT d1.yr, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE pg_temp.slow_row(f.id) GROUP BY d1.yr');
+SET statement_timeout = '300ms';
+\set VERBOSITY sqlstate
+SELECT d1.yr, count(*) FROM st_fact f JOIN st_d1 d1 ON f.f1 = d1.k
+WHERE pg_temp.slow_row(f.id) GROUP BY d1.yr;
+\set VERBOSITY default
+RESET statement_timeout;
+RESET gpuops.debug_chunk_size;
+SELECT pg_temp.check('SELECT d1.yr, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.id % 7 = 0 GROUP BY d1.yr');
 
 -- the same errors as PostgreSQL, only from rows that join (row 700 joins,
 -- row 777 does not)
