@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpo_expr_eval.h"
+#include "gpo_expr_columns.h"
 #include "gpo_internal.h"
 
 /* Rows one gather covers. */
@@ -150,6 +150,31 @@ tile_gather(const expr_args *a, expr_tile *t, gpo_cursor *cur, gpo_cursor *cm,
 		t->mask[j] = t->mask[j] != 0 && ((uint8_t *) t->res_null)[j] != 0;
 }
 
+/*
+ * Runs the program over the tile's len gathered rows: node by node where
+ * it has no jumps, else row by row.  Returns the first erroring row (len
+ * if none), its gpo_xerr in *code.
+ */
+static int64_t
+tile_run(const expr_args *a, expr_tile *t, int64_t len, int *code)
+{
+	if (a->depth >= 0)
+		return gpo_expr_columns(a->prog, a->nnodes, t->cols, t->mask, len,
+								t->sv, t->sn, t->res, t->res_null, code);
+	for (int64_t j = 0; j < len; j++)
+	{
+		t->res_null[j] = true;
+		t->res[j].i = 0;
+		if (!t->mask[j])
+			continue;
+		*code = gpo_expr_row(a->prog, a->nnodes, t->cols, j, &t->res[j],
+							 &t->res_null[j]);
+		if (*code != GPO_XERR_NONE)
+			return j;
+	}
+	return len;
+}
+
 /* Piece b: every tile of its rows, until its first error. */
 static void
 expr_piece(expr_args *a, int b)
@@ -170,45 +195,19 @@ expr_piece(expr_args *a, int b)
 	for (int64_t row = lo; row < hi;)
 	{
 		int64_t		len = hi - row < TILE ? hi - row : TILE;
+		int64_t		j;
+		int			code = GPO_XERR_NONE;
 
 		if (__atomic_load_n(&a->lowest, __ATOMIC_RELAXED) < row)
 			return;
 		tile_gather(a, t, cur, &cm, len);
-		if (a->depth >= 0)
+		j = tile_run(a, t, len, &code);
+		if (j < len)
 		{
-			int			code = GPO_XERR_NONE;
-			int64_t		j = gpo_expr_columns(a->prog, a->nnodes, t->cols, t->mask,
-											 len, t->sv, t->sn, t->res,
-											 t->res_null, &code);
-
-			if (j < len)
-			{
-				a->err_rows[b] = row + j;
-				a->err_codes[b] = code;
-				lowest_put(a, row + j);
-				return;
-			}
-			scatter(a, t, &co, row, len, lo, hi);
-			row += len;
-			continue;
-		}
-		for (int64_t j = 0; j < len; j++)
-		{
-			int			e;
-
-			t->res_null[j] = true;
-			t->res[j].i = 0;
-			if (!t->mask[j])
-				continue;
-			e = gpo_expr_row(a->prog, a->nnodes, t->cols, j, &t->res[j],
-							 &t->res_null[j]);
-			if (e != GPO_XERR_NONE)
-			{
-				a->err_rows[b] = row + j;
-				a->err_codes[b] = e;
-				lowest_put(a, row + j);
-				return;
-			}
+			a->err_rows[b] = row + j;
+			a->err_codes[b] = code;
+			lowest_put(a, row + j);
+			return;
 		}
 		scatter(a, t, &co, row, len, lo, hi);
 		row += len;

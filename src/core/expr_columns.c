@@ -22,7 +22,7 @@
  */
 #include <string.h>
 
-#include "gpo_expr_eval.h"
+#include "gpo_expr_columns.h"
 #include "gpo_internal.h"
 
 /*

@@ -62,22 +62,6 @@ typedef struct gpo_xcol
 	int32_t		type;			/* a gpo_type */
 } gpo_xcol;
 
-#ifndef __CUDACC__
-/* ---- expr_columns.c: the CPU face's column-at-a-time run ---- */
-
-/* The stack depth prog needs if it has no jumps, else -1. */
-extern int	gpo_expr_columns_depth(const gpo_xnode *prog, int nnodes);
-/*
- * Runs a program without jumps over len rows (stack slots sv/sn), as
- * gpo_expr_row would row by row; the lowest erroring row, or len.
- */
-extern int64_t gpo_expr_columns(const gpo_xnode *prog, int nnodes,
-								const gpo_xcol *cols, const uint8_t *mask,
-								int64_t len, gpo_xval *const *sv,
-								bool *const *sn, gpo_xval *res,
-								bool *res_null, int *code);
-#endif
-
 /* Values popped and pushed by op on the path that falls through. */
 GPO_HD void
 gpo_xop_effect(int op, int *pops, int *pushes)
