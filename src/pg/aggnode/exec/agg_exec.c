@@ -31,6 +31,8 @@
  */
 #include "aggnode/exec/agg_policy.h"
 
+#include <math.h>
+
 #include "access/table.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -122,10 +124,30 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 
 
 /*
+ * Threads worth waking for the tables' rows (GPUOPS_AGG_THREAD_ROWS) under
+ * gpuops.threads = 0; all that gpuops.threads asks for where it is set, or
+ * where the plan has worker processes, which need the team it planned with.
+ */
+static int
+gpuops_agg_useful_threads(GpuopsAggScanState *s)
+{
+	double		rows = 0;
+	int			t;
+
+	if (gpuops_threads > 0 || s->spec.parallel_workers > 0)
+		return INT_MAX;
+	for (t = 0; t < s->spec.ntables; t++)
+		if (s->tables[t].rel)
+			rows += gpuops_agg_table_rows(s->tables[t].rel, false);
+	return (int) Min(ceil(rows / GPUOPS_AGG_THREAD_ROWS), (double) INT_MAX);
+}
+
+/*
  * Takes the read's share of the core budget (budget.c): the threads it would
- * use alone, at most what is free, at least one; then the worker processes
- * it may start (none under 3 threads, at most one a thread beside the
- * backend's, as agg_cost.c plans them) and the decoders' threads.
+ * use alone (no more than the rows are worth), at most what is free, at least
+ * one; then the worker processes it may start (none under 3 threads, at most
+ * one a thread beside the backend's, as agg_cost.c plans them) and the
+ * decoders' threads.
  */
 static void
 gpuops_agg_take_threads(GpuopsAggScanState *s)
@@ -138,7 +160,7 @@ gpuops_agg_take_threads(GpuopsAggScanState *s)
 	int			t;
 
 	gpuops_ctx_init(&ctx);
-	want = gpo_threads(&ctx);
+	want = Max(1, Min(gpo_threads(&ctx), gpuops_agg_useful_threads(s)));
 	got = gpuops_budget_acquire(want, &s->lease);
 	MemoryContextSwitchTo(old);
 	s->threads_got = got > 0 ? got : want;

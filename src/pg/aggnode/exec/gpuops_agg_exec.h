@@ -336,6 +336,16 @@ extern int	gpuops_agg_add_computed(GpuopsAggTableExec *te, Expr *expr,
 
 /* ---- agg_table.c: reading one table (the backend's and each worker's) ---- */
 
+/*
+ * Rows a thread of a read's team is worth: each OpenMP region wakes every
+ * thread of the team, and on 2 cores a table of 16,000 rows took as long
+ * with one thread as with two in a warm session and less in a new one
+ * (62,500 rows took 0.9 ms with two, 1.3 ms with one).
+ */
+#define GPUOPS_AGG_THREAD_ROWS 32768.0
+
+/* The rows of rel now: at most (bound) its blocks' capacity, else by its statistics. */
+extern double gpuops_agg_table_rows(Relation rel, bool bound);
 /* Sets up the reading of one table: its columns, device program and CPU qual. */
 extern void gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 								   EState *estate, int eflags);
