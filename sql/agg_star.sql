@@ -8,7 +8,8 @@
 -- sides, keys of int2/int4/int8/date and across int types, dimension columns
 -- as keys (int, text, short text, float, date, numeric), as aggregate arguments and
 -- in expressions, with WHERE on both sides, FILTER, HAVING, no GROUP BY,
--- empty dimensions, small batches, workers, MVCC, row-level security, a
+-- empty dimensions, small batches, workers, a dimension read by a Gather's
+-- workers, MVCC, row-level security, a
 -- cancel (while a dimension is read, and while the fact table is joined),
 -- errors, numeric dimension columns.  Full joins, joins that are
 -- not one equality and clauses over a left join's inner side above it keep
@@ -409,5 +410,26 @@ SELECT pg_temp.check('SELECT d1.yr, sum(d1.n), count(d1.n) AS cn
 	FROM st_fact f LEFT JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY d1.yr');
 SELECT pg_temp.check('SELECT f.f4, sum(d1.n) FILTER (WHERE d1.n > 100) AS s FROM st_fact f
 	JOIN st_d1 d1 ON f.f1 = d1.k WHERE d1.n < 240 GROUP BY f.f4');
+
+-- a dimension's plan as a Gather over its partial plan, where that costs
+-- less than the backend reading it alone: its workers are done before the
+-- fact table is read (here every table is worth a worker)
+SET max_parallel_workers_per_gather = 2;
+SET min_parallel_table_scan_size = 0;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET gpuops.parallel_workers = 0;
+SELECT * FROM pg_temp.plan('SELECT d1.yr, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE d1.w > 10 GROUP BY d1.yr');
+SELECT pg_temp.check('SELECT d1.yr, count(*), sum(f.v) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE d1.w > 10 GROUP BY d1.yr');
+SELECT pg_temp.check('SELECT c.seg, d1.name LIKE ''name1%'' AS n1, count(*), sum(f.x) FROM st_fact f
+	JOIN st_o o ON f.f2 = o.ok JOIN st_c c ON o.ck = c.ck
+	JOIN st_d1 d1 ON f.f1 = d1.k GROUP BY 1, 2');
+RESET gpuops.parallel_workers;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
 
 DROP TABLE st_fact, st_d1, st_d2, st_d3, st_d4, st_n, st_c, st_o;

@@ -95,7 +95,7 @@ extern List *gpuops_agg_split_positions(List *splits, List *aggrefs);
 extern int	gpuops_star_dim_expr(GpuopsAggStar *star, Node *node);
 /* Dimension d's child path, computing its expressions of star->gathered. */
 extern Path *gpuops_star_dim_path(PlannerInfo *root, GpuopsAggStar *star,
-								  int d);
+								  int d, Path *base);
 
 /* ---- agg_star_outer.c ---- */
 

@@ -471,6 +471,36 @@ gpuops_star_serial_factor(PlannerInfo *root, RelOptInfo *dim, int threads)
 }
 
 /*
+ * Dimension dim's plan before its projection, and how many times its cost
+ * counts (*factor): its cheapest path, run in the backend alone
+ * (gpuops_star_serial_factor), or a Gather over its cheapest partial path,
+ * whose workers read it as PostgreSQL's own plan would, where that costs
+ * less.  The Gather's workers are done before the fact table is read.
+ */
+static Path *
+gpuops_star_dim_base(PlannerInfo *root, RelOptInfo *dim, int threads,
+					 double *factor)
+{
+	Path	   *serial = dim->cheapest_total_path;
+	Path	   *partial;
+	GatherPath *gather;
+
+	*factor = gpuops_star_serial_factor(root, dim, threads);
+	if (*factor <= 1.0 || dim->partial_pathlist == NIL ||
+		!dim->consider_parallel)
+		return serial;
+	/* (the list is sorted by total cost) */
+	partial = (Path *) linitial(dim->partial_pathlist);
+	if (partial->param_info != NULL || partial->parallel_workers < 1)
+		return serial;
+	gather = create_gather_path(root, dim, partial, dim->reltarget, NULL, NULL);
+	if (gather->path.total_cost >= serial->total_cost * *factor)
+		return serial;
+	*factor = 1.0;
+	return &gather->path;
+}
+
+/*
  * Adds to path what the star join costs beyond reading the fact table:
  * the dimensions' plans; each dimension's table, built once (by every
  * reading process at once); and per dimension, a probe of each fact row
@@ -494,10 +524,13 @@ gpuops_agg_star_cost(PlannerInfo *root, GpuopsAggStar *star,
 	threads = Max(gpo_threads(&ctx), 1);
 	for (d = 0; d < star->ndims; d++)
 	{
-		Path	   *child = star->paths[d] = gpuops_star_dim_path(root, star, d);
+		double		factor;
+		Path	   *base = gpuops_star_dim_base(root, star->dims[d], threads,
+												&factor);
+		Path	   *child = star->paths[d] = gpuops_star_dim_path(root, star, d,
+																  base);
 
-		extra += child->total_cost *
-			gpuops_star_serial_factor(root, star->dims[d], threads) +
+		extra += child->total_cost * factor +
 			star->dims[d]->rows * 2.0 * cpu_operator_cost +
 			rows * 2.0 * cpu_operator_cost / Max(threads, workers + 1);
 		rows *= gpuops_star_selectivity(star, d);
@@ -548,7 +581,7 @@ gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 				   star->gathered);
 }
 
-/* The child paths: each dimension's cheapest, with its expressions. */
+/* The child paths: each dimension's (costed), with its expressions. */
 List *
 gpuops_agg_star_paths(PlannerInfo *root, GpuopsAggStar *star)
 {
@@ -558,7 +591,8 @@ gpuops_agg_star_paths(PlannerInfo *root, GpuopsAggStar *star)
 	for (d = 0; d < star->ndims; d++)
 	{
 		if (star->paths[d] == NULL)
-			star->paths[d] = gpuops_star_dim_path(root, star, d);
+			star->paths[d] = gpuops_star_dim_path(root, star, d,
+												  star->dims[d]->cheapest_total_path);
 		paths = lappend(paths, star->paths[d]);
 	}
 	return paths;

@@ -187,12 +187,13 @@ gpuops_star_dim_expr(GpuopsAggStar *star, Node *node)
 }
 
 /*
- * Dimension d's child path: its cheapest, projected to compute the
- * expressions of star->gathered that are d's (not plain columns) beside
- * the columns the query needs.
+ * Dimension d's child path: base (one of its paths), projected to compute
+ * the expressions of star->gathered that are d's (not plain columns)
+ * beside the columns the query needs.
  */
 Path *
-gpuops_star_dim_path(PlannerInfo *root, GpuopsAggStar *star, int d)
+gpuops_star_dim_path(PlannerInfo *root, GpuopsAggStar *star, int d,
+					 Path *base)
 {
 	RelOptInfo *dim = star->dims[d];
 	PathTarget *target = NULL;
@@ -210,8 +211,7 @@ gpuops_star_dim_path(PlannerInfo *root, GpuopsAggStar *star, int d)
 		add_column_to_pathtarget(target, (Expr *) e, 0);
 	}
 	if (target == NULL)
-		return dim->cheapest_total_path;
+		return base;
 	set_pathtarget_cost_width(root, target);
-	return (Path *) create_projection_path(root, dim, dim->cheapest_total_path,
-										   target);
+	return (Path *) create_projection_path(root, dim, base, target);
 }
