@@ -26,7 +26,17 @@ bool		gpuops_running_groups = true;
 int			gpuops_parallel_workers = -1;
 double		gpuops_gpu_setup_cost = 5000.0;
 double		gpuops_gpu_row_cost = 0.0005;
-double		gpuops_cpu_setup_cost = 1000.0;
+/*
+ * 250: bench/small_tables.sh on 2 cores (bench/RESULTS.md), the node forced
+ * against native by table size, warm sessions and new ones (a connection a
+ * query): warm, the node was faster from 4,000 rows; in a new session, whose
+ * first node query pays about 0.5 ms more, from 16,000 to 62,500 rows.  At
+ * 250 every query shape there keeps its native plan at 16,000 rows and takes
+ * the node at 62,500 (a Citus shard of 2M rows in 32); at 1000 three of the
+ * four kept native plans at 62,500 rows, where they were 1.3-5.3x faster on
+ * the node.
+ */
+double		gpuops_cpu_setup_cost = 250.0;
 double		gpuops_cpu_row_cost = 0.002;
 int			gpuops_max_group_memory = 1024 * 1024;	/* kB */
 int			gpuops_max_join_memory = 256 * 1024;	/* kB */
@@ -112,7 +122,7 @@ gpuops_agg_settings_init(void)
 							 "Planner's cost of starting a GpuOpsAgg scan on the CPU cores.",
 							 NULL,
 							 &gpuops_cpu_setup_cost,
-							 1000.0,
+							 250.0,
 							 0.0, DBL_MAX,
 							 PGC_USERSET,
 							 0,
