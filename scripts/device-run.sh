@@ -19,6 +19,9 @@
 #   step first (after conc): bench/first_query.sh, a new session's first
 #               query against a warm session's (FIRST_REPS)
 #   PG_EXTRA_OPTS  more server options (e.g. "-c gpuops.gpu_service=off")
+#   step small: bench/small_tables.sh (SMALL_SIZES, SMALL_DURATION)
+#   step citus: test/citus/bench.sh, Citus from the bundle, three clusters
+#               of its own (CITUS_ROWS, CITUS_FACES, CITUS_SIZES, CITUS_REPS)
 #   step smith: scripts/sqlsmith.sh SMITH_QUERIES (default 10000) under
 #               gpuops.device = 'gpu' (SMITH_SEED, SMITH_TIME seconds, SMITH_CALLS)
 #   step sql (after agg): runs SQL_FILE (a file of the tree) in one psql
@@ -43,7 +46,7 @@ if [[ $steps == *" bench "* ]]; then
 		cat "$OUT/$(basename $b).md"
 	done
 fi
-if [[ $steps == *" regress "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* || $steps == *" first "* || $steps == *" smith "* ]]; then
+if [[ $steps == *" regress "* || $steps == *" small "* || $steps == *" citus "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* || $steps == *" first "* || $steps == *" smith "* ]]; then
 	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops ${PG_EXTRA_OPTS:-}" \
 		source .device/pg-up.sh .device/pg.tar.xz >/dev/null || { echo "pg-up failed"; exit 1; }
 	rm -rf /tmp/w && cp -r . /tmp/w && chown -R pg /tmp/w && cd /tmp/w
@@ -125,6 +128,19 @@ if [[ $steps == *" sql "* ]]; then
 		psql -X -q -f "$SQL_FILE" >/tmp/sql.log 2>&1
 	cp /tmp/sql.log "$OUT/sql.log"
 	grep -E "${SQL_GREP:-^[a-z#=]|Time|Workers|Calls|Strategy|Chunks|ERROR}" /tmp/sql.log | tr -s ' ' | tee "$OUT/sql.txt"
+fi
+if [[ $steps == *" small "* ]]; then
+	echo "== small tables (bench/small_tables.sh) =="
+	timeout ${SMALL_TIMEOUT:-300} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
+		SIZES="${SMALL_SIZES:-1000 4000 16000 62500 250000}" DURATION=${SMALL_DURATION:-2} \
+		bash bench/small_tables.sh 2>&1 | tee "$OUT/small_tables.txt"
+fi
+if [[ $steps == *" citus "* ]]; then
+	echo "== Citus bench (test/citus/bench.sh) =="
+	timeout ${CITUS_TIMEOUT:-480} env CITUS_USER=pg PG_CONFIG="$(command -v pg_config)" \
+		BENCH_ROWS=${CITUS_ROWS:-10000000} BENCH_FACES="${CITUS_FACES:-cpu gpu}" \
+		BENCH_SIZES="${CITUS_SIZES-62500 100000 250000}" BENCH_REPS=${CITUS_REPS:-3} \
+		BENCH_WORKER_CONF="shared_buffers = 8GB" BENCH_TIMEOUT=${CITUS_TIMEOUT:-480} bash test/citus/bench.sh 2>&1 | tee "$OUT/citus_bench.txt"
 fi
 smith_rc=-
 if [[ $steps == *" smith "* ]]; then

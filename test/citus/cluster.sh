@@ -3,15 +3,16 @@
 # which set: bindir, port0, limit (seconds), who (message prefix) and
 # worker_conf (lines added to the workers' postgresql.conf).
 
-# run a command as the postgres user (directly when already that user), from
-# /, which that user can read whoever owns the checkout
+# run a command as the clusters' user (CITUS_USER, default postgres; directly
+# when not root), from /, which that user can read whoever owns the checkout
+pg_user=${CITUS_USER:-postgres}
 as_pg() {
-	if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
+	if [ "$(id -u)" = 0 ]; then (cd / && runuser -u "$pg_user" -- env LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$@"); else "$@"; fi
 }
 
 base=$(mktemp -d /tmp/gpuops-citus.XXXXXX)
 chmod 755 "$base"
-[ "$(id -u)" = 0 ] && chown postgres "$base"
+[ "$(id -u)" = 0 ] && chown "$pg_user" "$base"
 nodes=(coord w1 w2)
 ports=("$port0" $((port0 + 1)) $((port0 + 2)))
 

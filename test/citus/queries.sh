@@ -1,7 +1,7 @@
 # The queries of the Citus test, run by run.sh: check NAME EXPECT SQL.
 # EXPECT gpu: every shard query must run on GpuOpsAgg; native: none may;
-# any: reported only (joins, and variances of integers by another column,
-# for which Citus gathers the rows).  Grouped queries name their columns
+# any: reported only (variances of integers by another column, for which
+# Citus gathers the rows).  Grouped queries name their columns
 # for CREATE TABLE AS.
 
 # GROUP BY the distribution column: the whole query runs on the workers
@@ -56,8 +56,23 @@ check "stddev of floats" gpu "SELECT g, round(stddev(v4)::numeric, 9) AS sd,
 	"g sd vv v2"
 check "stddev of floats, no group" gpu "SELECT 1 AS one, round(stddev_pop(v)::numeric, 9) AS sd,
 	round(var_samp(v4)::numeric, 9) AS vv FROM t WHERE i > 0" "one sd vv"
-# joins Citus pushes down: a reference table and a colocated table
-check "join reference table" any "SELECT r.name, count(*) AS n, sum(t.i) AS si
+# expressions: keys, aggregate arguments, WHERE
+check "expressions" gpu "SELECT g % 7 AS m, sum(i::int8 * 2 + s) AS s2, count(*) AS n,
+	max(CASE WHEN v > 0 THEN b ELSE 0 END) AS mb, avg(v * 0.5) AS av FROM t
+	WHERE i % 3 <> 0 GROUP BY g % 7"
+check "expression keys by date" gpu "SELECT extract(month FROM d) AS mo, count(*) AS n,
+	sum(i) AS si FROM t GROUP BY 1"
+# joins Citus pushes down: a reference table and a colocated table, each
+# shard query a star join on the workers (the fact table's shard read in
+# batches, the other side built into a join table)
+check "join reference table" gpu "SELECT r.name, count(*) AS n, sum(t.i) AS si
 	FROM t JOIN ref r ON t.g = r.g GROUP BY r.name"
-check "colocated join" any "SELECT t2.w, count(*) AS n, sum(t.s) AS ss
+check "join reference table, filtered" gpu "SELECT r.name, count(*) AS n, sum(t.v) AS sv
+	FROM t JOIN ref r ON t.g = r.g WHERE r.name LIKE 'group 1%' AND t.i > 0 GROUP BY r.name"
+check "semi join reference table" gpu "SELECT t.g, count(*) AS n, sum(t.b) AS sb FROM t
+	WHERE t.g IN (SELECT g FROM ref WHERE name = 'group 3') GROUP BY t.g"
+check "colocated join" gpu "SELECT t2.w, count(*) AS n, sum(t.s) AS ss
 	FROM t JOIN t2 ON t.key = t2.key GROUP BY t2.w"
+# errors: a shard query's error reaches the coordinator with its SQLSTATE
+check_error "integer overflow" 22003 "SELECT g, sum(i * 2) FROM t GROUP BY g"
+check_error "division by zero" 22012 "SELECT g, sum(100 / (i % 7)) FROM t GROUP BY g"

@@ -132,6 +132,29 @@ SQL
 	ok
 }
 
+# check_error NAME SQLSTATE SQL: the query fails with that SQLSTATE with
+# gpuops on and off on the workers, and its shard queries run on GpuOpsAgg
+check_error() {
+	local name=$1 state=$2 sql=$3 mode got tasks on
+	for mode in on off; do
+		got=$(q 0 -At -v VERBOSITY=verbose 2>&1 <<SQL
+SET citus.propagate_set_commands = 'local';
+BEGIN;
+SET LOCAL gpuops.enabled = $mode;
+$sql;
+COMMIT;
+SQL
+)
+		grep -q "ERROR:  $state" <<<"$got" ||
+			{ bad "$name: gpuops $mode: expected $state, got: $(head -2 <<<"$got")"; return; }
+	done
+	read -r tasks on <<<"$(explain_count on "$sql")"
+	[ "$tasks" != error ] && [ "$tasks" -gt 0 ] && [ "$on" = "$tasks" ] ||
+		{ bad "$name: $on of $tasks shard queries on GpuOpsAgg, expected all"; return; }
+	printf 'ok   %-28s %s on and off, GpuOpsAgg in %s of %s shard queries\n' "$name" "$state" "$on" "$tasks"
+	ok
+}
+
 source "$here/queries.sh"
 
 # the toggle reaches the workers: the same shard query, on and off
