@@ -118,6 +118,7 @@ VACUUM ANALYZE s_$n;
 SQL
 done
 printf '| query |'; for n in $sizes; do printf ' %s |' "$n"; done; echo
+printf '| --- |'; for n in $sizes; do printf ' --- |'; done; echo
 for sql in "${queries[@]}"; do
 	[[ $sql == *JOIN* ]] && continue	# (the reference table's shard has another name)
 	printf '| `%s` |' "$sql"
