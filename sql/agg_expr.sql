@@ -279,6 +279,19 @@ SELECT pg_temp.check($$SELECT x4 % 10 AS k, count(*) AS n, sum(10 / x4) FILTER (
 SELECT pg_temp.check($$SELECT date_part('dow', d) AS k, count(*) AS n, min(ts + interval '1 month') AS m FROM agg_ex WHERE x4 > -500 GROUP BY 1$$);
 RESET gpuops.debug_chunk_size;
 
+-- a part of an expression that an earlier key or argument computes is read
+-- from its column (for every row the later one is evaluated on): in the
+-- same aggregate kind, another one, a key, under the same FILTER and under
+-- another (computed again), NULLs and a CASE around it, floats (agg_numeric
+-- has TPC-H Q1's numeric shape)
+SELECT pg_temp.check($$SELECT x2 % 3 AS k, sum(x4 * 2) AS s1, sum(x4 * 2 + x8) AS s2, max((x4 * 2) * (x4 * 2)) AS m1, avg(CASE WHEN b THEN x4 * 2 END) AS a1 FROM agg_ex GROUP BY 1$$);
+SELECT pg_temp.check($$SELECT x4 - x2 AS k, sum(x4 - x2) AS s1, sum((x4 - x2) * 3) AS s2, count(*) FILTER (WHERE b) AS c1 FROM agg_ex GROUP BY 1$$);
+SELECT pg_temp.check($$SELECT b, sum(x8 + 1) FILTER (WHERE x4 > 0) AS s1, sum((x8 + 1) * 2) FILTER (WHERE x4 > 0) AS s2, sum((x8 + 1) * 3) FILTER (WHERE x4 < 0) AS s3, sum((x8 + 1) * 4) AS s4 FROM agg_ex GROUP BY b$$);
+SELECT pg_temp.check($$SELECT x2 % 4 AS k, sum(f8 * 2) AS s1, sum(f8 * 2 - g8) AS s2, sum(g8 * 4 * (1 - g8)) AS s3, sum(g8 * 4 * (1 - g8) * (1 + g8)) AS s4 FROM agg_ex GROUP BY 1$$);
+-- the shared part's errors are the row's, as PostgreSQL raises them
+SELECT pg_temp.check_error($$SELECT sum(e4 * 2), sum(e4 * 2 + 1) FROM agg_ex$$);
+SELECT pg_temp.check_error($$SELECT sum(x4 + 1) FILTER (WHERE x4 > 0), sum(100 / (x4 + 1)) FROM agg_ex$$);
+
 -- ---- errors ----
 
 -- each error as PostgreSQL raises it: division by zero (integer, float,

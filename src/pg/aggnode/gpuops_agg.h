@@ -316,6 +316,21 @@ typedef struct GpuopsExprProgram
 extern bool gpuops_expr_compile(Expr *e, Index relid, const int *attno_col,
 								int max_attno, int ncols,
 								GpuopsExprProgram *prog);
+/* An expression a batch computed before, which a later program reads as column col. */
+typedef struct GpuopsExprShared
+{
+	Expr	   *expr;
+	int			col;
+} GpuopsExprShared;
+/*
+ * gpuops_expr_compile, reading each subexpression of e that equals one of
+ * shared's from its column (below ncols) instead of computing it again.
+ */
+extern bool gpuops_expr_compile_shared(Expr *e, Index relid,
+									   const int *attno_col, int max_attno,
+									   int ncols,
+									   const GpuopsExprShared *shared,
+									   int nshared, GpuopsExprProgram *prog);
 /* True if the device can evaluate e over plain columns of relid. */
 extern bool gpuops_expr_on_device(Expr *e, Index relid);
 /*

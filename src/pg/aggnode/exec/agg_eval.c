@@ -146,7 +146,10 @@ gpuops_agg_filter_mask(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	return mask;
 }
 
-/* Evaluates computed column c over the batch into *out; its error in *err. */
+/*
+ * Evaluates computed column c over the batch into *out (vecs: the reader's
+ * columns, then the computed ones before c); its error in *err.
+ */
 static void
 gpuops_agg_compute_one(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 					   const GpuopsAggComputed *c, gpo_vector *vecs, int64 n,
@@ -171,8 +174,9 @@ gpuops_agg_compute_one(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		mask = &maskv;
 	}
 	gpuops_agg_ctx_init(s, &ctx);
-	st = gpo_expr_eval(&ctx, te->ncols, vecs, c->prog.nodes, c->prog.n,
-					   c->prog.out_double, mask, out, err);
+	st = gpo_expr_eval(&ctx, te->ncols + (int) (c - te->computed), vecs,
+					   c->prog.nodes, c->prog.n, c->prog.out_double, mask, out,
+					   err);
 	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg expression");
 }
 
@@ -219,7 +223,7 @@ gpuops_agg_batch_columns(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpo_expr_error err;
 
 		err.code = GPO_XERR_NONE;
-		gpuops_agg_compute_one(s, te, &te->computed[c], vecs, n,
+		gpuops_agg_compute_one(s, te, &te->computed[c], all, n,
 							   &all[te->ncols + c], &chunks[c], &err);
 		if (err.code != GPO_XERR_NONE && err.row < first.row)
 			first = err;
@@ -233,17 +237,33 @@ gpuops_agg_batch_columns(GpuopsAggScanState *s, GpuopsAggTableExec *te,
  * computed column number te->ncols + its index, evaluated where FILTER
  * clause filter holds (-1: everywhere).  attno_col maps the table's
  * attribute numbers (up to natts) to the reader's columns, which are all
- * known; te->computed has room.
+ * known; te->computed has room.  A part of expr that an earlier computed
+ * column holds for every row expr is evaluated on (its FILTER's, or all)
+ * is read from that column: TPC-H Q1's price * (1 - discount) once for
+ * both sums (2 cores, 600K rows: the second sum with its expression was
+ * 17% of the query).
  */
 int
 gpuops_agg_add_computed(GpuopsAggTableExec *te, Expr *expr, int filter,
 						const int *attno_col, int natts)
 {
 	GpuopsAggComputed *c = &te->computed[te->ncomputed];
+	GpuopsExprShared *shared = palloc(sizeof(GpuopsExprShared) *
+									  Max(te->ncomputed, 1));
+	int			nshared = 0;
+	int			k;
 
-	if (!gpuops_expr_compile(expr, te->tab->rti, attno_col, natts, te->ncols,
-							 &c->prog))
+	for (k = 0; k < te->ncomputed; k++)
+		if (te->computed[k].filter < 0 || te->computed[k].filter == filter)
+		{
+			shared[nshared].expr = te->computed[k].expr;
+			shared[nshared++].col = te->ncols + k;
+		}
+	if (!gpuops_expr_compile_shared(expr, te->tab->rti, attno_col, natts,
+									te->ncols + te->ncomputed, shared,
+									nshared, &c->prog))
 		elog(ERROR, "GpuOpsAgg cannot evaluate an expression it planned");
+	c->expr = expr;
 	c->filter = filter;
 	return te->ncols + te->ncomputed++;
 }

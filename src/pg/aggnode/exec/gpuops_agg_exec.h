@@ -23,6 +23,7 @@
 typedef struct GpuopsAggComputed
 {
 	GpuopsExprProgram prog;
+	Expr	   *expr;			/* what it computes */
 	int			filter;			/* the FILTER clause whose rows alone are
 								 * evaluated, or -1 */
 } GpuopsAggComputed;

@@ -48,6 +48,8 @@ typedef struct XBuild
 	const int  *attno_col;		/* NULL: a column's index is its attno */
 	int			max_attno;
 	Node	   *case_arg;		/* the innermost CASE operand, if any */
+	const GpuopsExprShared *shared; /* expressions read as columns */
+	int			nshared;
 } XBuild;
 
 static bool gpuops_x_expr(XBuild *b, Node *e);
@@ -559,6 +561,33 @@ gpuops_x_booltest(XBuild *b, BooleanTest *bt)
 	return true;
 }
 
+/*
+ * Appends a read of the column where an earlier program computed e, if one
+ * did (b->shared): of exact types only (integers, numeric, float8), whose
+ * column holds the very value the operators would give again.
+ */
+static bool
+gpuops_x_shared(XBuild *b, Node *e)
+{
+	Oid			t = exprType(e);
+	gpo_xnode  *x;
+	int			i;
+
+	if (IsA(e, Var) || IsA(e, Const) ||
+		(t != INT2OID && t != INT4OID && t != INT8OID && t != NUMERICOID &&
+		 t != FLOAT8OID))
+		return false;
+	for (i = 0; i < b->nshared; i++)
+		if (equal(e, b->shared[i].expr))
+		{
+			if ((x = gpuops_x_push(b, GPO_X_COL, 1)) == NULL)
+				return false;
+			x->arg = b->shared[i].col;
+			return true;
+		}
+	return false;
+}
+
 /* Appends the code of e; false if the device can't evaluate it. */
 static bool
 gpuops_x_expr(XBuild *b, Node *e)
@@ -568,6 +597,8 @@ gpuops_x_expr(XBuild *b, Node *e)
 	if (e == NULL)
 		return false;
 	check_stack_depth();
+	if (b->nshared > 0 && gpuops_x_shared(b, e))
+		return true;
 	switch (nodeTag(e))
 	{
 		case T_Var:
@@ -630,6 +661,20 @@ bool
 gpuops_expr_compile(Expr *e, Index relid, const int *attno_col,
 					int max_attno, int ncols, GpuopsExprProgram *prog)
 {
+	return gpuops_expr_compile_shared(e, relid, attno_col, max_attno, ncols,
+									  NULL, 0, prog);
+}
+
+/*
+ * gpuops_expr_compile, reading each subexpression of e that equals one of
+ * shared's (computed before, into columns below ncols) from its column.
+ */
+bool
+gpuops_expr_compile_shared(Expr *e, Index relid, const int *attno_col,
+						   int max_attno, int ncols,
+						   const GpuopsExprShared *shared, int nshared,
+						   GpuopsExprProgram *prog)
+{
 	XBuild		b;
 	int			w;
 	gpo_ctx		ctx;
@@ -646,6 +691,8 @@ gpuops_expr_compile(Expr *e, Index relid, const int *attno_col,
 	b.relid = relid;
 	b.attno_col = attno_col;
 	b.max_attno = max_attno;
+	b.shared = shared;
+	b.nshared = nshared;
 	if (!gpuops_x_expr(&b, (Node *) e) || b.depth != 1)
 		return false;
 	gpo_ctx_init(&ctx);
