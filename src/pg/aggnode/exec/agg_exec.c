@@ -31,8 +31,6 @@
  */
 #include "aggnode/exec/agg_policy.h"
 
-#include <math.h>
-
 #include "access/table.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -124,25 +122,6 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 
 
 /*
- * Threads worth waking for the tables' rows (GPUOPS_AGG_THREAD_ROWS) under
- * gpuops.threads = 0; all that gpuops.threads asks for where it is set, or
- * where the plan has worker processes, which need the team it planned with.
- */
-static int
-gpuops_agg_useful_threads(GpuopsAggScanState *s)
-{
-	double		rows = 0;
-	int			t;
-
-	if (gpuops_threads > 0 || s->spec.parallel_workers > 0)
-		return INT_MAX;
-	for (t = 0; t < s->spec.ntables; t++)
-		if (s->tables[t].rel)
-			rows += gpuops_agg_table_rows(s->tables[t].rel, false);
-	return (int) Min(ceil(rows / GPUOPS_AGG_THREAD_ROWS), (double) INT_MAX);
-}
-
-/*
  * Takes the read's share of the core budget (budget.c): the threads it would
  * use alone (no more than the rows are worth), at most what is free, at least
  * one; then the worker processes it may start (none under 3 threads, at most
@@ -158,9 +137,12 @@ gpuops_agg_take_threads(GpuopsAggScanState *s)
 	int			want;
 	int			got;
 	int			t;
+	double		rows = 0;
 
+	for (t = 0; t < s->spec.ntables; t++)
+		rows += gpuops_agg_table_rows(s->tables[t].rel);
 	gpuops_ctx_init(&ctx);
-	want = Max(1, Min(gpo_threads(&ctx), gpuops_agg_useful_threads(s)));
+	want = Max(1, Min(gpo_threads(&ctx), gpuops_agg_threads_worth(s, rows)));
 	got = gpuops_budget_acquire(want, &s->lease);
 	MemoryContextSwitchTo(old);
 	s->threads_got = got > 0 ? got : want;

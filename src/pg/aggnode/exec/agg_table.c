@@ -15,6 +15,7 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "optimizer/plancat.h"
 #include "portability/instr_time.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
@@ -176,28 +177,43 @@ gpuops_agg_batch_rows(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	/* a batch for the GPU service takes at most a quarter of its arena */
 	if (gpuops_agg_served())
 		bytes = Min(bytes, gpuops_service_arena_bytes() / (4.0 * (te->ncols + 1)));
-	/* no larger than the table: a new session's first touch of each page costs */
-	bytes = Min(bytes, Max(gpuops_agg_table_rows(te->rel, true), 64.0) * widest);
+	/*
+	 * no larger than the table's blocks can hold (no snapshot's visible rows
+	 * are more): a new backend's first query faults in every page of its
+	 * batch arrays that it touches, and batches of 4 MB a column for a table
+	 * of 4,000 rows made such a query 1.3 ms slower than native, 0.3 ms with
+	 * batches the table's size (2 cores, bench/small_tables.sh)
+	 */
+	bytes = Min(bytes, Max((double) RelationGetNumberOfBlocks(te->rel) *
+						   MaxHeapTuplesPerPage, 64.0) * widest);
 	return Max((int64) 1, (int64) (bytes / widest));
 }
 
-/*
- * The rows of rel now: at most (bound) its blocks' capacity, which no
- * snapshot's visible rows can pass, or else the statistics' rows a block
- * times its blocks.  A new backend's first query faults in every page of
- * its batch arrays that it touches: batches of 4 MB a column for a table of
- * 4,000 rows made such a query 1.3 ms slower than native, 0.3 ms with
- * batches the table's size (2 cores, bench/small_tables.sh).
- */
+/* The rows rel holds now, as the planner estimates them (estimate_rel_size). */
 double
-gpuops_agg_table_rows(Relation rel, bool bound)
+gpuops_agg_table_rows(Relation rel)
 {
-	double		blocks = (double) RelationGetNumberOfBlocks(rel);
-	double		density = MaxHeapTuplesPerPage;
+	BlockNumber pages;
+	double		tuples;
+	double		allvisfrac;
 
-	if (!bound && rel->rd_rel->relpages > 0 && rel->rd_rel->reltuples >= 0)
-		density = Min(density, rel->rd_rel->reltuples / rel->rd_rel->relpages);
-	return blocks * density;
+	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
+	return tuples;
+}
+
+/*
+ * Threads worth waking for rows rows (GPUOPS_AGG_THREAD_ROWS) under
+ * gpuops.threads = 0; INT_MAX, all it asks for, where gpuops.threads is
+ * set or where the plan has worker processes, which need the team it
+ * planned with.
+ */
+int
+gpuops_agg_threads_worth(GpuopsAggScanState *s, double rows)
+{
+	if (gpuops_threads > 0 || s->spec.parallel_workers > 0)
+		return INT_MAX;
+	return (int) Max(1.0, Min(ceil(rows / GPUOPS_AGG_THREAD_ROWS),
+							  (double) INT_MAX));
 }
 
 /*
@@ -311,7 +327,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	List	   *early;
 	ListCell   *lc;
 	gpo_ctx		ctx;
-	double		threads;
+	int			threads;
 	int			i;
 	int			x;
 
@@ -435,14 +451,11 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		return;
 	/*
 	 * while a helper thread aggregates, the decoders leave it a core; no more
-	 * threads than the rows are worth (the reader starts them now), as
-	 * gpuops_agg_useful_threads
+	 * threads than the rows are worth (the reader starts them now)
 	 */
 	gpuops_ctx_init(&ctx);
-	threads = gpo_threads(&ctx) - (gpuops_agg_overlaps(INT64_MAX) ? 1 : 0);
-	if (gpuops_threads <= 0 && s->spec.parallel_workers == 0)
-		threads = Min(threads, ceil(gpuops_agg_table_rows(te->rel, false) /
-									GPUOPS_AGG_THREAD_ROWS));
+	threads = Min(gpo_threads(&ctx) - (gpuops_agg_overlaps(INT64_MAX) ? 1 : 0),
+				  gpuops_agg_threads_worth(s, gpuops_agg_table_rows(te->rel)));
 	te->reader = gpuops_scan_begin(te->rel, estate->es_snapshot, te->nread,
 								   te->cols, gpuops_agg_batch_rows(s, te),
 								   te->cpu_qual, s->qual_cxt, true,

@@ -345,8 +345,10 @@ extern int	gpuops_agg_add_computed(GpuopsAggTableExec *te, Expr *expr,
  */
 #define GPUOPS_AGG_THREAD_ROWS 32768.0
 
-/* The rows of rel now: at most (bound) its blocks' capacity, else by its statistics. */
-extern double gpuops_agg_table_rows(Relation rel, bool bound);
+/* The rows rel holds now, as the planner estimates them (estimate_rel_size). */
+extern double gpuops_agg_table_rows(Relation rel);
+/* Threads worth waking for rows rows (INT_MAX where gpuops.threads or workers decide). */
+extern int	gpuops_agg_threads_worth(GpuopsAggScanState *s, double rows);
 /* Sets up the reading of one table: its columns, device program and CPU qual. */
 extern void gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 								   EState *estate, int eflags);
