@@ -1,7 +1,8 @@
 /*
  * agg_expr_int.h
- *	  What the expression compiler's files share: agg_expr.c (the compiler)
- *	  and agg_expr_funcs.c (the built-in functions it knows).
+ *	  What the expression compiler's files share: agg_expr.c (the compiler),
+ *	  agg_expr_leaf.c (its leaves), agg_expr_funcs.c (the built-in functions
+ *	  it knows) and agg_expr_scale.c (numeric scales).
  */
 #ifndef GPUOPS_AGG_EXPR_INT_H
 #define GPUOPS_AGG_EXPR_INT_H
@@ -31,6 +32,51 @@ extern bool gpuops_xfunc_lookup(Oid funcid, int nargs, GpuopsXFunc *f);
 extern bool gpuops_x_datetime_unit(int op, Node *units, int *field);
 /* The gpo_xfield a date_part / date_trunc unit names; false if none. */
 extern bool gpuops_xfunc_field(text *units, bool trunc, int *field);
+
+/* ---- agg_expr_leaf.c: the compiler's leaves ---- */
+
+/* The value classes of the machine's slots, by SQL type. */
+typedef enum XClass
+{
+	XC_NONE = 0,
+	XC_INT,						/* int2, int4, int8 (width 2, 4, 8) */
+	XC_FLOAT,					/* float4, float8 (width 4, 8) */
+	XC_BOOL,
+	XC_DATE,
+	XC_TS,
+	XC_NUM						/* numeric: value * 10^scale, the scale
+								 * known for every node (gpuops_x_scale) */
+} XClass;
+
+/* A program under construction. */
+typedef struct XBuild
+{
+	gpo_xnode  *nodes;
+	int			n;
+	int			cap;
+	int			depth;			/* slots on the stack after the last node */
+	Index		relid;
+	const int  *attno_col;		/* NULL: a column's index is its attno */
+	int			max_attno;
+	Node	   *case_arg;		/* the innermost CASE operand, if any */
+	const GpuopsExprShared *shared; /* expressions read as columns */
+	int			nshared;
+} XBuild;
+
+/* The class and width of SQL type typid. */
+extern XClass gpuops_x_class(Oid typid, int *width);
+/* The class of an expression's result. */
+extern XClass gpuops_x_class_of(Node *e);
+/* Appends a node of op changing the stack depth by delta; NULL when full. */
+extern gpo_xnode *gpuops_x_push(XBuild *b, int op, int delta);
+/* A plain column of the scanned table of a class the machine holds. */
+extern bool gpuops_x_var(XBuild *b, Var *var);
+/* A constant of a class the machine holds. */
+extern bool gpuops_x_const(XBuild *b, Const *c);
+/* The arguments' classes a function's operator takes, and its result's. */
+extern bool gpuops_x_func_types(const GpuopsXFunc *f, List *args, Oid restype);
+/* A read of the column where an earlier program computed e (b->shared), if any. */
+extern bool gpuops_x_shared(XBuild *b, Node *e);
 
 /* ---- agg_expr_scale.c: the scales of numeric expressions ---- */
 
