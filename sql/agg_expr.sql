@@ -230,6 +230,36 @@ SELECT pg_temp.check($$SELECT x4 % 10 AS k, count(*) AS n, sum(x2 * 2) AS s FROM
 SELECT pg_temp.check($$SELECT date_trunc('month', ts) AS k, count(*) AS n, max(x4 - x2) AS m FROM agg_ex WHERE b AND d > '2000-01-01' GROUP BY 1$$);
 SELECT pg_temp.check($$SELECT b, count(*) AS n, sum(x4) AS s FROM agg_ex WHERE x4 % 3 = 0 AND f8 * 2 > 1 GROUP BY b$$);
 SELECT pg_temp.check($$SELECT x2 % 3 AS k, count(*) AS n FROM agg_ex WHERE t LIKE 'k1%' GROUP BY 1$$);
+-- WHERE clauses that are expressions no row can make fail (comparisons of
+-- columns, CASE, COALESCE, boolean and NULL tests) run on the device, before
+-- the other clauses; one that can fail (a division, a cast that can
+-- overflow) stays a CPU clause, and so does a device clause that PostgreSQL
+-- evaluates before it (x2 <> 0 before x4 / x2), so errors are PostgreSQL's
+SELECT pg_temp.plan($$SELECT b, count(*) FROM agg_ex WHERE x4 < x2 AND f4 <> f8 AND t = 'k1' GROUP BY b$$);
+SELECT pg_temp.plan($$SELECT b, count(*) FROM agg_ex WHERE x2 <> 0 AND x4 / x2 > 1 GROUP BY b$$);
+SELECT pg_temp.check($$SELECT b, count(*) AS n, sum(x4) AS s FROM agg_ex WHERE x4 < x2 GROUP BY b$$);
+SELECT pg_temp.check($$SELECT x2 % 3 AS k, count(*) AS n FROM agg_ex WHERE x8 >= e4 AND e8 <> x8 AND e2 <= x2 GROUP BY 1$$);
+SELECT pg_temp.check($$SELECT b, count(*) AS n FROM agg_ex WHERE f4 > f8 OR f8 = g8 GROUP BY b$$);
+SELECT pg_temp.check($$SELECT b, count(*) AS n FROM agg_ex WHERE f4 <= f8 AND NOT (f8 < g8) GROUP BY b$$);
+SELECT pg_temp.check($$SELECT x2 % 3 AS k, count(*) AS n FROM agg_ex WHERE d < d + 0 OR ts >= ts GROUP BY 1$$);
+SELECT pg_temp.check($$SELECT x2 % 3 AS k, count(*) AS n, max(d) AS m FROM agg_ex WHERE CASE WHEN b THEN x4 > x2 ELSE f4 < f8 END GROUP BY 1$$);
+SELECT pg_temp.check($$SELECT b, count(*) AS n FROM agg_ex WHERE COALESCE(x4 > x2, b) AND (x2 < e2) IS NOT TRUE GROUP BY b$$);
+SELECT pg_temp.check($$SELECT b, count(*) AS n FROM agg_ex WHERE NULLIF(x4, x2) IS NULL OR x8 = e8 GROUP BY b$$);
+SELECT pg_temp.check($$SELECT b, count(*) AS n FROM agg_ex WHERE x4 > x4 GROUP BY b$$);
+SELECT pg_temp.check($$SELECT x4 % 10 AS k, sum(x2 * 2) AS s FROM agg_ex WHERE x4 > x2 AND t = 'k3' AND x8 > 0 GROUP BY 1$$);
+SELECT pg_temp.check($$SELECT x2 % 3 AS k, count(*) AS n FROM agg_ex WHERE x4 > x2 AND t LIKE 'k1%' GROUP BY 1$$);
+SELECT pg_temp.check($$SELECT count(*) AS n, sum(x4) FILTER (WHERE x2 > e2) AS s FROM agg_ex WHERE x4 <> e4$$);
+SELECT pg_temp.check_error($$SELECT b, count(*) FROM agg_ex WHERE x4 / x2 > 1 GROUP BY b$$);
+SELECT pg_temp.check_error($$SELECT b, count(*) FROM agg_ex WHERE x2 <> 0 AND x4 / x2 > 1 GROUP BY b$$);
+SELECT pg_temp.check_error($$SELECT b, count(*) FROM agg_ex WHERE x4 < x2 AND e4 + 1 > 0 GROUP BY b$$);
+-- integer division and modulo by a constant other than 0 and -1 cannot fail
+SELECT pg_temp.plan($$SELECT b, count(*) FROM agg_ex WHERE x4 % 5 = 0 AND e4 / 3 > x2 GROUP BY b$$);
+SELECT pg_temp.check($$SELECT b, count(*) AS n FROM agg_ex WHERE x4 % 5 = 0 AND e4 / 3 > x2 AND e8 % 7 <> 1 GROUP BY b$$);
+SELECT pg_temp.check_error($$SELECT b, count(*) FROM agg_ex WHERE x4 % 5 = 0 AND x4 % 0 = 1 GROUP BY b$$);
+SELECT pg_temp.check_error($$SELECT b, count(*) FROM agg_ex WHERE x2 > 0 AND e4 / -1 > 0 GROUP BY b$$);
+SET gpuops.debug_chunk_size = 512;
+SELECT pg_temp.check($$SELECT x4 % 10 AS k, count(*) AS n FROM agg_ex WHERE x4 < x8 OR f4 > g8 GROUP BY 1$$);
+RESET gpuops.debug_chunk_size;
 -- plain columns and expressions together
 SELECT pg_temp.check($$SELECT b, x4 % 5 AS k, count(*) AS n, sum(f8) AS s FROM agg_ex GROUP BY b, x4 % 5$$);
 SELECT pg_temp.check($$SELECT x2, date_trunc('month', ts) AS m, f8 * 2 AS f, count(*) AS n FROM agg_ex GROUP BY x2, date_trunc('month', ts), f8 * 2$$);

@@ -81,7 +81,8 @@ SELECT pg_temp.check('SELECT k, count(*) FROM num_t WHERE g = ''NaN'' GROUP BY k
 SELECT pg_temp.check('SELECT k, count(*) FROM num_t WHERE x < ''NaN'' AND x <> 0 GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) FROM num_t WHERE y >= 999999999999999999 OR y IS NULL GROUP BY k');
 SELECT pg_temp.check('SELECT g, sum(x) FILTER (WHERE z > 0), count(*) FILTER (WHERE x <= -1.5) FROM num_t GROUP BY g');
--- a constant that is not exact at the column's scale: a CPU clause
+-- a constant that is not exact at the column's scale: compared as an
+-- expression, exactly across the scales
 SELECT * FROM pg_temp.plan('SELECT k, count(*) FROM num_t WHERE x < 1.005 GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) FROM num_t WHERE x < 1.005 GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) FROM num_t WHERE x IN (1.00, 2.50) GROUP BY k');
@@ -163,6 +164,11 @@ SELECT pg_temp.check($$SELECT rf, ls, sum(q) AS sum_qty, sum(p) AS sum_base_pric
 SELECT pg_temp.check($$SELECT sum(p * d) AS revenue FROM num_li
 	WHERE sd >= date '1994-01-01' AND sd < date '1994-01-01' + interval '1' year
 	AND d BETWEEN 0.06 - 0.01 AND 0.06 + 0.01 AND q < 24$$);
+-- numeric columns of different scales compared in WHERE: on the device,
+-- exactly (numeric's comparisons never fail)
+SELECT pg_temp.check($$SELECT rf, count(*) AS n, sum(q) AS s FROM num_li
+	WHERE d < t AND p > q * 20 AND rf IN ('A', 'N') GROUP BY rf$$);
+SELECT pg_temp.check($$SELECT ls, count(*) AS n FROM num_li WHERE d * 100 >= q OR t = d GROUP BY ls$$);
 DROP TABLE num_li;
 -- a value of 10^18 or more, which PostgreSQL holds but the engine's numerics
 -- do not: an error that says so, never a wrong answer

@@ -7,6 +7,7 @@
 -- NULLs, the empty string, blanks, multibyte characters, several keys.
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
+\i :abs_srcdir/sql/include/lines.psql
 
 -- EXPLAIN ANALYZE of q as JSON
 CREATE FUNCTION pg_temp.explain_json(q text) RETURNS json LANGUAGE plpgsql AS $$
@@ -75,6 +76,32 @@ RESET gpuops.threads;
 RESET gpuops.cpu_row_cost;
 RESET gpuops.parallel_workers;
 SET max_parallel_workers_per_gather = 0;
+-- text = / <> / IN / NOT IN a constant runs on the device over the codes:
+-- a short key's codes of its bytes, a char(8)'s dictionary codes; char(n)
+-- compares as bpchar does (trailing spaces do not count, so '' equals a
+-- blank), and a constant longer than the column matches no value
+SELECT * FROM pg_temp.plan('SELECT s, count(*) FROM st_t WHERE f IN (''A'', ''R'') AND s <> ''a'' AND l = ''key 3'' GROUP BY s');
+SELECT * FROM pg_temp.lines('SELECT s, count(*) FROM st_t WHERE f = ''N'' GROUP BY s',
+							ARRAY['Table Read', 'Rows In', 'Rows Passed']);
+SELECT pg_temp.check('SELECT s, count(*) FROM st_t WHERE f = ''A'' GROUP BY s');
+SELECT pg_temp.check('SELECT s, count(*) FROM st_t WHERE f = ''A   '' OR f = '''' GROUP BY s');
+SELECT pg_temp.check('SELECT s, count(*) FROM st_t WHERE f <> '' '' GROUP BY s');
+SELECT pg_temp.check('SELECT s, count(*) FROM st_t WHERE f = ''AB'' OR f = ''zz'' GROUP BY s');
+SELECT pg_temp.check('SELECT s, count(*) FROM st_t WHERE f <> ''AB'' GROUP BY s');
+SELECT pg_temp.check('SELECT s, count(*) FROM st_t WHERE f IN (''A'', ''R '', NULL) GROUP BY s');
+SELECT pg_temp.check('SELECT s, count(*) FROM st_t WHERE f NOT IN (''A'', ''N'') GROUP BY s');
+SELECT pg_temp.check('SELECT s, count(*) FROM st_t WHERE f NOT IN (''A'', NULL) GROUP BY s');
+SELECT pg_temp.check('SELECT s, count(*) FROM st_t WHERE f = ANY (''{A,z}''::bpchar[]) OR f <> ALL (''{N,R}''::bpchar[]) GROUP BY s');
+SELECT pg_temp.check('SELECT f, count(*) FROM st_t WHERE s = '''' GROUP BY f');
+SELECT pg_temp.check('SELECT f, count(*) FROM st_t WHERE s IN (''a'', ''b'', ''cc'', '''') GROUP BY f');
+SELECT pg_temp.check('SELECT f, count(*) FROM st_t WHERE s NOT IN (''a'', ''b'') AND s <> ''abcdefghij'' GROUP BY f');
+SELECT pg_temp.check('SELECT f, count(*) FROM st_t WHERE f = chr(233) OR s IN (chr(8364), chr(119070)) GROUP BY f');
+SELECT pg_temp.check('SELECT f, count(*) FROM st_t WHERE l = ''key 3'' GROUP BY f');
+SELECT pg_temp.check('SELECT f, count(*) FROM st_t WHERE l IN (''key 3    '', ''key 4'', ''key 33333'') GROUP BY f');
+SELECT pg_temp.check('SELECT f, count(*) FROM st_t WHERE l NOT IN (''key 3'', ''key 4'') AND l <> ''key 5 and more'' GROUP BY f');
+SELECT pg_temp.check('SELECT f, count(*) FROM st_t WHERE l IN (chr(233), chr(8364)) GROUP BY f');
+SELECT pg_temp.check('SELECT s, count(*) FILTER (WHERE f = ''N'') AS n, count(*) FILTER (WHERE l IN (''key 1'', ''key 2'')) AS m FROM st_t GROUP BY s');
+SELECT pg_temp.check('SELECT s, count(*) FROM st_t WHERE f = ''A'' COLLATE "C" GROUP BY s');
 -- the slot path (a CPU clause) and a column added later with a default
 SELECT pg_temp.check('SELECT f, count(*) FROM st_t WHERE l::text <> ''key 1'' GROUP BY f');
 ALTER TABLE st_t ADD COLUMN d char(1) DEFAULT 'q';

@@ -92,6 +92,14 @@ SELECT pg_temp.check('SELECT d1.name, count(*), sum(f.v) FROM st_fact f
 	GROUP BY d1.name');
 SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
 	JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.id % 3 = 0 GROUP BY d1.name');
+-- the fact's own clauses that compare its columns (TPC-H Q12's) run on the
+-- device before the join; a fact column against a dimension's stays native
+SELECT * FROM pg_temp.plan('SELECT d1.name, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.v < f.f1 AND f.f4 <> f.v GROUP BY d1.name');
+SELECT pg_temp.check('SELECT d1.name, count(*), sum(f.x) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.v < f.f1 AND f.f4 <> f.v GROUP BY d1.name');
+SELECT pg_temp.check('SELECT d1.c, count(*) FROM st_fact f
+	JOIN st_d1 d1 ON f.f1 = d1.k WHERE f.v < f.f1 AND d1.c IN (''Ax'', ''Bx'') GROUP BY d1.c');
 -- FILTER over a dimension column, HAVING, no GROUP BY, no rows
 SELECT pg_temp.check('SELECT d1.name, count(*) FILTER (WHERE d1.yr > 1992) AS n,
 	sum(f.v) FILTER (WHERE f.x > 3) AS s FROM st_fact f

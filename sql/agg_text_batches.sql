@@ -79,6 +79,13 @@ SELECT pg_temp.check('SELECT x, count(*) AS n FROM tb WHERE ext <> ''short1'' AN
 SELECT pg_temp.check('SELECT x, count(*) FILTER (WHERE c = ''a2'') AS n, count(*) FILTER (WHERE u <> '''') AS m FROM tb GROUP BY x');
 SELECT pg_temp.check('SELECT x, count(*) AS n FROM tb WHERE u = ''no such url'' GROUP BY x');
 SELECT pg_temp.check('SELECT x, count(*) AS n FROM tb WHERE u <> '''' COLLATE "C" GROUP BY x');
+-- and so do IN and NOT IN lists
+SELECT * FROM pg_temp.plan('SELECT x, count(*) FROM tb WHERE u IN (''a'', ''b'') AND vc NOT IN (''vc-1'', ''vc-2'') GROUP BY x');
+SELECT pg_temp.check('SELECT x, count(*) AS n FROM tb WHERE c IN (''Zürich 3'', ''B2'', ''a1'') GROUP BY x');
+SELECT pg_temp.check('SELECT u, count(*) AS n FROM tb WHERE vc NOT IN (''vc-1'', ''vc-2'') AND w < 30 GROUP BY u');
+SELECT pg_temp.check('SELECT x, count(*) AS n FROM tb WHERE vc NOT IN (''vc-1'', NULL) GROUP BY x');
+SELECT pg_temp.check('SELECT x, count(ext) AS n FROM tb WHERE ext IN (''short1'', ''short2'', ''nothing'') OR u = ANY (''{"",x,y}''::text[]) GROUP BY x');
+SELECT pg_temp.check('SELECT x, count(*) FILTER (WHERE c IN (''a2'', ''a3'')) AS n FROM tb GROUP BY x');
 -- other text clauses run on the CPU, through slots
 SELECT * FROM pg_temp.table_read('SELECT u, count(*) FROM tb WHERE u LIKE ''http%'' GROUP BY u');
 SELECT pg_temp.check('SELECT u, count(*) AS n FROM tb WHERE u LIKE ''http%'' GROUP BY u');
@@ -106,6 +113,8 @@ SELECT pg_temp.check('SELECT c, vc, x, count(*) AS n, min(v) AS lo FROM tb GROUP
 SELECT pg_temp.check('SELECT ext, count(*) AS n FROM tb WHERE w < 50 GROUP BY ext');
 SELECT pg_temp.check('SELECT u, count(DISTINCT x) AS dx FROM tb WHERE w < 20 GROUP BY u');
 SELECT pg_temp.check('SELECT u, count(*) AS n FROM tb WHERE u <> '''' AND c <> ''a1'' GROUP BY u');
+SELECT pg_temp.check('SELECT u, count(*) AS n FROM tb WHERE vc IN (''vc-3'', ''vc-4'') AND c NOT IN (''a1'', ''B1'') GROUP BY u');
+SELECT pg_temp.check('SELECT u, count(*) AS n FROM tb WHERE w < x AND vc <> ''vc-5'' GROUP BY u');
 SET gpuops.debug_chunk_size = 4096;
 SELECT pg_temp.check('SELECT u, c, count(*) AS n FROM tb GROUP BY u, c');
 RESET gpuops.debug_chunk_size;

@@ -227,8 +227,8 @@ extern bool gpuops_agg_text_key(Oid typid, Oid collid);
 extern bool gpuops_agg_short_text_key(Oid typid, int32 typmod, Oid collid);
 /*
  * True if a column of type typid, typmod and collation collid is read as
- * dictionary codes when a clause compares it with a text constant: text
- * or varchar, a text key, not a short one.
+ * dictionary codes when a clause compares it with a text constant: a text
+ * key (char(n) only with a length), not a short one.
  */
 extern bool gpuops_agg_text_codes_col(Oid typid, int32 typmod, Oid collid);
 
@@ -260,24 +260,38 @@ extern int64 gpuops_dict_count(const GpuopsTextDict *d);
 /* ---- agg_text.c ---- */
 
 /*
+ * The dictionary code, in the column's dictionary, of a text constant that
+ * a clause compares text column attno with (added if new).
+ */
+typedef int32 (*GpuopsQualTextCode) (void *arg, AttrNumber attno, Datum value);
+
+/* The code of a text constant that no value of the column has. */
+#define GPUOPS_QUAL_TEXT_NO_CODE	(-1)
+
+/*
  * True if op is "text column of relid = / <> text constant" compared as
- * dictionary codes: *var, *c and *cmp get its parts.
+ * codes: *var, *c and *cmp get its parts.
  */
 extern bool gpuops_qual_text_cmp(OpExpr *op, Index relid, Var **var,
 								 Const **c, gpo_cmp_op *cmp);
-/* True if clause holds a text column of relid that it compares as codes. */
+/*
+ * True if sa is a text column of relid against a list of at most max_list
+ * text constants (IN, NOT IN), compared as codes: *var, *arr, *cmp its parts.
+ */
+extern bool gpuops_qual_text_list(ScalarArrayOpExpr *sa, Index relid,
+								  int max_list, Var **var, Const **arr,
+								  gpo_cmp_op *cmp);
+/* The code of a text constant in text column var (GPUOPS_QUAL_TEXT_NO_CODE: none). */
+extern int64 gpuops_qual_text_code(Var *var, Datum value,
+								   GpuopsQualTextCode text_code,
+								   void *text_arg);
+/* True if clause holds a text column of relid that it compares as dictionary codes. */
 extern bool gpuops_qual_reads_text(Node *clause, Index relid);
 
 /* ---- agg_quals.c ---- */
 
 /* True if a WHERE clause can run as a device mask over plain columns of relid. */
 extern bool gpuops_qual_on_device(Expr *clause, Index relid);
-
-/*
- * The dictionary code, in the column's dictionary, of a text constant that
- * a clause compares text column attno with (added if new).
- */
-typedef int32 (*GpuopsQualTextCode) (void *arg, AttrNumber attno, Datum value);
 
 
 /*

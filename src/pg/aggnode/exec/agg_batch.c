@@ -48,8 +48,8 @@ gpuops_agg_mask_bits(const uint8 *mask, int64 n)
 }
 
 /*
- * Runs the device program over the batch of *n rows (the reader's columns);
- * returns the rows that pass.  When at least half pass, the one grouping
+ * Runs the device program and the WHERE expressions over the batch of *n
+ * rows (the reader's columns); returns the rows that pass.  When at least half pass, the one grouping
  * key has no NULL in the batch and no expression or join is evaluated over
  * it, the failing rows' keys become NULL (the key column's validity is the
  * mask) and *null_key_out is set: those rows then form the NULL group,
@@ -74,13 +74,20 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	int			i;
 
 	gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE), NULL, n);
-	gpuops_agg_ctx_init(s, &ctx);
-	st = gpo_filter(&ctx, te->nread, vecs, te->prog, te->nprog, &maskv, &count,
-					NULL, &bytes);
-	if (st == GPO_OK)
+	if (te->nprog > 0)
+	{
+		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_filter(&ctx, te->nread, vecs, te->prog, te->nprog, &maskv,
-						&count, gpuops_alloc_scratch(bytes), NULL);
-	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg filter");
+						&count, NULL, &bytes);
+		if (st == GPO_OK)
+			st = gpo_filter(&ctx, te->nread, vecs, te->prog, te->nprog, &maskv,
+							&count, gpuops_alloc_scratch(bytes), NULL);
+		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg filter");
+	}
+	else
+		memset(maskc.data, 1, n);
+	if (te->nwexpr > 0)
+		count = gpuops_agg_where_exprs(s, te, vecs, n, (uint8 *) maskc.data);
 	*null_key_out = false;
 	if (count == n || count == 0)
 		return count;

@@ -84,13 +84,14 @@ gpuops_agg_expr_raise(gpo_xerr code)
 }
 
 /*
- * The byte mask of an expression FILTER clause over the batch's n rows: 1
- * where it is TRUE; the error of its lowest erroring row in *err.
+ * The byte mask of a bool expression (a FILTER or WHERE clause) over the
+ * batch's n rows of ncols columns: 1 where it is TRUE; the error of its
+ * lowest erroring row in *err.
  */
 static uint8 *
-gpuops_agg_filter_expr(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-					   const GpuopsExprProgram *prog, gpo_vector *vecs,
-					   int64 n, gpo_expr_error *err)
+gpuops_agg_filter_expr(GpuopsAggScanState *s, const GpuopsExprProgram *prog,
+					   int ncols, gpo_vector *vecs, int64 n,
+					   gpo_expr_error *err)
 {
 	int32	   *vals = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
 	uint8	   *valid = palloc_extended((n + 7) / 8 + 1, MCXT_ALLOC_HUGE);
@@ -103,12 +104,43 @@ gpuops_agg_filter_expr(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	gpuops_one_chunk_vector(&outv, &outc, GPO_INT32, vals, valid, n);
 	gpuops_agg_ctx_init(s, &ctx);
-	st = gpo_expr_eval(&ctx, te->ncols, vecs, prog->nodes, prog->n, false,
+	st = gpo_expr_eval(&ctx, ncols, vecs, prog->nodes, prog->n, false,
 					   NULL, &outv, err);
-	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg FILTER");
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg expression clause");
 	for (i = 0; i < n; i++)
 		mask[i] = ((valid[i >> 3] >> (i & 7)) & 1) && vals[i] != 0;
 	return mask;
+}
+
+/*
+ * ANDs the WHERE clauses that the device evaluates as expressions (ones
+ * that cannot fail) into mask, the byte mask of the batch's n rows (the
+ * reader's columns); returns the rows left.
+ */
+int64
+gpuops_agg_where_exprs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+					   gpo_vector *vecs, int64 n, uint8 *mask)
+{
+	int64		count = 0;
+	int64		i;
+	int			w;
+
+	for (w = 0; w < te->nwexpr; w++)
+	{
+		gpo_expr_error err;
+		uint8	   *m;
+
+		err.code = GPO_XERR_NONE;
+		m = gpuops_agg_filter_expr(s, &te->wexpr[w], te->nread, vecs, n, &err);
+		if (err.code != GPO_XERR_NONE)
+			elog(ERROR, "GpuOpsAgg: a WHERE clause that cannot fail failed");
+		for (i = 0; i < n; i++)
+			mask[i] &= m[i];
+		pfree(m);
+	}
+	for (i = 0; i < n; i++)
+		count += mask[i];
+	return count;
 }
 
 /*
@@ -205,8 +237,8 @@ gpuops_agg_batch_columns(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		if (te->fexpr[c] == NULL)
 			continue;
 		err.code = GPO_XERR_NONE;
-		te->fmasks[c] = gpuops_agg_filter_expr(s, te, te->fexpr[c], vecs, n,
-											   &err);
+		te->fmasks[c] = gpuops_agg_filter_expr(s, te->fexpr[c], te->ncols,
+											   vecs, n, &err);
 		if (err.code != GPO_XERR_NONE && err.row < first.row)
 			first = err;
 	}

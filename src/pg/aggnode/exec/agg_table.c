@@ -312,6 +312,37 @@ gpuops_agg_set_prefilter(GpuopsAggTableExec *te)
 							  early);
 }
 
+/*
+ * Compiles te's device clauses: the masks into te->prog (*preds gets
+ * them), the bool expressions (clauses no row can make fail) into
+ * te->wexpr, over the reader's columns.
+ */
+static void
+gpuops_agg_compile_quals(GpuopsAggTableExec *te, const int *attno_col,
+						 int natts, const gpo_type *col_types, List **preds)
+{
+	GpuopsAggTable *tab = te->tab;
+	ListCell   *lc;
+
+	*preds = NIL;
+	te->nwexpr = 0;
+	te->wexpr = palloc0(sizeof(GpuopsExprProgram) *
+						Max(list_length(tab->device_quals), 1));
+	foreach(lc, tab->device_quals)
+	{
+		Expr	   *q = (Expr *) lfirst(lc);
+
+		if (gpuops_qual_on_device(q, tab->rti))
+			*preds = lappend(*preds, q);
+		else if (!gpuops_expr_compile(q, tab->rti, attno_col, natts, te->nread,
+									  &te->wexpr[te->nwexpr++]))
+			elog(ERROR, "GpuOpsAgg cannot evaluate a WHERE clause it planned");
+	}
+	te->nprog = gpuops_quals_program(*preds, tab->rti, attno_col, natts,
+									 col_types, gpuops_agg_qual_text_code, te,
+									 &te->prog);
+}
+
 /* Sets up the reading of one table: its columns, device program and CPU qual. */
 void
 gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
@@ -325,6 +356,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpo_type   *col_types;
 	Bitmapset  *qual_attnos;
 	List	   *early;
+	List	   *preds;
 	ListCell   *lc;
 	gpo_ctx		ctx;
 	int			threads;
@@ -405,17 +437,15 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			te->val_col[i] = gpuops_agg_add_computed(te, tab->val_exprs[i],
 													 s->spec.val_filters[i],
 													 attno_col, natts);
-	te->nprog = gpuops_quals_program(tab->device_quals, tab->rti, attno_col,
-									 natts, col_types,
-									 gpuops_agg_qual_text_code, te, &te->prog);
+	gpuops_agg_compile_quals(te, attno_col, natts, col_types, &preds);
 	/* the prefilter's clauses: those without a text column */
 	early = NIL;
-	foreach(lc, tab->device_quals)
+	foreach(lc, preds)
 		if (!gpuops_qual_reads_text((Node *) lfirst(lc), tab->rti))
 			early = lappend(early, lfirst(lc));
 	te->eprog = te->prog;
 	te->neprog = te->nprog;
-	if (list_length(early) < list_length(tab->device_quals))
+	if (list_length(early) < list_length(preds))
 		te->neprog = gpuops_quals_program(early, tab->rti, attno_col, natts,
 										  col_types, NULL, NULL, &te->eprog);
 	te->fprog = palloc0(sizeof(gpo_pred *) * Max(s->spec.nfilters, 1));
@@ -538,7 +568,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 									batch->has_nulls[i] ? batch->validity[i] : NULL, n);
 			s->bytes_in += n * gpo_type_size(te->cols[i].type);
 		}
-		if (te->nprog > 0)
+		if (te->nprog > 0 || te->nwexpr > 0)
 			passed = gpuops_agg_filter(s, te, vecs, chunks, &n, &null_key_out);
 		else
 			passed = n;

@@ -52,6 +52,9 @@ typedef struct GpuopsAggTableExec
 	gpo_pred   *eprog;			/* of them, those without a text column
 								 * (the reader's prefilter), postfix */
 	int			neprog;
+	GpuopsExprProgram *wexpr;	/* [nwexpr]: device clauses that are bool
+								 * expressions (no row can make them fail) */
+	int			nwexpr;
 	gpo_pred  **fprog;			/* [nfilters]: FILTER clauses, postfix */
 	int		   *fnprog;
 	ExprState  *cpu_qual;
@@ -320,6 +323,10 @@ extern void gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st,
  * The byte mask (one byte a row, 1 where it holds) of FILTER clause f over
  * the batch's n rows, evaluated once per batch.
  */
+/* ANDs the WHERE clauses evaluated as expressions into mask; the rows left. */
+extern int64 gpuops_agg_where_exprs(GpuopsAggScanState *s,
+									GpuopsAggTableExec *te, gpo_vector *vecs,
+									int64 n, uint8 *mask);
 extern uint8 *gpuops_agg_filter_mask(GpuopsAggScanState *s,
 									 GpuopsAggTableExec *te,
 									 gpo_vector *vecs, int64 n, int f);

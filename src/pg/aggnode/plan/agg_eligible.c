@@ -357,14 +357,34 @@ typedef struct GpuopsQualItem
 	Expr	   *clause;
 	Index		security_level;
 	Cost		cost;
+	bool		device;			/* the device can run it */
 } GpuopsQualItem;
 
 /*
+ * True if a WHERE clause that is no device mask (agg_quals.c) can run on
+ * the device as a bool expression over relid's columns: one that no row
+ * can make raise an error (agg_safe.c), since the device evaluates it on
+ * rows that the table's other clauses remove, and before them (TPC-H
+ * Q12's l_commitdate < l_receiptdate).
+ */
+static bool
+gpuops_qual_expr_on_device(Expr *clause, Index relid)
+{
+	return exprType((Node *) clause) == BOOLOID &&
+		gpuops_expr_cannot_fail((Node *) clause) &&
+		!contain_volatile_functions((Node *) clause) &&
+		gpuops_expr_on_device(clause, relid);
+}
+
+/*
  * Split the table's restriction clauses into device and CPU clauses; false
- * if some clause keeps the whole query native.  The CPU clauses come in the
+ * if some clause keeps the whole query native.  The clauses are put in the
  * order a scan would evaluate them (createplan.c's order_qual_clauses:
  * security level first, then cost, stable), so security barrier quals run
- * before any user clause.
+ * before any user clause.  The CPU clauses run first, on every row, so a
+ * device clause that the scan would evaluate before a CPU clause that can
+ * fail becomes a CPU clause too: WHERE x <> 0 AND 100 / x > 1 raises no
+ * error, as in PostgreSQL.
  */
 static bool
 gpuops_agg_split_quals(PlannerInfo *root, RelOptInfo *rel,
@@ -374,6 +394,7 @@ gpuops_agg_split_quals(PlannerInfo *root, RelOptInfo *rel,
 	bool		rls = false;
 	GpuopsQualItem *items;
 	int			n = 0;
+	int			last_failing = -1;
 	int			i;
 
 	*device_quals = NIL;
@@ -395,16 +416,13 @@ gpuops_agg_split_quals(PlannerInfo *root, RelOptInfo *rel,
 		GpuopsQualItem item;
 		QualCost	qcost;
 
-		if (!rls && !ri->pseudoconstant &&
-			gpuops_qual_on_device(ri->clause, rel->relid))
-		{
-			*device_quals = lappend(*device_quals, ri->clause);
-			continue;
-		}
 		cost_qual_eval_node(&qcost, (Node *) ri->clause, root);
 		item.clause = ri->clause;
 		item.security_level = ri->security_level;
 		item.cost = qcost.per_tuple;
+		item.device = !rls && !ri->pseudoconstant &&
+			(gpuops_qual_on_device(ri->clause, rel->relid) ||
+			 gpuops_qual_expr_on_device(ri->clause, rel->relid));
 		/* insertion sort: stable, by security level, then cost */
 		for (i = n; i > 0; i--)
 		{
@@ -420,7 +438,16 @@ gpuops_agg_split_quals(PlannerInfo *root, RelOptInfo *rel,
 		n++;
 	}
 	for (i = 0; i < n; i++)
-		*cpu_quals = lappend(*cpu_quals, items[i].clause);
+		if (!items[i].device &&
+			!gpuops_expr_cannot_fail((Node *) items[i].clause))
+			last_failing = i;
+	for (i = 0; i < n; i++)
+	{
+		if (items[i].device && i > last_failing)
+			*device_quals = lappend(*device_quals, items[i].clause);
+		else
+			*cpu_quals = lappend(*cpu_quals, items[i].clause);
+	}
 	return true;
 }
 

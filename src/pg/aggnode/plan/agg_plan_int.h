@@ -89,6 +89,11 @@ extern Node *gpuops_agg_split_sums(Node *node, List **splits);
 /* The plan's PRIV_SPLITS: each split sum's parts' positions among aggrefs. */
 extern List *gpuops_agg_split_positions(List *splits, List *aggrefs);
 
+/* ---- agg_safe.c ---- */
+
+/* True if no row can make node raise an error (and it reads only the query's columns). */
+extern bool gpuops_expr_cannot_fail(Node *node);
+
 /* ---- agg_star_exprs.c ---- */
 
 /* The dimension whose plan computes expression node, or -1. */

@@ -11,8 +11,8 @@
  *     date '...' - interval '...' folds to), compared exactly in the
  *     column's own type;
  *   column op ANY/ALL (array constant), which covers IN and NOT IN lists;
- *   text column = or <> text constant, compared as dictionary codes
- *     (agg_quals_text.c says which);
+ *   text column = or <> text constant, and IN / NOT IN lists of text
+ *     constants, compared as codes (agg_text.c says which);
  *   column IS [NOT] NULL; a bool column by itself;
  *   AND, OR and NOT of such clauses (BETWEEN arrives as an AND).
  * The column is a plain column of the scanned table of a type the node
@@ -327,7 +327,12 @@ gpuops_qual_on_device(Expr *clause, Index relid)
 		ArrayType  *elems;
 		gpo_cmp_op	cmp;
 		Oid			elemtype;
+		Var		   *var;
+		Const	   *list;
 
+		if (gpuops_qual_text_list(sa, relid, GPUOPS_QUAL_MAX_LIST, &var,
+								  &list, &cmp))
+			return true;
 		if (!gpuops_qual_column(linitial(sa->args), relid) ||
 			!IsA(arr, Const) || ((Const *) arr)->constisnull)
 			return false;
@@ -454,6 +459,20 @@ gpuops_qual_cmp(QualProgram *p, Var *var, gpo_cmp_op op, Oid typid,
 	}
 }
 
+/* Appends "text column op constant" as a comparison of codes. */
+static void
+gpuops_qual_text_emit(QualProgram *p, Var *var, gpo_cmp_op op, Datum value,
+					  bool isnull)
+{
+	gpo_pred   *n = gpuops_qual_push(p, GPO_PRED_CMP);
+
+	n->op = op;
+	n->column = gpuops_qual_col(p, var->varattno);
+	n->const_null = isnull;
+	if (!isnull)
+		n->ival = gpuops_qual_text_code(var, value, p->text_code, p->text_arg);
+}
+
 /* Appends an AND or OR of the last nargs results (nothing for one). */
 static void
 gpuops_qual_combine(QualProgram *p, gpo_pred_kind kind, int nargs)
@@ -496,19 +515,7 @@ gpuops_qual_emit(QualProgram *p, Node *clause)
 
 		if (gpuops_qual_text_cmp(op, p->relid, &var, &c, &cmp))
 		{
-			/* the codes of the column's dictionary */
-			gpo_pred   *n = gpuops_qual_push(p, GPO_PRED_CMP);
-
-			n->op = cmp;
-			n->column = gpuops_qual_col(p, var->varattno);
-			n->const_null = c->constisnull;
-			if (!c->constisnull)
-			{
-				if (p->text_code == NULL)
-					elog(ERROR, "GpuOpsAgg device qual on text without codes");
-				n->ival = p->text_code(p->text_arg, var->varattno,
-									   c->constvalue);
-			}
+			gpuops_qual_text_emit(p, var, cmp, c->constvalue, c->constisnull);
 			return;
 		}
 		if (!gpuops_qual_split_op(op->opno, linitial(op->args),
@@ -522,10 +529,10 @@ gpuops_qual_emit(QualProgram *p, Node *clause)
 	else if (IsA(clause, ScalarArrayOpExpr))
 	{
 		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
-		Var		   *var = linitial_node(Var, sa->args);
-		Const	   *c = lsecond_node(Const, sa->args);
-		ArrayType  *arr = DatumGetArrayTypeP(c->constvalue);
-		Oid			elemtype = ARR_ELEMTYPE(arr);
+		Var		   *var;
+		Const	   *c;
+		ArrayType  *arr;
+		Oid			elemtype;
 		int16		typlen;
 		bool		typbyval;
 		char		typalign;
@@ -534,14 +541,26 @@ gpuops_qual_emit(QualProgram *p, Node *clause)
 		int			nelems;
 		int			i;
 		gpo_cmp_op	cmp;
+		bool		text;
 
-		if (!gpuops_qual_cmp_op(sa->opno, var->vartype, elemtype, &cmp))
+		text = gpuops_qual_text_list(sa, p->relid, INT_MAX, &var, &c, &cmp);
+		if (!text)
+		{
+			var = linitial_node(Var, sa->args);
+			c = lsecond_node(Const, sa->args);
+		}
+		arr = DatumGetArrayTypeP(c->constvalue);
+		elemtype = ARR_ELEMTYPE(arr);
+		if (!text && !gpuops_qual_cmp_op(sa->opno, var->vartype, elemtype, &cmp))
 			elog(ERROR, "GpuOpsAgg device qual is not a comparison");
 		get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
 		deconstruct_array(arr, elemtype, typlen, typbyval, typalign,
 						  &elems, &nulls, &nelems);
 		for (i = 0; i < nelems; i++)
-			gpuops_qual_cmp(p, var, cmp, elemtype, elems[i], nulls[i]);
+			if (text)
+				gpuops_qual_text_emit(p, var, cmp, elems[i], nulls[i]);
+			else
+				gpuops_qual_cmp(p, var, cmp, elemtype, elems[i], nulls[i]);
 		gpuops_qual_combine(p, sa->useOr ? GPO_PRED_OR : GPO_PRED_AND,
 							nelems);
 	}
