@@ -158,6 +158,15 @@ from (select extract(year from o_orderdate) as o_year, l_extendedprice * (1 - l_
 		and o_orderdate between date '1995-01-01' and date '1996-12-31'
 		and p_type = 'ECONOMY ANODIZED STEEL') as all_nations
 group by o_year order by o_year$q$),
+ (9, 'q9', $q$
+select nation, o_year, sum(amount) as sum_profit
+from (select n_name as nation, extract(year from o_orderdate) as o_year,
+		l_extendedprice * (1 - l_discount) - ps_supplycost * l_quantity as amount
+	from part, supplier, lineitem, partsupp, orders, nation
+	where s_suppkey = l_suppkey and ps_suppkey = l_suppkey and ps_partkey = l_partkey
+		and p_partkey = l_partkey and o_orderkey = l_orderkey and s_nationkey = n_nationkey
+		and p_name like '%green%') as profit
+group by nation, o_year order by nation, o_year desc$q$),
  (10, 'q10', $q$
 select c_custkey, c_name, sum(l_extendedprice * (1 - l_discount)) as revenue, c_acctbal,
 	n_name, c_address, c_phone, c_comment

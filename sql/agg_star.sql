@@ -389,6 +389,76 @@ SELECT * FROM pg_temp.join_lines('SELECT d1.yr, count(*) FROM st_fact f
 	  AND NOT EXISTS (SELECT 1 FROM st_d3 d3 WHERE d3.dk = f.f3 AND d3.q = 0)
 	GROUP BY d1.yr');
 
+-- composite keys: a dimension joined on two columns of 32-bit types (int4,
+-- int2, date), as TPC-H Q9's partsupp; duplicate pairs, a NULL in either
+-- part, negative values; an int8 part, or a semi join's second column,
+-- keeps the native plan
+-- the workers EXPLAIN ANALYZE says q launched
+CREATE FUNCTION pg_temp.workers_launched(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF line LIKE '%Workers Launched:%' THEN
+			RETURN btrim(line);
+		END IF;
+	END LOOP;
+	RETURN 'no workers';
+END
+$$;
+CREATE TABLE st_cp (k1 int, k2 int2, tag text, w numeric(8, 2));
+INSERT INTO st_cp SELECT i % 1100, ((i * 7) % 60)::int2, 'tag' || (i % 6), i / 4.0
+FROM generate_series(1, 3000) i;
+INSERT INTO st_cp VALUES (NULL, 3, 'nullk1', 1), (7, NULL, 'nullk2', 2), (-1, -1, 'neg', 3);
+INSERT INTO st_fact (id, f1, f4, v) VALUES (60001, -1, -1, 5), (60002, NULL, 3, 6), (60003, 7, NULL, 7);
+ANALYZE st_cp;
+SELECT * FROM pg_temp.plan('SELECT c.tag, count(*) FROM st_fact f
+	JOIN st_cp c ON f.f1 = c.k1 AND f.f4 = c.k2 GROUP BY c.tag');
+SELECT pg_temp.check('SELECT c.tag, count(*), sum(f.v) AS sv, sum(c.w) AS sw FROM st_fact f
+	JOIN st_cp c ON f.f1 = c.k1 AND f.f4 = c.k2 GROUP BY c.tag');
+SELECT pg_temp.check('SELECT c.tag, d3.q, count(*), sum(f.v) FROM st_fact f
+	JOIN st_cp c ON f.f4 = c.k2 AND c.k1 = f.f1 JOIN st_d3 d3 ON f.f3 = d3.dk
+	WHERE f.v < 700 GROUP BY c.tag, d3.q');
+SELECT pg_temp.check('SELECT d3.q, count(*), sum(f.x) FROM st_fact f
+	JOIN st_d3 d3 ON f.f3 = d3.dk AND f.f4 = d3.m GROUP BY d3.q');
+SELECT pg_temp.check('SELECT c.tag, d1.yr, count(*) FROM st_fact f
+	JOIN st_cp c ON f.f1 = c.k1 AND f.f4 = c.k2 JOIN st_d1 d1 ON d1.k = c.k1
+	GROUP BY c.tag, d1.yr');
+SELECT pg_temp.check('SELECT count(*), sum(c.w) FROM st_fact f
+	JOIN st_cp c ON f.f1 = c.k1 AND f.f4 = c.k2 WHERE c.tag <> ''tag1''');
+SET gpuops.debug_chunk_size = 4096;
+SELECT pg_temp.check('SELECT c.tag, count(*), sum(f.v) FROM st_fact f
+	JOIN st_cp c ON f.f1 = c.k1 AND f.f4 = c.k2 GROUP BY c.tag');
+RESET gpuops.debug_chunk_size;
+SELECT pg_temp.check('SELECT c.tag, count(*) FROM st_fact f
+	JOIN st_cp c ON f.big = c.k1 AND f.f4 = c.k2 GROUP BY c.tag');
+SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
+	WHERE EXISTS (SELECT 1 FROM st_cp c WHERE c.k1 = f.f1 AND c.k2 = f.f4) GROUP BY f.f4');
+SELECT pg_temp.check('SELECT c.tag, count(*) FROM st_fact f
+	LEFT JOIN st_cp c ON f.f1 = c.k1 AND f.f4 = c.k2 GROUP BY c.tag');
+-- worker processes get the packed keys' table (a budget of 6 threads, so
+-- that 2 workers launch on a machine of any size)
+ALTER SYSTEM SET gpuops.max_threads = 6;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+SET gpuops.parallel_workers = 2;
+SET max_parallel_workers_per_gather = 2;
+SET gpuops.threads = 6;
+SET gpuops.cpu_row_cost = 0;
+SELECT pg_temp.workers_launched('SELECT c.tag, count(*) FROM st_fact f
+	JOIN st_cp c ON f.f1 = c.k1 AND f.f4 = c.k2 GROUP BY c.tag');
+SELECT pg_temp.check('SELECT c.tag, count(*), sum(f.v) AS sv, sum(c.w) AS sw FROM st_fact f
+	JOIN st_cp c ON f.f1 = c.k1 AND f.f4 = c.k2 GROUP BY c.tag');
+RESET gpuops.cpu_row_cost;
+RESET gpuops.parallel_workers;
+RESET max_parallel_workers_per_gather;
+RESET gpuops.threads;
+ALTER SYSTEM RESET gpuops.max_threads;
+SELECT pg_reload_conf();
+DELETE FROM st_fact WHERE id > 60000;
+VACUUM st_fact;
+DROP TABLE st_cp;
+
 -- native plans: a join that is not one equality, a dimension joined to the
 -- fact table twice
 SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f

@@ -185,8 +185,10 @@ enum
 	JOIN_FACT_NATTS,			/* Integer: the fact table's attributes */
 	JOIN_DIMS,					/* per dimension an IntList (rti, fact's
 								 * join column, dimension's join column, the
-								 * JoinType, and in the plan that column's
-								 * resno in the child plan's output) */
+								 * JoinType, and for a second key rti, fact's
+								 * and dimension's column (rti 0: none); in
+								 * the plan the keys' resnos in the child
+								 * plan's output) */
 	JOIN_GATHER,				/* per virtual column an IntList (dimension,
 								 * attno (0 for an expression), type,
 								 * typmod, collation, rti, and in the plan

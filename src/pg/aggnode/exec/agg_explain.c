@@ -71,6 +71,18 @@ gpuops_agg_explain_seat(GpuopsAggScanState *s, ExplainState *es)
 }
 
 /* ExplainCustomScan: device, strategy, keys, quals and, under ANALYZE, the work done. */
+/* "fact.column = dimension column" of one join key, for EXPLAIN. */
+static char *
+gpuops_agg_explain_key(RangeTblEntry *fact, int rti, int fk_attno,
+					   int attno, List *context)
+{
+	Var		   *key = makeVar(rti, attno, INT4OID, -1, InvalidOid, 0);
+
+	return psprintf("%s.%s = %s", quote_identifier(fact->eref->aliasname),
+					quote_identifier(get_attname(fact->relid, fk_attno, false)),
+					deparse_expression((Node *) key, context, true, false));
+}
+
 /*
  * A star join's joins (fact column = dimension column, and the kind of a
  * join other than inner, with rtoffset added to the planning-time
@@ -95,17 +107,16 @@ gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
 		List	   *dim = (List *) lfirst(lc);
 		GpuopsAggDim *d = &s->join->dims[foreach_current_index(lc)];
 		RangeTblEntry *fact = rt_fetch(fact_rti + rtoffset, es->rtable);
-		Var		   *key = makeVar(linitial_int(dim) + rtoffset, lthird_int(dim),
-								  INT4OID, -1, InvalidOid, 0);
+		char	   *eq = gpuops_agg_explain_key(fact, linitial_int(dim) + rtoffset,
+												lsecond_int(dim), lthird_int(dim),
+												context);
 
-		joins = lappend(joins,
-						psprintf("%s.%s = %s%s",
-								 quote_identifier(fact->eref->aliasname),
-								 quote_identifier(get_attname(fact->relid,
-															  lsecond_int(dim),
-															  false)),
-								 deparse_expression((Node *) key, context, true, false),
-								 kinds[d->kind]));
+		if (list_nth_int(dim, 4) != 0)
+			eq = psprintf("%s AND %s", eq,
+						  gpuops_agg_explain_key(fact, list_nth_int(dim, 4) + rtoffset,
+												 list_nth_int(dim, 5),
+												 list_nth_int(dim, 6), context));
+		joins = lappend(joins, psprintf("%s%s", eq, kinds[d->kind]));
 		built = lappend(built, psprintf("%lld", (long long) d->nrows));
 		tables = lappend(tables, !s->join->built ? "none" :
 						 d->table.dense ? "dense" : "hash");

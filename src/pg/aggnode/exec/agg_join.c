@@ -73,7 +73,9 @@ gpuops_agg_join_begin(GpuopsAggScanState *s, CustomScan *cscan,
 
 		d->fk_attno = (AttrNumber) lsecond_int(dim);
 		d->kind = gpuops_agg_join_kind((JoinType) list_nth_int(dim, 3));
-		d->key_resno = list_nth_int(dim, 4);
+		d->fk_attno2 = (AttrNumber) list_nth_int(dim, 5);
+		d->key_resno = list_nth_int(dim, 7);
+		d->key_resno2 = list_nth_int(dim, 8);
 		if (children)
 		{
 			d->ps = ExecInitNode((Plan *) list_nth(cscan->custom_plans, i),
@@ -122,8 +124,12 @@ gpuops_agg_join_add_cols(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		int			c;
 
 		for (c = 0; c < te->nread; c++)
+		{
 			if (te->cols[c].attnum == j->dims[i].fk_attno)
 				j->dims[i].fk_col = c;
+			if (te->cols[c].attnum == j->dims[i].fk_attno2)
+				j->dims[i].fk_col2 = c;
+		}
 	}
 	for (g = 0; g < j->ngather; g++)
 	{
@@ -227,6 +233,52 @@ gpuops_agg_dim_key(TupleTableSlot *slot, int resno, gpo_type ktype,
 }
 
 /*
+ * The int64 that a composite key's two 32-bit values (int2, int4, date)
+ * pack into: one value for each pair, and only for it.
+ */
+static inline int64
+gpuops_agg_pack_key(int64 a, int64 b)
+{
+	return (int64) (((uint64) (uint32) a << 32) | (uint64) (uint32) b);
+}
+
+/* The type of dimension dim's keys: the fact's join column's, or int64 packed. */
+static gpo_type
+gpuops_agg_dim_key_type(GpuopsAggTableExec *te, GpuopsAggDim *dim)
+{
+	return dim->key_resno2 > 0 ? GPO_INT64 : te->cols[dim->fk_col].type;
+}
+
+/*
+ * A batch's composite keys: the n rows of its two join columns a and b
+ * (int32 vectors of one chunk) packed, NULL where either is NULL.
+ */
+static gpo_vector
+gpuops_agg_pack_probe(const gpo_vector *a, const gpo_vector *b, int64 n)
+{
+	const int32 *av = (const int32 *) a->chunks[0].data;
+	const int32 *bv = (const int32 *) b->chunks[0].data;
+	const uint8 *am = a->chunks[0].validity;
+	const uint8 *bm = b->chunks[0].validity;
+	int64	   *keys = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+	uint8	   *valid = NULL;
+	gpo_vector	v;
+	gpo_chunk  *c = palloc(sizeof(gpo_chunk));
+	int64		r;
+
+	for (r = 0; r < n; r++)
+		keys[r] = gpuops_agg_pack_key(av[r], bv[r]);
+	if (am != NULL || bm != NULL)
+	{
+		valid = palloc_extended((n + 7) / 8 + 1, MCXT_ALLOC_HUGE);
+		for (r = 0; r < (n + 7) / 8; r++)
+			valid[r] = (am ? am[r] : 0xFF) & (bm ? bm[r] : 0xFF);
+	}
+	gpuops_one_chunk_vector(&v, c, GPO_INT64, keys, valid, n);
+	return v;
+}
+
+/*
  * Builds dimension d's join table from its keys (once per scan, in the
  * join's memory): dense for surrogate keys, hashed otherwise.
  */
@@ -250,8 +302,8 @@ gpuops_agg_dim_build(GpuopsAggScanState *s, GpuopsAggTableExec *te, int d)
 {
 	GpuopsAggJoin *j = s->join;
 	GpuopsAggDim *dim = &j->dims[d];
-	gpo_type	ktype = te->cols[dim->fk_col].type;
-	int			maxres = dim->key_resno;
+	gpo_type	ktype = gpuops_agg_dim_key_type(te, dim);
+	int			maxres = Max(dim->key_resno, dim->key_resno2);
 	int			g;
 
 	for (g = 0; g < j->ngather; g++)
@@ -271,6 +323,14 @@ gpuops_agg_dim_build(GpuopsAggScanState *s, GpuopsAggTableExec *te, int d)
 		slot_getsomeattrs(slot, maxres);
 		if (!gpuops_agg_dim_key(slot, dim->key_resno, ktype, &key))
 			continue;
+		if (dim->key_resno2 > 0)
+		{
+			int64		key2;
+
+			if (!gpuops_agg_dim_key(slot, dim->key_resno2, ktype, &key2))
+				continue;
+			key = gpuops_agg_pack_key(key, key2);
+		}
 		gpuops_agg_dim_grow(j, d, dim->nrows + 1);
 		dim->keys[dim->nrows] = key;
 		for (g = 0; g < j->ngather; g++)
@@ -416,6 +476,13 @@ gpuops_agg_join_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpo_vector	brows;
 		gpo_vector	prows;
 
+		if (dim->key_resno2 > 0)
+		{
+			gpo_vector	second = d == 0 ? vecs[dim->fk_col2] :
+				gpuops_agg_gather(s, &vecs[dim->fk_col2], &idx, n);
+
+			probe = gpuops_agg_pack_probe(&probe, &second, n);
+		}
 		dim->probed += n;
 		n = gpuops_agg_join_probe(s, dim, &probe, n, &brows, &prows);
 		dim->matched += n;
@@ -595,7 +662,7 @@ gpuops_agg_join_shared_attach(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	int			d;
 
 	for (d = 0; d < s->join->ndims; d++)
-		s->join->dims[d].keyv.type = te->cols[s->join->dims[d].fk_col].type;
+		s->join->dims[d].keyv.type = gpuops_agg_dim_key_type(te, &s->join->dims[d]);
 	gpuops_agg_join_shared(s, src, false);
 	for (d = 0; d < s->join->ndims; d++)
 		gpuops_agg_dim_table(s, &s->join->dims[d]);

@@ -392,7 +392,11 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			qual_attnos = gpuops_quals_attnos(list_make1(tab->val_exprs[i]),
 											  qual_attnos);
 	for (i = 0; s->join && i < s->join->ndims; i++)
+	{
 		qual_attnos = bms_add_member(qual_attnos, s->join->dims[i].fk_attno);
+		if (s->join->dims[i].key_resno2 > 0)
+			qual_attnos = bms_add_member(qual_attnos, s->join->dims[i].fk_attno2);
+	}
 	x = -1;
 	while ((x = bms_next_member(qual_attnos, x)) >= 0)
 	{

@@ -117,6 +117,10 @@ typedef struct GpuopsAggDim
 	AttrNumber	fk_attno;		/* the fact table's join column */
 	gpo_join_kind kind;			/* inner, semi, anti or left */
 	int			fk_col;			/* that column in the batches */
+	/* a composite key's second column (32-bit types: packed into int64) */
+	int			key_resno2;		/* 0 without one */
+	AttrNumber	fk_attno2;
+	int			fk_col2;
 	/* its table, built once per scan in the join's memory */
 	int64	   *keys;			/* the rows' join keys */
 	int64		cap;			/* rows of room */

@@ -32,6 +32,9 @@ typedef struct GpuopsAggStar
 													 * each one's join column */
 	Var		   *dim_keys[GPUOPS_AGG_MAX_DIMS];	/* each one's join column */
 	AttrNumber	fk_attnos[GPUOPS_AGG_MAX_DIMS]; /* the fact's, equal to it */
+	Var		   *dim_keys2[GPUOPS_AGG_MAX_DIMS]; /* a second one (a composite
+												 * key), or NULL */
+	AttrNumber	fk_attnos2[GPUOPS_AGG_MAX_DIMS];	/* the fact's, equal to it */
 	JoinType	kinds[GPUOPS_AGG_MAX_DIMS]; /* each one's join: inner, semi,
 											 * anti or left */
 	List	   *specials;		/* the query's outer, semi and anti joins */

@@ -27,6 +27,7 @@
 #include "optimizer/paths.h"
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
+#include "utils/lsyscache.h"
 
 /* The plain user column of one relation an equivalence member is, or NULL. */
 static Var *
@@ -45,11 +46,14 @@ gpuops_star_member_var(EquivalenceMember *em)
 /*
  * Takes one equivalence class's members among the join's relations: where
  * they span the fact table and dimensions, each dimension's plain column
- * among them is its join key, equal to the fact table's.  (Members of one
- * relation are made equal by that relation's own clauses.)  False if the
- * class joins them in a way the node doesn't: a dimension with a second
- * key, dimensions joined only among themselves, a relation whose members
- * are not plain columns of a key type, a member over several relations.
+ * among them is its join key, equal to the fact table's, or the second
+ * column of an inner-joined dimension's composite key (TPC-H Q9's partsupp
+ * on partkey and suppkey; gpuops_star_composite_ok checks its types).
+ * (Members of one relation are made equal by that relation's own
+ * clauses.)  False if the class joins them in a way the node doesn't: a
+ * dimension with a third key, dimensions joined only among themselves, a
+ * relation whose members are not plain columns of a key type, a member
+ * over several relations.
  * A class with a constant needs no join (every member equals it), but its
  * columns serve as join keys where they can.
  */
@@ -106,13 +110,45 @@ gpuops_star_take_class(GpuopsAggStar *star, EquivalenceClass *ec, Relids relids)
 			(dim_vars[d] == NULL || star->dim_keys[d] != NULL ||
 			 !gpuops_star_key_types_match(fact_var->vartype, dim_vars[d]->vartype)))
 			continue;			/* (a join key too, where it can be one) */
-		if (dim_vars[d] == NULL || star->dim_keys[d] != NULL ||
+		if (dim_vars[d] == NULL || star->dim_keys2[d] != NULL ||
 			!gpuops_star_key_types_match(fact_var->vartype, dim_vars[d]->vartype))
 			return false;
-		star->dim_keys[d] = dim_vars[d];
-		star->fk_attnos[d] = fact_var->varattno;
+		if (star->dim_keys[d] == NULL)
+		{
+			star->dim_keys[d] = dim_vars[d];
+			star->fk_attnos[d] = fact_var->varattno;
+		}
+		else if (star->kinds[d] == JOIN_INNER)
+		{
+			star->dim_keys2[d] = dim_vars[d];
+			star->fk_attnos2[d] = fact_var->varattno;
+		}
+		else
+			return false;
 	}
 	return true;
+}
+
+/*
+ * True unless dimension d has a composite key the engine can't pack into
+ * one int64: both keys' columns, the fact's and the dimension's, must be
+ * of 32-bit types (int2, int4, date).
+ */
+static bool
+gpuops_star_composite_ok(PlannerInfo *root, GpuopsAggStar *star, int d)
+{
+	Oid			fk1;
+	Oid			fk2;
+
+	if (star->dim_keys2[d] == NULL)
+		return true;
+	fk1 = get_atttype(planner_rt_fetch(star->fact->relid, root)->relid,
+					  star->fk_attnos[d]);
+	fk2 = get_atttype(planner_rt_fetch(star->fact->relid, root)->relid,
+					  star->fk_attnos2[d]);
+	return fk1 != INT8OID && fk2 != INT8OID &&
+		star->dim_keys[d]->vartype != INT8OID &&
+		star->dim_keys2[d]->vartype != INT8OID;
 }
 
 /* The relations of relids that clauses join to x's (x's own included). */
@@ -217,6 +253,8 @@ gpuops_star_order(GpuopsAggStar *star)
 			Relids		rs = star->dim_relids[j];
 			Var		   *k = star->dim_keys[j];
 			AttrNumber	a = star->fk_attnos[j];
+			Var		   *k2 = star->dim_keys2[j];
+			AttrNumber	a2 = star->fk_attnos2[j];
 			double		t = star->key_tuples[j];
 			JoinType	kind = star->kinds[j];
 
@@ -224,12 +262,16 @@ gpuops_star_order(GpuopsAggStar *star)
 			star->dim_relids[j] = star->dim_relids[j - 1];
 			star->dim_keys[j] = star->dim_keys[j - 1];
 			star->fk_attnos[j] = star->fk_attnos[j - 1];
+			star->dim_keys2[j] = star->dim_keys2[j - 1];
+			star->fk_attnos2[j] = star->fk_attnos2[j - 1];
 			star->key_tuples[j] = star->key_tuples[j - 1];
 			star->kinds[j] = star->kinds[j - 1];
 			star->dims[j - 1] = r;
 			star->dim_relids[j - 1] = rs;
 			star->dim_keys[j - 1] = k;
 			star->fk_attnos[j - 1] = a;
+			star->dim_keys2[j - 1] = k2;
+			star->fk_attnos2[j - 1] = a2;
 			star->key_tuples[j - 1] = t;
 			star->kinds[j - 1] = kind;
 		}
@@ -296,6 +338,8 @@ gpuops_agg_star_find(PlannerInfo *root, RelOptInfo *joinrel,
 
 		if (star->dim_keys[d] == NULL)
 			return false;		/* a cross join */
+		if (!gpuops_star_composite_ok(root, star, d))
+			return false;
 		star->key_tuples[d] = find_base_rel(root, star->dim_keys[d]->varno)->tuples;
 		bytes += dim->rows * (dim->reltarget->width + 24.0);
 	}
@@ -542,7 +586,8 @@ gpuops_agg_star_cost(PlannerInfo *root, GpuopsAggStar *star,
 /*
  * The path's PRIV_JOIN entry (JOIN_* positions): the original keys and
  * aggregates, the fact table's attribute count, per dimension (rti, the
- * fact's join column, the dimension's, the join's kind), per virtual
+ * fact's join column, the dimension's, the join's kind, and rti, the
+ * fact's and the dimension's column of a second key or 0, 0, 0), per virtual
  * column (dimension, attribute number, type, typmod, collation, rti), and
  * the Vars and expressions the child plans output for them.
  */
@@ -557,10 +602,15 @@ gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 
 	for (d = 0; d < star->ndims; d++)
 	{
-		dims = lappend(dims, list_make4_int((int) star->dim_keys[d]->varno,
-											(int) star->fk_attnos[d],
-											(int) star->dim_keys[d]->varattno,
-											(int) star->kinds[d]));
+		Var		   *k2 = star->dim_keys2[d];
+		List	   *dim = list_make4_int((int) star->dim_keys[d]->varno,
+										 (int) star->fk_attnos[d],
+										 (int) star->dim_keys[d]->varattno,
+										 (int) star->kinds[d]);
+
+		dim = lappend_int(dim, k2 ? (int) k2->varno : 0);
+		dim = lappend_int(dim, k2 ? (int) star->fk_attnos2[d] : 0);
+		dims = lappend(dims, lappend_int(dim, k2 ? (int) k2->varattno : 0));
 	}
 	foreach(lc, star->gathered)
 	{
@@ -630,8 +680,9 @@ gpuops_star_resno(Plan *plan, int rti, int attno, Node *expr)
 }
 
 /*
- * The plan's PRIV_JOIN: the path's, with each dimension's key and each
- * virtual column's position in its child plan's output appended.
+ * The plan's PRIV_JOIN: the path's, with each dimension's keys (the
+ * second 0 where there is none) and each virtual column's position in its
+ * child plan's output appended.
  */
 List *
 gpuops_agg_star_plan(List *join, List *custom_plans)
@@ -647,9 +698,11 @@ gpuops_agg_star_plan(List *join, List *custom_plans)
 		List	   *dim = list_copy((List *) lfirst(lc));
 		Plan	   *child = list_nth(custom_plans, foreach_current_index(lc));
 
-		dims = lappend(dims, lappend_int(dim,
-										 gpuops_star_resno(child, linitial_int(dim),
-														   lthird_int(dim), NULL)));
+		dim = lappend_int(dim, gpuops_star_resno(child, linitial_int(dim),
+												 lthird_int(dim), NULL));
+		dims = lappend(dims, lappend_int(dim, list_nth_int(dim, 4) == 0 ? 0 :
+										 gpuops_star_resno(child, list_nth_int(dim, 4),
+														   list_nth_int(dim, 6), NULL)));
 	}
 	foreach(lc, path_gathers)
 	{
