@@ -16,6 +16,7 @@
 -- the native plan.
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
+\i :abs_srcdir/sql/include/lines.psql
 
 CREATE TABLE st_fact (id int, f1 int, f2 int8, f3 date, f4 int2, v int,
 					  x float8, big int8);
@@ -143,6 +144,41 @@ SELECT pg_temp.check('SELECT d1.name, count(*) FROM st_fact f
 -- EXISTS over a unique key: PostgreSQL makes the semi join an inner join
 SELECT pg_temp.check('SELECT f.f4, count(*) FROM st_fact f
 	WHERE EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = f.f1 AND d1.yr = 1992) GROUP BY f.f4');
+-- late materialisation by the join: where the fact table has columns
+-- behind variable-width ones, its join columns are decoded first and only
+-- the rows whose key the first (most selective) dimension can join (inner,
+-- semi) or cannot (anti) are decoded in full; a left join drops none
+CREATE TABLE st_wide (id int, k int, k2 int2, t text, n numeric(10, 2), v int);
+INSERT INTO st_wide
+SELECT i, CASE WHEN i % 53 = 0 THEN NULL ELSE (i * 7) % 1100 END, (i % 60)::int2,
+	   repeat('w', i % 20), (i % 1000) / 4.0, i % 100
+FROM generate_series(1, 40000) i;
+VACUUM ANALYZE st_wide;
+SELECT * FROM pg_temp.lines('SELECT d1.name, count(*), sum(w.n) FROM st_wide w
+	JOIN st_d1 d1 ON w.k = d1.k WHERE d1.yr = 1991 GROUP BY d1.name',
+							ARRAY['Rows In', 'Rows Filtered Before Decoding', 'Rows Passed']);
+SELECT pg_temp.check('SELECT d1.name, count(*), sum(w.n) AS sn, max(w.t) AS mt FROM st_wide w
+	JOIN st_d1 d1 ON w.k = d1.k WHERE d1.yr = 1991 GROUP BY d1.name');
+SELECT pg_temp.check('SELECT d1.name, d3.q, count(*), sum(w.n) AS sn FROM st_wide w
+	JOIN st_d1 d1 ON w.k = d1.k JOIN st_d4 d4 ON w.k2 = d4.k
+	JOIN st_d3 d3 ON d3.m = w.k2 WHERE d1.yr = 1991 AND w.v < 50 GROUP BY d1.name, d3.q');
+SELECT pg_temp.check('SELECT w.v % 7 AS m, count(*), sum(w.n) AS sn FROM st_wide w
+	WHERE EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = w.k AND d1.yr = 1992) GROUP BY 1');
+SELECT * FROM pg_temp.lines('SELECT w.v % 7 AS m, count(*), sum(w.n) AS sn FROM st_wide w
+	WHERE NOT EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = w.k AND d1.yr <> 1992) GROUP BY 1',
+							ARRAY['Star Join', 'Rows Filtered Before Decoding', 'Rows Passed']);
+SELECT pg_temp.check('SELECT w.v % 7 AS m, count(*), sum(w.n) AS sn FROM st_wide w
+	WHERE NOT EXISTS (SELECT 1 FROM st_d1 d1 WHERE d1.k = w.k AND d1.yr <> 1992) GROUP BY 1');
+SELECT pg_temp.check('SELECT d1.yr, count(*), sum(w.n) AS sn FROM st_wide w
+	LEFT JOIN st_d1 d1 ON w.k = d1.k GROUP BY d1.yr');
+SELECT pg_temp.check('SELECT d3.q, count(*), sum(w.n) AS sn FROM st_wide w
+	JOIN st_d3 d3 ON w.k = d3.q AND w.k2 = d3.m GROUP BY d3.q');
+SET gpuops.debug_chunk_size = 4096;
+SELECT pg_temp.check('SELECT d1.name, count(*), sum(w.n) AS sn FROM st_wide w
+	JOIN st_d1 d1 ON w.k = d1.k WHERE d1.yr IN (1991, 1995) AND w.v > 10 GROUP BY d1.name');
+RESET gpuops.debug_chunk_size;
+DROP TABLE st_wide;
+
 -- snowflakes: a dimension of relations joined among themselves (their join
 -- is the child plan), beside a plain one
 SELECT * FROM pg_temp.plan('SELECT c.seg, o.prio, count(*), sum(f.v) FROM st_fact f

@@ -399,19 +399,19 @@ gpuops_agg_join_build(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 }
 
 /*
- * The pairs (dimension row, probe row) of a join of dimension d with probe
- * keys of n rows, in *build_rows (none for a semi or anti join; NULL where
- * a left join found no match) and *probe_rows (batch memory); returns
- * their number.
+ * The pairs (dimension row, probe row) of a join of kind of dimension d
+ * with probe keys of n rows, in *build_rows (none for a semi or anti join;
+ * NULL where a left join found no match) and *probe_rows (batch memory);
+ * returns their number.  cpu: on the CPU face whatever the device.
  */
 static int64
 gpuops_agg_join_probe(GpuopsAggScanState *s, GpuopsAggDim *dim,
-					  const gpo_vector *probe, int64 n, gpo_vector *build_rows,
-					  gpo_vector *probe_rows)
+					  gpo_join_kind kind, bool cpu, const gpo_vector *probe,
+					  int64 n, gpo_vector *build_rows, gpo_vector *probe_rows)
 {
 	int64		cap = Max(n, 1);
 	int64		count = 0;
-	bool		rows = dim->kind == GPO_JOIN_INNER || dim->kind == GPO_JOIN_LEFT;
+	bool		rows = kind == GPO_JOIN_INNER || kind == GPO_JOIN_LEFT;
 	gpo_vector *brows = rows ? build_rows : NULL;
 
 	for (;;)
@@ -424,17 +424,19 @@ gpuops_agg_join_probe(GpuopsAggScanState *s, GpuopsAggDim *dim,
 
 		gpuops_one_chunk_vector(build_rows, bc, GPO_INT64,
 								palloc_extended(sizeof(int64) * cap, MCXT_ALLOC_HUGE),
-								dim->kind == GPO_JOIN_LEFT ?
+								kind == GPO_JOIN_LEFT ?
 								palloc_extended((cap + 7) / 8 + 1, MCXT_ALLOC_HUGE) :
 								NULL, cap);
 		gpuops_one_chunk_vector(probe_rows, pc, GPO_INT64,
 								palloc_extended(sizeof(int64) * cap, MCXT_ALLOC_HUGE),
 								NULL, cap);
 		gpuops_agg_ctx_init(s, &ctx);
-		st = gpo_join_table_probe(&ctx, dim->kind, &dim->table, probe, brows,
+		if (cpu)
+			ctx.device = GPO_DEVICE_CPU;
+		st = gpo_join_table_probe(&ctx, kind, &dim->table, probe, brows,
 								  probe_rows, &count, NULL, &bytes);
 		if (st == GPO_OK)
-			st = gpo_join_table_probe(&ctx, dim->kind, &dim->table, probe, brows,
+			st = gpo_join_table_probe(&ctx, kind, &dim->table, probe, brows,
 									  probe_rows, &count,
 									  gpuops_alloc_scratch(bytes), NULL);
 		if (st == GPO_ERR_CAPACITY && count > cap)
@@ -484,7 +486,8 @@ gpuops_agg_join_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			probe = gpuops_agg_pack_probe(&probe, &second, n);
 		}
 		dim->probed += n;
-		n = gpuops_agg_join_probe(s, dim, &probe, n, &brows, &prows);
+		n = gpuops_agg_join_probe(s, dim, dim->kind, false, &probe, n, &brows,
+								  &prows);
 		dim->matched += n;
 		/* the earlier joins' rows, at the pairs' probe rows */
 		if (d == 0)
@@ -512,6 +515,49 @@ gpuops_agg_join_batch(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	INSTR_TIME_SUBTRACT(dur, start);
 	j->probe_ms += INSTR_TIME_GET_MILLISEC(dur);
 	return n;
+}
+
+/*
+ * True if the star join's first dimension (the most selective) drops rows
+ * by their key alone: an inner, semi or anti join.
+ */
+bool
+gpuops_agg_join_filters(GpuopsAggScanState *s)
+{
+	return s->join != NULL && s->join->ndims > 0 &&
+		s->join->dims[0].kind != GPO_JOIN_LEFT;
+}
+
+/*
+ * The reader's prefilter's part of the join (late materialisation): ANDs
+ * into keep, for the m rows of the batch columns vecs (the join columns
+ * decoded), whether each row's key can pass the first dimension's join: a
+ * match for an inner or semi join, none for an anti join.  A row it drops
+ * would leave at the join; the rest are decoded in full and joined.
+ */
+void
+gpuops_agg_join_prefilter(GpuopsAggScanState *s, gpo_vector *vecs, int64 m,
+						  uint8 *keep)
+{
+	GpuopsAggDim *dim = &s->join->dims[0];
+	gpo_vector	probe = vecs[dim->fk_col];
+	gpo_vector	brows;
+	gpo_vector	prows;
+	uint8	   *match = palloc0(Max(m, 1));
+	const int64 *rows;
+	int64		count;
+	int64		i;
+
+	if (dim->key_resno2 > 0)
+		probe = gpuops_agg_pack_probe(&probe, &vecs[dim->fk_col2], m);
+	count = gpuops_agg_join_probe(s, dim, GPO_JOIN_SEMI, true, &probe, m,
+								  &brows, &prows);
+	rows = (const int64 *) prows.chunks[0].data;
+	for (i = 0; i < count; i++)
+		match[rows[i]] = 1;
+	for (i = 0; i < m; i++)
+		keep[i] &= (dim->kind == GPO_JOIN_ANTI) ? !match[i] : match[i];
+	pfree(match);
 }
 
 /* Rescan: the dimensions' plans run again and their tables are built anew. */

@@ -234,20 +234,30 @@ gpuops_agg_attno_col(GpuopsAggTableExec *te, AttrNumber attno, int natts)
 	return -1;
 }
 
+/* What the reader's prefilter works with. */
+typedef struct GpuopsAggPrefilterArg
+{
+	GpuopsAggScanState *s;
+	GpuopsAggTableExec *te;
+	bool		join;			/* test the first dimension's join too */
+} GpuopsAggPrefilterArg;
+
 /*
  * GpuopsScanPrefilter: the device clauses over batch rows lo .. lo + n - 1,
  * before the other columns are decoded (late materialisation): those
  * without a text column (te->eprog), so every row that passes them all is
- * kept.  The rows are taken from lo rounded down to a multiple of 8 (a
+ * kept, and a star join's first dimension's (a row whose key it drops
+ * leaves).  The rows are taken from lo rounded down to a multiple of 8 (a
  * validity bitmap's byte), evaluated again harmlessly.  CPU face: a page
- * batch's rows are few.  Every clause runs again over the batch
- * (agg_batch.c).
+ * batch's rows are few.  Every clause and join runs again over the batch
+ * (agg_batch.c, agg_join.c).
  */
 static void
 gpuops_agg_prefilter(void *arg, const GpuopsScanBatch *batch, int64 lo,
 					 int64 n, uint8 *keep)
 {
-	GpuopsAggTableExec *te = (GpuopsAggTableExec *) arg;
+	GpuopsAggPrefilterArg *pa = (GpuopsAggPrefilterArg *) arg;
+	GpuopsAggTableExec *te = pa->te;
 	int64		lo8 = lo & ~(int64) 7;
 	int64		m = lo + n - lo8;
 	gpo_vector *vecs = palloc(sizeof(gpo_vector) * Max(te->nread, 1));
@@ -265,36 +275,57 @@ gpuops_agg_prefilter(void *arg, const GpuopsScanBatch *batch, int64 lo,
 								lo8 * gpo_type_size(te->cols[i].type),
 								batch->has_nulls[i] ?
 								batch->validity[i] + lo8 / 8 : NULL, m);
-	gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, keep, NULL, m);
-	gpuops_ctx_init(&ctx);
-	ctx.device = GPO_DEVICE_CPU;
-	st = gpo_filter(&ctx, te->nread, vecs, te->eprog, te->neprog, &maskv,
-					NULL, NULL, &bytes);
-	if (st == GPO_OK)
+	if (te->neprog > 0)
+	{
+		gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, keep, NULL, m);
+		gpuops_ctx_init(&ctx);
+		ctx.device = GPO_DEVICE_CPU;
 		st = gpo_filter(&ctx, te->nread, vecs, te->eprog, te->neprog, &maskv,
-						NULL, gpuops_alloc_scratch(bytes), NULL);
-	gpuops_check_status(st, &ctx, "GpuOpsAgg prefilter", InvalidOid);
+						NULL, NULL, &bytes);
+		if (st == GPO_OK)
+			st = gpo_filter(&ctx, te->nread, vecs, te->eprog, te->neprog,
+							&maskv, NULL, gpuops_alloc_scratch(bytes), NULL);
+		gpuops_check_status(st, &ctx, "GpuOpsAgg prefilter", InvalidOid);
+	}
+	else
+		memset(keep, 1, m);
+	if (pa->join)
+		gpuops_agg_join_prefilter(pa->s, vecs, m, keep);
 	memmove(keep, keep + (lo - lo8), n);
 	pfree(vecs);
 	pfree(chunks);
 }
 
+/* Adds batch column col to the early columns (*nearly of them) if new. */
+static void
+gpuops_agg_add_early(int *early, int *nearly, int col)
+{
+	int			j;
+
+	for (j = 0; j < *nearly && early[j] != col; j++)
+		;
+	if (j == *nearly)
+		early[(*nearly)++] = col;
+}
+
 /*
- * Lets te's reader test rows with its device clauses before decoding them
- * in full (the reader decides whether that pays): the early columns are
- * those the clauses read.
+ * Lets te's reader test rows with its device clauses, and with a star
+ * join's first dimension where it drops rows by their key, before decoding
+ * them in full (the reader decides whether that pays): the early columns
+ * are those the clauses read and the join's key columns.
  */
 static void
-gpuops_agg_set_prefilter(GpuopsAggTableExec *te)
+gpuops_agg_set_prefilter(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 {
+	GpuopsAggPrefilterArg *pa;
+	bool		join = gpuops_agg_join_filters(s);
 	int		   *early;
 	int			nearly = 0;
 	int			i;
-	int			j;
 
-	if (te->neprog == 0 || te->reader == NULL)
+	if ((te->neprog == 0 && !join) || te->reader == NULL)
 		return;
-	early = palloc(sizeof(int) * Max(te->neprog, 1));
+	early = palloc(sizeof(int) * (te->neprog + 2));
 	for (i = 0; i < te->neprog; i++)
 	{
 		const gpo_pred *p = &te->eprog[i];
@@ -303,12 +334,19 @@ gpuops_agg_set_prefilter(GpuopsAggTableExec *te)
 			continue;
 		if (p->column < 0 || p->column >= te->nread)
 			return;				/* not a reader's column */
-		for (j = 0; j < nearly && early[j] != p->column; j++)
-			;
-		if (j == nearly)
-			early[nearly++] = p->column;
+		gpuops_agg_add_early(early, &nearly, p->column);
 	}
-	gpuops_scan_set_prefilter(te->reader, gpuops_agg_prefilter, te, nearly,
+	if (join)
+	{
+		gpuops_agg_add_early(early, &nearly, s->join->dims[0].fk_col);
+		if (s->join->dims[0].key_resno2 > 0)
+			gpuops_agg_add_early(early, &nearly, s->join->dims[0].fk_col2);
+	}
+	pa = palloc(sizeof(GpuopsAggPrefilterArg));
+	pa->s = s;
+	pa->te = te;
+	pa->join = join;
+	gpuops_scan_set_prefilter(te->reader, gpuops_agg_prefilter, pa, nearly,
 							  early);
 }
 
@@ -496,7 +534,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 								   Max(1, threads));
 	gpuops_cache_attach_reader(te->reader, te->rel, te->nread, te->cols,
 							   gpo_threads(&ctx));
-	gpuops_agg_set_prefilter(te);
+	gpuops_agg_set_prefilter(s, te);
 }
 
 /*

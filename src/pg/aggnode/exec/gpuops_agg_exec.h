@@ -383,6 +383,11 @@ extern void gpuops_agg_join_add_cols(GpuopsAggScanState *s,
 									 GpuopsAggTableExec *te);
 /* Builds the dimensions' tables, once per scan. */
 extern void gpuops_agg_join_build(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+/* True if the join's first dimension drops rows by their key alone (not left). */
+extern bool gpuops_agg_join_filters(GpuopsAggScanState *s);
+/* ANDs into keep (m rows of vecs) whether each row's key passes the first dimension. */
+extern void gpuops_agg_join_prefilter(GpuopsAggScanState *s, gpo_vector *vecs,
+									  int64 m, uint8 *keep);
 /* Joins a batch of n fact rows to the dimensions; returns the rows joined. */
 extern int64 gpuops_agg_join_batch(GpuopsAggScanState *s,
 								   GpuopsAggTableExec *te, gpo_vector *vecs,
