@@ -49,9 +49,9 @@ gpuops_agg_mask_bits(const uint8 *mask, int64 n)
 
 /*
  * Runs the device program and the WHERE expressions over the batch of *n
- * rows (the reader's columns); returns the rows that pass.  When at least half pass, the one grouping
- * key has no NULL in the batch and no expression or join is evaluated over
- * it, the failing rows' keys become NULL (the key column's validity is the
+ * rows (the reader's columns); returns the rows that pass.  When at least
+ * half pass, the one grouping key has no NULL in the batch and no
+ * expression or join is evaluated over it, the failing rows' keys become NULL (the key column's validity is the
  * mask) and *null_key_out is set: those rows then form the NULL group,
  * which the caller drops, and no column is copied.  Otherwise the passing
  * rows of every column are compacted into new buffers (chunks updated) and

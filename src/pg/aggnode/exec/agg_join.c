@@ -243,7 +243,7 @@ gpuops_agg_pack_key(int64 a, int64 b)
 }
 
 /* The type of dimension dim's keys: the fact's join column's, or int64 packed. */
-static gpo_type
+gpo_type
 gpuops_agg_dim_key_type(GpuopsAggTableExec *te, GpuopsAggDim *dim)
 {
 	return dim->key_resno2 > 0 ? GPO_INT64 : te->cols[dim->fk_col].type;
@@ -282,7 +282,7 @@ gpuops_agg_pack_probe(const gpo_vector *a, const gpo_vector *b, int64 n)
  * Builds dimension d's join table from its keys (once per scan, in the
  * join's memory): dense for surrogate keys, hashed otherwise.
  */
-static void
+void
 gpuops_agg_dim_table(GpuopsAggScanState *s, GpuopsAggDim *dim)
 {
 	size_t		bytes = gpo_join_table_bytes(&dim->keyv);
@@ -534,6 +534,7 @@ gpuops_agg_join_filters(GpuopsAggScanState *s)
  * decoded), whether each row's key can pass the first dimension's join: a
  * match for an inner or semi join, none for an anti join.  A row it drops
  * would leave at the join; the rest are decoded in full and joined.
+ * Allocates in the caller's (per page batch) memory context.
  */
 void
 gpuops_agg_join_prefilter(GpuopsAggScanState *s, gpo_vector *vecs, int64 m,
@@ -557,7 +558,6 @@ gpuops_agg_join_prefilter(GpuopsAggScanState *s, gpo_vector *vecs, int64 m,
 		match[rows[i]] = 1;
 	for (i = 0; i < m; i++)
 		keep[i] &= (dim->kind == GPO_JOIN_ANTI) ? !match[i] : match[i];
-	pfree(match);
 }
 
 /* Rescan: the dimensions' plans run again and their tables are built anew. */
@@ -598,119 +598,4 @@ gpuops_agg_join_end(GpuopsAggScanState *s)
 	for (d = 0; d < s->join->ndims; d++)
 		if (s->join->dims[d].ps != NULL)
 			ExecEndNode(s->join->dims[d].ps);
-}
-
-/* ---- the tables as worker processes get them (agg_parallel.c) ---- */
-
-/* The bytes of a dimension's table's arrays: its keys, then its columns'. */
-static Size
-gpuops_agg_dim_bytes(const GpuopsAggJoin *j, int d)
-{
-	const GpuopsAggDim *dim = &j->dims[d];
-	Size		n = (Size) dim->nrows;
-	Size		bytes = MAXALIGN(gpo_type_size(dim->keyv.type) * n);
-	int			g;
-
-	for (g = 0; g < j->ngather; g++)
-		if (j->gathers[g].dim == d)
-			bytes += MAXALIGN(gpo_type_size(j->gathers[g].type) * n) +
-				MAXALIGN((n + 7) / 8);
-	return bytes;
-}
-
-/* Bytes the built tables take in shared memory (0 without a join). */
-Size
-gpuops_agg_join_shared_size(const GpuopsAggScanState *s)
-{
-	const GpuopsAggJoin *j = s->join;
-	Size		bytes;
-	int			d;
-
-	if (j == NULL)
-		return 0;
-	bytes = MAXALIGN(sizeof(int64) * j->ndims);
-	for (d = 0; d < j->ndims; d++)
-		bytes = add_size(bytes, gpuops_agg_dim_bytes(j, d));
-	return bytes;
-}
-
-/*
- * Copies the built tables to dst (gpuops_agg_join_shared_size bytes), or
- * points s's tables at them (a worker's); each dimension's row count, then
- * its arrays.
- */
-static void
-gpuops_agg_join_shared(GpuopsAggScanState *s, char *base, bool write)
-{
-	GpuopsAggJoin *j = s->join;
-	int64	   *nrows = (int64 *) base;
-	char	   *p = base + MAXALIGN(sizeof(int64) * j->ndims);
-	int			d;
-	int			g;
-
-	for (d = 0; d < j->ndims; d++)
-	{
-		GpuopsAggDim *dim = &j->dims[d];
-		Size		n;
-		Size		w;
-
-		if (write)
-			nrows[d] = dim->nrows;
-		else
-			dim->nrows = nrows[d];
-		n = (Size) dim->nrows;
-		w = gpo_type_size(dim->keyv.type) * n;
-		if (write)
-			memcpy(p, dim->keyv.chunks[0].data, w);
-		else
-			gpuops_one_chunk_vector(&dim->keyv, &dim->keyc, dim->keyv.type, p,
-									NULL, dim->nrows);
-		p += MAXALIGN(w);
-		for (g = 0; g < j->ngather; g++)
-		{
-			GpuopsAggGather *ga = &j->gathers[g];
-			Size		gw = gpo_type_size(ga->type) * n;
-
-			if (ga->dim != d)
-				continue;
-			if (write)
-			{
-				memcpy(p, ga->dc.data, gw);
-				memcpy(p + MAXALIGN(gw), ga->dc.validity, (n + 7) / 8);
-			}
-			else
-			{
-				ga->dc.data = p;
-				ga->dc.validity = (uint8 *) (p + MAXALIGN(gw));
-				gpuops_one_chunk_vector(&ga->v, &ga->c, ga->type, ga->dc.data,
-										ga->dc.validity, dim->nrows);
-			}
-			p += MAXALIGN(gw) + MAXALIGN((n + 7) / 8);
-		}
-	}
-}
-
-/* Copies the built tables into dst, for the worker processes. */
-void
-gpuops_agg_join_shared_write(GpuopsAggScanState *s, char *dst)
-{
-	gpuops_agg_join_shared(s, dst, true);
-}
-
-/*
- * A worker's tables: those the backend built, in shared memory at src
- * (read only); the fact's join columns' types as te's.
- */
-void
-gpuops_agg_join_shared_attach(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-							  char *src)
-{
-	int			d;
-
-	for (d = 0; d < s->join->ndims; d++)
-		s->join->dims[d].keyv.type = gpuops_agg_dim_key_type(te, &s->join->dims[d]);
-	gpuops_agg_join_shared(s, src, false);
-	for (d = 0; d < s->join->ndims; d++)
-		gpuops_agg_dim_table(s, &s->join->dims[d]);
-	s->join->built = true;
 }

@@ -239,7 +239,7 @@ typedef struct GpuopsAggPrefilterArg
 {
 	GpuopsAggScanState *s;
 	GpuopsAggTableExec *te;
-	bool		join;			/* test the first dimension's join too */
+	MemoryContext cxt;			/* one page batch's work, reset after it */
 } GpuopsAggPrefilterArg;
 
 /*
@@ -250,7 +250,7 @@ typedef struct GpuopsAggPrefilterArg
  * leaves).  The rows are taken from lo rounded down to a multiple of 8 (a
  * validity bitmap's byte), evaluated again harmlessly.  CPU face: a page
  * batch's rows are few.  Every clause and join runs again over the batch
- * (agg_batch.c, agg_join.c).
+ * (agg_batch.c, agg_join.c).  What it allocates lives until it returns.
  */
 static void
 gpuops_agg_prefilter(void *arg, const GpuopsScanBatch *batch, int64 lo,
@@ -260,6 +260,7 @@ gpuops_agg_prefilter(void *arg, const GpuopsScanBatch *batch, int64 lo,
 	GpuopsAggTableExec *te = pa->te;
 	int64		lo8 = lo & ~(int64) 7;
 	int64		m = lo + n - lo8;
+	MemoryContext old = MemoryContextSwitchTo(pa->cxt);
 	gpo_vector *vecs = palloc(sizeof(gpo_vector) * Max(te->nread, 1));
 	gpo_chunk  *chunks = palloc(sizeof(gpo_chunk) * Max(te->nread, 1));
 	gpo_vector	maskv;
@@ -289,11 +290,11 @@ gpuops_agg_prefilter(void *arg, const GpuopsScanBatch *batch, int64 lo,
 	}
 	else
 		memset(keep, 1, m);
-	if (pa->join)
+	if (gpuops_agg_join_filters(pa->s))
 		gpuops_agg_join_prefilter(pa->s, vecs, m, keep);
 	memmove(keep, keep + (lo - lo8), n);
-	pfree(vecs);
-	pfree(chunks);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(pa->cxt);
 }
 
 /* Adds batch column col to the early columns (*nearly of them) if new. */
@@ -345,7 +346,8 @@ gpuops_agg_set_prefilter(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	pa = palloc(sizeof(GpuopsAggPrefilterArg));
 	pa->s = s;
 	pa->te = te;
-	pa->join = join;
+	pa->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuOpsAgg prefilter",
+									ALLOCSET_DEFAULT_SIZES);
 	gpuops_scan_set_prefilter(te->reader, gpuops_agg_prefilter, pa, nearly,
 							  early);
 }

@@ -383,6 +383,10 @@ extern void gpuops_agg_join_add_cols(GpuopsAggScanState *s,
 									 GpuopsAggTableExec *te);
 /* Builds the dimensions' tables, once per scan. */
 extern void gpuops_agg_join_build(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+/* Builds a dimension's join table from its keys (in the join's memory). */
+extern void gpuops_agg_dim_table(GpuopsAggScanState *s, GpuopsAggDim *dim);
+/* The type of a dimension's keys: the fact's join column's, or int64 packed. */
+extern gpo_type gpuops_agg_dim_key_type(GpuopsAggTableExec *te, GpuopsAggDim *dim);
 /* True if the join's first dimension drops rows by their key alone (not left). */
 extern bool gpuops_agg_join_filters(GpuopsAggScanState *s);
 /* ANDs into keep (m rows of vecs) whether each row's key passes the first dimension. */
@@ -396,6 +400,9 @@ extern int64 gpuops_agg_join_batch(GpuopsAggScanState *s,
 extern void gpuops_agg_join_rescan(GpuopsAggScanState *s);
 /* End: the dimensions' plans end. */
 extern void gpuops_agg_join_end(GpuopsAggScanState *s);
+
+/* ---- agg_join_shared.c: the built tables for worker processes ---- */
+
 /* Bytes the built tables take in shared memory (0 without a join). */
 extern Size gpuops_agg_join_shared_size(const GpuopsAggScanState *s);
 /* Copies the built tables into dst, for the worker processes. */

@@ -66,6 +66,9 @@ extern Bitmapset *gpuops_agg_star_real_attnos(GpuopsAggStar *star,
 extern void gpuops_agg_star_cost(PlannerInfo *root, GpuopsAggStar *star,
 								 double fact_rows,
 								 int workers, Path *path);
+
+/* ---- agg_star_plan.c ---- */
+
 /* The path's PRIV_JOIN entry. */
 extern List *gpuops_agg_star_private(GpuopsAggStar *star, List *scan_keys,
 									 List *scan_aggrefs);

@@ -102,27 +102,16 @@ static bool
 gpuops_qual_text_op(Oid opno, Oid collid, Oid coltype, Oid consttype,
 					gpo_cmp_op *cmp)
 {
+	bool		bpchar = coltype == BPCHAROID;
 	Oid			fn = get_opcode(opno);
 
-	if (!OidIsValid(collid) || !get_collation_isdeterministic(collid))
+	if (!OidIsValid(collid) || !get_collation_isdeterministic(collid) ||
+		(bpchar ? consttype != BPCHAROID :
+		 consttype != TEXTOID && consttype != VARCHAROID))
 		return false;
-	if (coltype == BPCHAROID)
-	{
-		if (consttype != BPCHAROID)
-			return false;
-		if (fn == F_BPCHAREQ)
-			*cmp = GPO_CMP_EQ;
-		else if (fn == F_BPCHARNE)
-			*cmp = GPO_CMP_NE;
-		else
-			return false;
-		return true;
-	}
-	if (consttype != TEXTOID && consttype != VARCHAROID)
-		return false;
-	if (fn == F_TEXTEQ)
+	if (fn == (bpchar ? F_BPCHAREQ : F_TEXTEQ))
 		*cmp = GPO_CMP_EQ;
-	else if (fn == F_TEXTNE)
+	else if (fn == (bpchar ? F_BPCHARNE : F_TEXTNE))
 		*cmp = GPO_CMP_NE;
 	else
 		return false;
