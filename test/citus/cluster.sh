@@ -6,6 +6,9 @@
 # run a command as the clusters' user (CITUS_USER, default postgres; directly
 # when not root), from /, which that user can read whoever owns the checkout
 pg_user=${CITUS_USER:-postgres}
+# the clusters' superuser role, the same name on every node and whatever the
+# OS user or an inherited PGUSER, since Citus connects to the workers as it
+pg_role=postgres
 as_pg() {
 	if [ "$(id -u)" = 0 ]; then (cd / && runuser -u "$pg_user" -- env LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" "$@"); else "$@"; fi
 }
@@ -46,7 +49,7 @@ trap 'kill $watchdog_pid 2>/dev/null; wait $watchdog_pid 2>/dev/null; cleanup' E
 # psql on node $1 (0 coordinator, 1 and 2 workers), SQL on stdin or -c
 q() {
 	local p=${ports[$1]}; shift
-	as_pg "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$base" -p "$p" -d postgres "$@"
+	as_pg "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$base" -p "$p" -U "$pg_role" -d postgres "$@"
 }
 
 # initdb and start the three clusters, create the extensions, add the workers
@@ -54,7 +57,7 @@ cluster_start() {
 	local i n
 	for i in 0 1 2; do
 		n=${nodes[$i]}
-		as_pg "$bindir/initdb" -D "$base/$n" -A trust -E UTF8 --locale=C.UTF-8 >/dev/null ||
+		as_pg "$bindir/initdb" -D "$base/$n" -U "$pg_role" -A trust -E UTF8 --locale=C.UTF-8 >/dev/null ||
 			{ echo "$who failed: initdb $n" >&2; return 1; }
 		cat >>"$base/$n/postgresql.conf" <<CONF
 port = ${ports[$i]}
