@@ -495,7 +495,7 @@ FROM unnest(ARRAY[
   $$SELECT extract(julian FROM ts) AS k, count(*) AS n FROM agg_ex GROUP BY 1$$,
   $$SELECT max(extract(julian FROM d)) AS m FROM agg_ex$$,
   $$SELECT lower(t) AS k, count(*) AS n FROM agg_ex GROUP BY 1$$,
-  $$SELECT sum(length(t)) AS s FROM agg_ex$$,
+  $$SELECT sum(length(lower(t))) AS s FROM agg_ex$$,
   $$SELECT x4::text AS k, count(*) AS n FROM agg_ex GROUP BY 1$$,
   $$SELECT date_trunc('month', d) AS k, count(*) AS n FROM agg_ex GROUP BY 1$$,
   $$SELECT tz + interval '1 day' AS k, count(*) AS n FROM agg_ex GROUP BY 1$$,

@@ -6,7 +6,9 @@
  *	  the expected code of a row is the rank of its string's first row over
  *	  all calls so far.  Calls of every size (0, 1, around the serial
  *	  threshold, 100K rows), 1 and 4 threads, rows without a string, the
- *	  limit error and bad arguments.
+ *	  limit error and bad arguments.  And the lengths of strings
+ *	  (gpo_str_lengths) in bytes and in UTF-8 characters, trailing spaces
+ *	  kept or dropped, against a reference that decodes each character.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +160,136 @@ strdict_edges(tgroup *g)
 	gpo_strdict_free(NULL);
 }
 
+/* Writes a random valid UTF-8 string into buf (at most 4 * chars bytes); returns its bytes. */
+static int32_t
+utf8_string(char *buf, int chars)
+{
+	int32_t		len = 0;
+	int			k;
+
+	for (k = 0; k < chars; k++)
+	{
+		uint64_t	r = rng_below(10);
+
+		if (r < 3)
+			buf[len++] = ' ';	/* spaces anywhere, trailing ones too */
+		else if (r < 6)
+			buf[len++] = (char) (0x21 + rng_below(0x5E));
+		else if (r < 8)
+		{
+			uint32_t	cp = 0x80 + (uint32_t) rng_below(0x780);	/* 2 bytes */
+
+			buf[len++] = (char) (0xC0 | cp >> 6);
+			buf[len++] = (char) (0x80 | (cp & 0x3F));
+		}
+		else if (r < 9)
+		{
+			uint32_t	cp = 0x800 + (uint32_t) rng_below(0xD000);	/* 3 bytes */
+
+			buf[len++] = (char) (0xE0 | cp >> 12);
+			buf[len++] = (char) (0x80 | (cp >> 6 & 0x3F));
+			buf[len++] = (char) (0x80 | (cp & 0x3F));
+		}
+		else
+		{
+			uint32_t	cp = 0x10000 + (uint32_t) rng_below(0x100000);	/* 4 bytes */
+
+			buf[len++] = (char) (0xF0 | cp >> 18);
+			buf[len++] = (char) (0x80 | (cp >> 12 & 0x3F));
+			buf[len++] = (char) (0x80 | (cp >> 6 & 0x3F));
+			buf[len++] = (char) (0x80 | (cp & 0x3F));
+		}
+	}
+	return len;
+}
+
+/* The reference: characters of a valid UTF-8 string, by each lead byte's width. */
+static int32_t
+utf8_chars(const char *s, int32_t len)
+{
+	int32_t		chars = 0;
+	int32_t		i = 0;
+
+	while (i < len)
+	{
+		uint8_t		b = (uint8_t) s[i];
+
+		i += b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+		chars++;
+	}
+	return chars;
+}
+
+/* gpo_str_lengths over n random strings (some NULL), every mode and trim. */
+static void
+strlen_case(tgroup *g, int threads, int64_t n)
+{
+	tcase		c;
+	gpo_ctx		ctx;
+	gpo_str    *strs = malloc(sizeof(gpo_str) * (n + 1));
+	char	   *bytes = malloc((size_t) (n + 1) * 4 * 40);
+	int32_t    *lens = malloc(sizeof(int32_t) * (n + 1));
+	int			mode;
+	int			trim;
+
+	case_begin(&c, "str_lengths threads %d rows %lld", threads, (long long) n);
+	test_ctx(&ctx, GPO_DEVICE_CPU, threads);
+	for (int64_t i = 0; i < n; i++)
+	{
+		strs[i].data = rng_chance(1, 10) ? NULL : bytes + i * 160;
+		strs[i].len = strs[i].data == NULL ? 3 :
+			utf8_string(bytes + i * 160, (int) rng_below(40));
+	}
+	for (mode = 0; mode < 2; mode++)
+		for (trim = 0; trim < 2; trim++)
+		{
+			gpo_status	st = gpo_str_lengths(&ctx, n, strs, mode, trim, lens);
+
+			expect(&c, st == GPO_OK, "mode %d trim %d: status %d", mode, trim, (int) st);
+			for (int64_t i = 0; i < n && c.ok; i++)
+			{
+				int32_t		len = strs[i].len;
+				int32_t		want;
+
+				if (strs[i].data == NULL)
+					want = 0;
+				else
+				{
+					while (trim && len > 0 && strs[i].data[len - 1] == ' ')
+						len--;
+					want = mode == GPO_STRLEN_BYTES ? len : utf8_chars(strs[i].data, len);
+				}
+				expect(&c, lens[i] == want, "mode %d trim %d row %lld: %d, want %d",
+					   mode, trim, (long long) i, lens[i], want);
+			}
+		}
+	case_result(g, c.ok, c.msg);
+	free(strs);
+	free(bytes);
+	free(lens);
+}
+
+/* gpo_str_lengths' bad arguments and empty calls. */
+static void
+strlen_edges(tgroup *g)
+{
+	tcase		c;
+	gpo_str		s[2] = {{"ab  ", 4}, {"x", -1}};
+	int32_t		lens[2];
+
+	case_begin(&c, "str_lengths edges");
+	expect(&c, gpo_str_lengths(NULL, 0, NULL, GPO_STRLEN_BYTES, 0, NULL) == GPO_OK,
+		   "empty call failed");
+	expect(&c, gpo_str_lengths(NULL, -1, s, GPO_STRLEN_BYTES, 0, lens) == GPO_ERR_INVALID,
+		   "negative rows");
+	expect(&c, gpo_str_lengths(NULL, 2, s, GPO_STRLEN_BYTES, 0, lens) == GPO_ERR_INVALID,
+		   "negative length");
+	expect(&c, gpo_str_lengths(NULL, 1, s, 7, 0, lens) == GPO_ERR_INVALID, "unknown mode");
+	expect(&c, gpo_str_lengths(NULL, 1, s, GPO_STRLEN_UTF8, 1, lens) == GPO_OK &&
+		   lens[0] == 2, "trimmed length of 'ab  ': %d", lens[0]);
+	case_result(g, c.ok, c.msg);
+}
+
 /* The string dictionary's group. */
 void
 test_strdict(void)
@@ -170,6 +302,7 @@ test_strdict(void)
 
 	group_begin(&g, "strdict");
 	strdict_edges(&g);
+	strlen_edges(&g);
 	for (t = 0; t < 2; t++)
 	{
 		strdict_case(&g, threads[t], 1, small, 10, 0);
@@ -177,6 +310,10 @@ test_strdict(void)
 		strdict_case(&g, threads[t], 3000, big, quick ? 2 : 4, 5);
 		/* many distinct strings: the table grows during calls */
 		strdict_case(&g, threads[t], 200000, big, quick ? 2 : 4, 0);
+		strlen_case(&g, threads[t], 0);
+		strlen_case(&g, threads[t], 8192);
+		strlen_case(&g, threads[t], 8193);
+		strlen_case(&g, threads[t], 100000);
 	}
 	group_end(&g);
 }

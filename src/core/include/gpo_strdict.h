@@ -49,6 +49,25 @@ extern void gpo_strdict_free(gpo_strdict *d);
 extern gpo_status gpo_strdict_encode(gpo_ctx *ctx, gpo_strdict *d, int64_t n,
 									 const gpo_str *strs, int32_t *codes);
 
+/* What gpo_str_lengths counts. */
+typedef enum gpo_strlen_mode
+{
+	GPO_STRLEN_BYTES = 0,		/* bytes */
+	GPO_STRLEN_UTF8				/* UTF-8 characters: the bytes that do not
+								 * continue a character (not 10xxxxxx) */
+} gpo_strlen_mode;
+
+/*
+ * lens[i] = the length of strs[i] for i < n, counted as mode says, after
+ * dropping its trailing spaces (0x20) when trim is set (the length of a
+ * char(n) value); 0 where data is NULL.  The strings must be valid in
+ * their encoding (a character's bytes are not split).  CPU only, with the
+ * context's threads (ctx NULL: one).  Errors: GPO_ERR_INVALID (arguments,
+ * a negative length, an unknown mode).
+ */
+extern gpo_status gpo_str_lengths(gpo_ctx *ctx, int64_t n, const gpo_str *strs,
+								  int mode, int trim, int32_t *lens);
+
 /* Distinct strings held (the next code). */
 extern int64_t gpo_strdict_count(const gpo_strdict *d);
 

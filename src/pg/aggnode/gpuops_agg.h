@@ -332,6 +332,25 @@ typedef struct GpuopsExprProgram
 extern bool gpuops_expr_compile(Expr *e, Index relid, const int *attno_col,
 								int max_attno, int ncols,
 								GpuopsExprProgram *prog);
+/*
+ * What a length call over a text column counts: length() and char_length()
+ * of text and varchar count characters, of char(n) characters without the
+ * trailing spaces; octet_length() counts bytes.  The reader computes them
+ * as int4 columns of their own (exec/agg_length.c), so the device reads
+ * them as plain columns.
+ */
+typedef enum GpuopsTextLen
+{
+	GPUOPS_LEN_NONE = 0,
+	GPUOPS_LEN_CHARS,
+	GPUOPS_LEN_CHARS_TRIM,
+	GPUOPS_LEN_OCTETS
+} GpuopsTextLen;
+/*
+ * What e counts if it is such a call over a plain text, varchar or char(n)
+ * column of relid (*var the column, if var is not NULL), else GPUOPS_LEN_NONE.
+ */
+extern GpuopsTextLen gpuops_text_length_kind(Node *e, Index relid, Var **var);
 /* An expression a batch computed before, which a later program reads as column col. */
 typedef struct GpuopsExprShared
 {

@@ -41,7 +41,8 @@ gpuops_agg_add_col(GpuopsAggTableExec *te, AttrNumber attno,
 	GpuopsScanCol *c;
 
 	for (i = 0; i < te->ncols; i++)
-		if (te->cols[i].attnum == attno)
+		if (te->cols[i].attnum == attno &&
+			!gpuops_agg_is_length_col(te, i))
 			return i;
 	c = &te->cols[te->ncols];
 	c->attnum = attno;
@@ -100,7 +101,8 @@ gpuops_agg_qual_text_code(void *arg, AttrNumber attno, Datum value)
 	int			i;
 
 	for (i = 0; i < te->nread; i++)
-		if (te->cols[i].attnum == attno && te->cols[i].encode != NULL)
+		if (te->cols[i].attnum == attno && te->cols[i].encode != NULL &&
+			!gpuops_agg_is_length_col(te, i))
 			return gpuops_dict_encode(te->cols[i].encode_arg, value);
 	elog(ERROR, "GpuOpsAgg reads no codes of column %d", attno);
 	return 0;
@@ -228,7 +230,8 @@ gpuops_agg_attno_col(GpuopsAggTableExec *te, AttrNumber attno, int natts)
 	if (attno > natts)
 		return te->nread + (attno - natts - 1);
 	for (i = 0; i < te->nread; i++)
-		if (te->cols[i].attnum == attno)
+		if (te->cols[i].attnum == attno &&
+			!gpuops_agg_is_length_col(te, i))
 			return i;
 	elog(ERROR, "GpuOpsAgg reads no column %d", attno);
 	return -1;
@@ -358,10 +361,10 @@ gpuops_agg_set_prefilter(GpuopsAggScanState *s, GpuopsAggTableExec *te)
  * te->wexpr, over the reader's columns.
  */
 static void
-gpuops_agg_compile_quals(GpuopsAggTableExec *te, const int *attno_col,
-						 int natts, const gpo_type *col_types, List **preds)
+gpuops_agg_compile_quals(GpuopsAggTableExec *te, GpuopsAggTable *tab,
+						 const int *attno_col, int natts,
+						 const gpo_type *col_types, List **preds)
 {
-	GpuopsAggTable *tab = te->tab;
 	ListCell   *lc;
 
 	*preds = NIL;
@@ -383,12 +386,26 @@ gpuops_agg_compile_quals(GpuopsAggTableExec *te, const int *attno_col,
 									 &te->prog);
 }
 
+/*
+ * The batch column of a key's or value's expression: a length column
+ * itself where the expression is one alone (agg_length.c; a FILTER applies
+ * to it as to any plain column), else a column computed from it.
+ */
+static int
+gpuops_agg_expr_col(GpuopsAggTableExec *te, Expr *expr, int filter,
+					const int *attno_col, int natts)
+{
+	if (IsA(expr, Var))
+		return attno_col[((Var *) expr)->varattno];
+	return gpuops_agg_add_computed(te, expr, filter, attno_col, natts);
+}
+
 /* Sets up the reading of one table: its columns, device program and CPU qual. */
 void
 gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 					   EState *estate, int eflags)
 {
-	GpuopsAggTable *tab = te->tab;
+	GpuopsAggTable *tab;
 	int			natts = RelationGetDescr(te->rel)->natts;
 	int			nvirt = s->join ? s->join->ngather : 0;
 	int			all = natts + nvirt;	/* attribute numbers, virtual ones too */
@@ -406,7 +423,11 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	if (s->join && s->join->fact_natts != natts)
 		elog(ERROR, "GpuOpsAgg: table \"%s\" changed since it was planned",
 			 RelationGetRelationName(te->rel));
-	te->cols = palloc0(sizeof(GpuopsScanCol) * (all + 1));
+	/* length calls read as columns of their own, numbered after all */
+	te->len_col0 = INT_MAX;
+	tab = gpuops_agg_length_map(te, s->spec.nkeys, s->spec.nvals,
+								s->spec.nfilters, (AttrNumber) (all + 1));
+	te->cols = palloc0(sizeof(GpuopsScanCol) * (all + te->nlen + 1));
 	te->val_col = palloc0(sizeof(int) * Max(s->spec.nvals, 1));
 	te->computed = palloc0(sizeof(GpuopsAggComputed) *
 						   (s->spec.nkeys + s->spec.nvals + 1));
@@ -452,6 +473,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		else
 			gpuops_agg_add_col(te, (AttrNumber) x, NULL, false);
 	}
+	gpuops_agg_add_length_cols(te);
 	te->nread = te->ncols;
 	if (s->join)
 		gpuops_agg_join_add_cols(s, te);
@@ -462,30 +484,34 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		te->val_col[i] = tab->val_attnos[i] > 0 ?
 			gpuops_agg_attno_col(te, tab->val_attnos[i], natts) : -1;
 
-	attno_col = palloc(sizeof(int) * (all + 1));
-	for (i = 0; i <= all; i++)
+	attno_col = palloc(sizeof(int) * (all + te->nlen + 1));
+	for (i = 0; i <= all + te->nlen; i++)
 		attno_col[i] = -1;
 	col_types = palloc(sizeof(gpo_type) * Max(te->ncols, 1));
 	for (i = 0; i < te->ncols; i++)
 	{
-		attno_col[te->cols[i].attnum] = i;
+		if (gpuops_agg_is_length_col(te, i))
+			attno_col[all + 1 + (i - te->len_col0)] = i;
+		else
+			attno_col[te->cols[i].attnum] = i;
 		col_types[i] = te->cols[i].type;
 	}
-	natts = all;
+	natts = all + te->nlen;
 	for (i = 0; i < s->spec.nkeys; i++)
 		if (tab->key_exprs[i] != NULL)
-			te->key_col[i] = gpuops_agg_add_computed(te, tab->key_exprs[i], -1,
-													 attno_col, natts);
+			te->key_col[i] = gpuops_agg_expr_col(te, tab->key_exprs[i], -1,
+												 attno_col, natts);
 	for (i = 0; i < s->spec.nvals; i++)
 		if (tab->val_exprs[i] != NULL)
-			te->val_col[i] = gpuops_agg_add_computed(te, tab->val_exprs[i],
-													 s->spec.val_filters[i],
-													 attno_col, natts);
-	gpuops_agg_compile_quals(te, attno_col, natts, col_types, &preds);
-	/* the prefilter's clauses: those without a text column */
+			te->val_col[i] = gpuops_agg_expr_col(te, tab->val_exprs[i],
+												 s->spec.val_filters[i],
+												 attno_col, natts);
+	gpuops_agg_compile_quals(te, tab, attno_col, natts, col_types, &preds);
+	/* the prefilter's clauses: those without a text column or its length */
 	early = NIL;
 	foreach(lc, preds)
-		if (!gpuops_qual_reads_text((Node *) lfirst(lc), tab->rti))
+		if (!gpuops_qual_reads_text((Node *) lfirst(lc), tab->rti) &&
+			!gpuops_agg_reads_length(te, (Node *) lfirst(lc), all + 1))
 			early = lappend(early, lfirst(lc));
 	te->eprog = te->prog;
 	te->neprog = te->nprog;

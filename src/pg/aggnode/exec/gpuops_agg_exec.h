@@ -59,6 +59,12 @@ typedef struct GpuopsAggTableExec
 	int		   *fnprog;
 	ExprState  *cpu_qual;
 	GpuopsScanReader *reader;
+	int			nlen;			/* length columns (agg_length.c): reader
+								 * columns len_col0 ... of the lengths of
+								 * columns len_attnos[] of len_kinds[] */
+	int			len_col0;
+	AttrNumber *len_attnos;
+	GpuopsTextLen *len_kinds;
 } GpuopsAggTableExec;
 
 /*
@@ -369,6 +375,27 @@ extern void gpuops_agg_state_types(GpuopsAggScanState *s);
 extern void gpuops_agg_policy_create(GpuopsAggScanState *s);
 /* Reads every batch of one table and aggregates it into the running groups. */
 extern void gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+
+/* ---- agg_length.c: the lengths of text columns, read as columns ---- */
+
+/*
+ * te->tab, or a copy of it whose length calls are Vars of length columns
+ * numbered from first (te->nlen of them).
+ */
+extern GpuopsAggTable *gpuops_agg_length_map(GpuopsAggTableExec *te, int nkeys,
+											 int nvals, int nfilters,
+											 AttrNumber first);
+/* True if reader column i of te is a length column. */
+static inline bool
+gpuops_agg_is_length_col(const GpuopsAggTableExec *te, int i)
+{
+	return te->nlen > 0 && i >= te->len_col0 && i - te->len_col0 < te->nlen;
+}
+/* Appends te's length columns to the reader's (after every other one). */
+extern void gpuops_agg_add_length_cols(GpuopsAggTableExec *te);
+/* True if clause reads one of te's length columns (numbered from first). */
+extern bool gpuops_agg_reads_length(GpuopsAggTableExec *te, Node *clause,
+									AttrNumber first);
 
 /* ---- agg_join.c: a star join ---- */
 

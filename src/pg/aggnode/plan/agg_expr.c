@@ -4,6 +4,7 @@
  *	  keys and aggregate arguments built from plain columns of the scanned
  *	  table, constants, the operators and casts of the integer, float, bool,
  *	  date and timestamp types (agg_expr_funcs.c), date_part, date_trunc,
+ *	  length, char_length and octet_length of text columns,
  *	  AND / OR / NOT, IS [NOT] NULL, IS [NOT] TRUE / FALSE, CASE, COALESCE
  *	  and NULLIF, compiled into a gpo_expr program.  Its leaves (classes,
  *	  columns, constants, operator types) are agg_expr_leaf.c's.
@@ -359,6 +360,8 @@ gpuops_x_expr(XBuild *b, Node *e)
 								 ((OpExpr *) e)->opresulttype,
 								 ((OpExpr *) e)->opretset);
 		case T_FuncExpr:
+			if (gpuops_text_length_kind(e, b->relid, NULL) != GPUOPS_LEN_NONE)
+				return gpuops_x_text_length(b, e);
 			return !((FuncExpr *) e)->funcvariadic &&
 				gpuops_x_call(b, ((FuncExpr *) e)->funcid,
 							  ((FuncExpr *) e)->args,

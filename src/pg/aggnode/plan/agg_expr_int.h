@@ -71,6 +71,8 @@ extern XClass gpuops_x_class_of(Node *e);
 extern gpo_xnode *gpuops_x_push(XBuild *b, int op, int delta);
 /* A plain column of the scanned table of a class the machine holds. */
 extern bool gpuops_x_var(XBuild *b, Var *var);
+/* A length call over a text column, read as a column (planning only). */
+extern bool gpuops_x_text_length(XBuild *b, Node *e);
 /* A constant of a class the machine holds. */
 extern bool gpuops_x_const(XBuild *b, Const *c);
 /* The arguments' classes a function's operator takes, and its result's. */

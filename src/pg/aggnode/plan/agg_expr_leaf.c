@@ -2,7 +2,7 @@
  * agg_expr_leaf.c
  *	  The expression compiler's leaves (agg_expr.c compiles the rest): the
  *	  value class of each SQL type, appending a node to a program, plain
- *	  columns, constants, a part an earlier program computed (read from its
+ *	  columns, the lengths of text columns (read as columns), constants, a part an earlier program computed (read from its
  *	  column), and the argument and result classes each built-in operator
  *	  takes.  Nothing here compiles a subexpression.
  */
@@ -11,6 +11,7 @@
 
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
 
 /* The class and width of SQL type typid. */
 XClass
@@ -95,6 +96,70 @@ gpuops_x_var(XBuild *b, Var *var)
 		return false;
 	else
 		x->arg = b->attno_col[var->varattno];
+	return true;
+}
+
+/* What e counts if it is a length call over a text column of relid. */
+GpuopsTextLen
+gpuops_text_length_kind(Node *e, Index relid, Var **var)
+{
+	FuncExpr   *fe = (FuncExpr *) e;
+	GpuopsTextLen kind;
+	Node	   *arg;
+	Var		   *v;
+
+	if (e == NULL || !IsA(e, FuncExpr) || list_length(fe->args) != 1 ||
+		fe->funcretset || fe->funcvariadic)
+		return GPUOPS_LEN_NONE;
+	switch (fe->funcid)
+	{
+		case F_LENGTH_TEXT:
+		case F_CHAR_LENGTH_TEXT:
+		case F_CHARACTER_LENGTH_TEXT:
+		case F_TEXTLEN:
+			kind = GPUOPS_LEN_CHARS;
+			break;
+		case F_LENGTH_BPCHAR:
+		case F_CHAR_LENGTH_BPCHAR:
+		case F_CHARACTER_LENGTH_BPCHAR:
+			kind = GPUOPS_LEN_CHARS_TRIM;
+			break;
+		case F_OCTET_LENGTH_TEXT:
+		case F_OCTET_LENGTH_BPCHAR:
+			kind = GPUOPS_LEN_OCTETS;
+			break;
+		default:
+			return GPUOPS_LEN_NONE;
+	}
+	arg = (Node *) linitial(fe->args);
+	while (IsA(arg, RelabelType))	/* varchar -> text */
+		arg = (Node *) ((RelabelType *) arg)->arg;
+	v = (Var *) arg;
+	if (!IsA(arg, Var) || v->varno != (int) relid || v->varlevelsup != 0 ||
+		v->varattno <= 0 ||
+		(v->vartype != TEXTOID && v->vartype != VARCHAROID &&
+		 v->vartype != BPCHAROID))
+		return GPUOPS_LEN_NONE;
+	if (var != NULL)
+		*var = v;
+	return kind;
+}
+
+/*
+ * A length call over a text column, read as a column: when planning only,
+ * since the executor turns each into a column of its own first.
+ */
+bool
+gpuops_x_text_length(XBuild *b, Node *e)
+{
+	Var		   *var;
+	gpo_xnode  *x;
+
+	if (b->attno_col != NULL ||
+		gpuops_text_length_kind(e, b->relid, &var) == GPUOPS_LEN_NONE ||
+		(x = gpuops_x_push(b, GPO_X_COL, 1)) == NULL)
+		return false;
+	x->arg = var->varattno;
 	return true;
 }
 

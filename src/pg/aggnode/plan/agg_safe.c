@@ -7,7 +7,8 @@
  *	  runs on the device before the other clauses (agg_eligible.c).  Taken:
  *	  operators and functions marked leakproof (which may not raise errors
  *	  that depend on their arguments), numeric's comparisons, integer
- *	  division and modulo by a constant other than 0 and -1, LIKE / ILIKE
+ *	  division and modulo by a constant other than 0 and -1, the lengths of
+ *	  text and char(n) values, LIKE / ILIKE
  *	  with a constant pattern that cannot fail, CASE, COALESCE, boolean and
  *	  NULL tests over the query's own columns.
  */
@@ -87,6 +88,30 @@ gpuops_safe_int_div(Oid funcid, List *args)
 	return v != 0 && v != -1;
 }
 
+/*
+ * True if funcid is a length of text or char(n) (length, char_length,
+ * character_length, octet_length), which counts the bytes or characters
+ * of a stored, valid value and raises no error of its own.
+ */
+static bool
+gpuops_safe_length(Oid funcid)
+{
+	switch (funcid)
+	{
+		case F_LENGTH_TEXT:
+		case F_CHAR_LENGTH_TEXT:
+		case F_CHARACTER_LENGTH_TEXT:
+		case F_TEXTLEN:
+		case F_OCTET_LENGTH_TEXT:
+		case F_LENGTH_BPCHAR:
+		case F_CHAR_LENGTH_BPCHAR:
+		case F_CHARACTER_LENGTH_BPCHAR:
+		case F_OCTET_LENGTH_BPCHAR:
+			return true;
+	}
+	return false;
+}
+
 /* True if a call of funcid over args cannot raise an error on any row. */
 static bool
 gpuops_safe_func(Oid funcid, List *args, Oid inputcollid)
@@ -96,7 +121,7 @@ gpuops_safe_func(Oid funcid, List *args, Oid inputcollid)
 		funcid == F_NUMERIC_EQ || funcid == F_NUMERIC_NE ||
 		funcid == F_NUMERIC_LT || funcid == F_NUMERIC_LE ||
 		funcid == F_NUMERIC_GT || funcid == F_NUMERIC_GE ||
-		gpuops_safe_int_div(funcid, args) ||
+		gpuops_safe_int_div(funcid, args) || gpuops_safe_length(funcid) ||
 		gpuops_safe_like(funcid, args, inputcollid);
 }
 

@@ -1,0 +1,75 @@
+/*
+ * strlen.c
+ *	  The lengths of many strings (gpo_strdict.h): in bytes or in UTF-8
+ *	  characters, trailing spaces dropped or kept, for the text columns of
+ *	  which a query wants only length(), char_length() or octet_length().
+ *
+ * Plain C11 + OpenMP.  The rows are cut into pieces the threads take as
+ * they come, as strdict.c's lookups are.
+ */
+#include "gpo_internal.h"
+#include "gpo_strdict.h"
+
+/* Rows below which one thread counts them all. */
+#define STRLEN_SERIAL_ROWS	8192
+/* Fewest rows of a piece. */
+#define STRLEN_ROWS_PER_PIECE 4096
+
+/* The length of one string (not NULL) as mode and trim say. */
+static inline int32_t
+str_length(const char *data, int32_t len, int mode, int trim)
+{
+	int32_t		chars = 0;
+	int32_t		i;
+
+	if (trim)
+		while (len > 0 && data[len - 1] == ' ')
+			len--;
+	if (mode == GPO_STRLEN_BYTES)
+		return len;
+	for (i = 0; i < len; i++)
+		chars += ((uint8_t) data[i] & 0xC0) != 0x80;
+	return chars;
+}
+
+/* Lengths of rows lo .. hi - 1. */
+static void
+str_lengths_range(const gpo_str *strs, int64_t lo, int64_t hi, int mode,
+				  int trim, int32_t *lens)
+{
+	int64_t		i;
+
+	for (i = lo; i < hi; i++)
+		lens[i] = strs[i].data == NULL ? 0 :
+			str_length(strs[i].data, strs[i].len, mode, trim);
+}
+
+/* The lengths of n strings (see gpo_strdict.h). */
+gpo_status
+gpo_str_lengths(gpo_ctx *ctx, int64_t n, const gpo_str *strs, int mode,
+				int trim, int32_t *lens)
+{
+	int64_t		i;
+
+	if (n < 0 || (n > 0 && (strs == NULL || lens == NULL)) ||
+		(mode != GPO_STRLEN_BYTES && mode != GPO_STRLEN_UTF8))
+		return GPO_ERR_INVALID;
+	for (i = 0; i < n; i++)
+		if (strs[i].data != NULL && strs[i].len < 0)
+			return GPO_ERR_INVALID;
+	if (ctx == NULL || n <= STRLEN_SERIAL_ROWS)
+		str_lengths_range(strs, 0, n, mode, trim, lens);
+	else
+	{
+		int64_t		most = (int64_t) gpo_threads(ctx) * GPO_PIECES_PER_THREAD;
+		int			np = (int) (n / STRLEN_ROWS_PER_PIECE < most ?
+								n / STRLEN_ROWS_PER_PIECE : most);
+		int			p;
+
+#pragma omp parallel for num_threads(gpo_team(ctx, np)) schedule(dynamic, 1)
+		for (p = 0; p < np; p++)
+			str_lengths_range(strs, gpo_block_lo(n, p, np),
+							  gpo_block_lo(n, p + 1, np), mode, trim, lens);
+	}
+	return GPO_OK;
+}
