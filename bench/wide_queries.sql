@@ -35,9 +35,17 @@
 \else
 \set rows 10000000
 \endif
+-- -v copies=N: rows / N rows generated, then N copies of them in all (where
+-- generating every row would take too long; each key's rows are N times as
+-- many, the distinct keys N times fewer)
+\if :{?copies}
+\else
+\set copies 1
+\endif
 \ir setup.psql
-SELECT greatest(1000, :rows / 4) AS nurl, greatest(1000, :rows / 8) AS nref,
-       greatest(1000, :rows / 6) AS nuser
+SELECT :rows / :copies AS genrows \gset
+SELECT greatest(1000, :genrows / 4) AS nurl, greatest(1000, :genrows / 8) AS nref,
+       greatest(1000, :genrows / 6) AS nuser
 \gset
 -- a skewed index in 0..n-1 from the low 20 bits of h: n * r^3 (k = 3) or
 -- n * r^4 (k = 4), r = (h & 0xFFFFF) / 2^20
@@ -319,7 +327,7 @@ FROM (SELECT x2.*, w.*,
                          hashint8extended(i, 9) AS k, hashint8extended(i, 10) AS m,
                          hashint8extended(i, 14) AS n,
                          pg_temp.rnd(i, 13, 0, 31 * 86400 - 1) AS s
-                  FROM generate_series(1::int8, :rows) i OFFSET 0) x1,
+                  FROM generate_series(1::int8, :genrows) i OFFSET 0) x1,
                  LATERAL (SELECT pg_temp.sk(x1.b >> 11, :nurl, 4) AS u, pg_temp.sk(x1.c, 5000, 3) AS t,
                                  pg_temp.sk(x1.c >> 24, :nref, 3) AS rf) ix
             OFFSET 0) x2,
@@ -337,6 +345,7 @@ FROM (SELECT x2.*, w.*,
                    '{"",vkontakte,facebook,twitter,odnoklassniki,livejournal,google+}'::text[] AS net,
                    '{google,yandex,begun,direct,vk,mail,facebook,adfox}'::text[] AS utm) w
       OFFSET 0) x;
+INSERT INTO hits SELECT h.* FROM hits h, generate_series(2, :copies) c;
 VACUUM ANALYZE hits;
 -- t_: text keys (with text quals and without them); i_: integer keys; p_:
 -- no key.  July 2013 covers every row; the counters' filters and the

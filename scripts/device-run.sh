@@ -26,7 +26,8 @@
 #               gpuops.device = 'gpu' (SMITH_SEED, SMITH_TIME seconds, SMITH_CALLS)
 #   step sql (after agg): runs SQL_FILE (a file of the tree) in one psql
 #               session and keeps the lines matching SQL_GREP (default: echo
-#               lines, timings, workers, calls, strategy)
+#               lines, timings, workers, calls, strategy); SQL_VARS psql's
+#               options (e.g. "-v rows=10000000 -v copies=4")
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -125,7 +126,7 @@ fi
 if [[ $steps == *" sql "* ]]; then
 	echo "== $SQL_FILE =="
 	timeout ${SQL_TIMEOUT:-200} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
-		psql -X -q -f "$SQL_FILE" >/tmp/sql.log 2>&1
+		psql -X -q ${SQL_VARS:-} -f "$SQL_FILE" >/tmp/sql.log 2>&1
 	cp /tmp/sql.log "$OUT/sql.log"
 	grep -E "${SQL_GREP:-^[a-z#=]|Time|Workers|Calls|Strategy|Chunks|ERROR}" /tmp/sql.log | tr -s ' ' | tee "$OUT/sql.txt"
 fi
