@@ -26,6 +26,11 @@ static cudaError_t gpo_cuda_init_err = cudaSuccess;
 /* Multiprocessors of the device in use (0 until first asked). */
 static int	gpo_cuda_sms = 0;
 
+/* The device this process uses, of those CUDA sees (gpo_gpu_use_device). */
+static int	gpo_cuda_device = 0;
+/* Whether gpo_cuda_init_once ran (the device is chosen for good). */
+static bool gpo_cuda_started = false;
+
 /* A kernel that does nothing: probes that this build's code runs on the device. */
 __global__ void
 gpo_k_probe(int *d_unused)
@@ -33,18 +38,21 @@ gpo_k_probe(int *d_unused)
 	(void) d_unused;
 }
 
-/* Starts the runtime and creates the primary context of device 0. */
+/* Starts the runtime and creates the primary context of the device in use. */
 static void
 gpo_cuda_init_once(void)
 {
 	cudaError_t err;
 	int			count = 0;
 
+	gpo_cuda_started = true;
 	err = cudaGetDeviceCount(&count);
 	if (err == cudaSuccess && count <= 0)
 		err = cudaErrorNoDevice;
+	if (err == cudaSuccess && gpo_cuda_device >= count)
+		err = cudaErrorInvalidDevice;
 	if (err == cudaSuccess)
-		err = cudaSetDevice(0);
+		err = cudaSetDevice(gpo_cuda_device);
 	if (err == cudaSuccess)
 		err = cudaFree(0);		/* forces context creation now */
 	if (err != cudaSuccess)
@@ -112,6 +120,9 @@ gpo_cuda_begin(gpo_ctx *ctx, sigset_t *old)
 		pthread_sigmask(SIG_SETMASK, old, NULL);
 		return GPO_ERR_NO_DEVICE;
 	}
+	/* a thread other than the one that started CUDA would use device 0 */
+	if (gpo_cuda_device != 0)
+		(void) cudaSetDevice(gpo_cuda_device);
 	return GPO_OK;
 }
 
@@ -162,6 +173,20 @@ gpo_copy_text(char *dst, size_t size, const char *src)
 	dst[len] = '\0';
 }
 
+/*
+ * Makes this process use device index (of those CUDA sees) instead of
+ * device 0: no CUDA call, so it must come before the first one (which
+ * selects the device once); false when it came too late or index < 0.
+ */
+extern "C" bool
+gpo_gpu_use_device(int index)
+{
+	if (index < 0 || gpo_cuda_started)
+		return false;
+	gpo_cuda_device = index;
+	return true;
+}
+
 /* This build has CUDA (no CUDA call: safe in the postmaster). */
 extern "C" bool
 gpo_gpu_compiled(void)
@@ -203,7 +228,7 @@ gpo_gpu_info(gpo_device_info *info)
 		err = cudaErrorNoDevice;
 		goto fail;
 	}
-	err = cudaGetDeviceProperties(&prop, 0);
+	err = cudaGetDeviceProperties(&prop, gpo_cuda_device);
 	if (err != cudaSuccess)
 		goto fail;
 	gpo_copy_text(info->name, sizeof(info->name), prop.name);

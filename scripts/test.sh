@@ -1,6 +1,7 @@
 #!/bin/bash
 # The test command: set up, check the code layout, build, install, run the
-# engine's unit tests, then pg_regress in a throwaway cluster, then 2,000
+# engine's unit tests, then pg_regress in a throwaway cluster, then the GPU
+# services over faked GPUs (test/service/multi.sh), then 2,000
 # SQLsmith queries (and 1,000 random calls of the functions) in another,
 # then the Citus test
 # (test/citus/run.sh).  Exits non-zero on any failure.
@@ -31,6 +32,11 @@ if [ $rc -ne 0 ]; then
 	echo "pg_regress failed" >&2
 	exit $rc
 fi
+# one GPU service per GPU: the placement over 3 faked GPUs (a throwaway
+# cluster under gpuops.debug_gpu_count = 3), results, a killed executor
+echo "== GPU services on 3 fake GPUs =="
+PG_CONFIG="$PG_CONFIG" bash test/service/multi.sh ||
+	{ echo "test/service/multi.sh failed" >&2; exit 1; }
 # without the preload: CREATE EXTENSION and LOAD must not end the session
 echo "== without shared_preload_libraries =="
 pg_virtualenv -t -v "$PGV" psql -X -q -f test/no_preload.sql ||

@@ -9,12 +9,13 @@
 DO $$
 BEGIN
   FOR i IN 1..600 LOOP
-    EXIT WHEN (SELECT state FROM gpuops.service()) <> 'down';
+    EXIT WHEN NOT EXISTS (SELECT FROM gpuops.service() WHERE state = 'down');
     PERFORM pg_sleep(0.1);
   END LOOP;
 END
 $$;
-SELECT state FROM gpuops.service();
+-- (one row per GPU: the same state on every one)
+SELECT DISTINCT state FROM gpuops.service();
 
 -- the first line of q's EXPLAIN ANALYZE that starts with what, or 'none'
 CREATE FUNCTION pg_temp.line(q text, what text) RETURNS text LANGUAGE plpgsql AS $$
@@ -57,7 +58,8 @@ SET gpuops.device = gpu;
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM gm_t GROUP BY k');
 SELECT pg_temp.line('SELECT k, count(*) AS n, sum(v) AS s FROM gm_t GROUP BY k',
                     'GPU Service Batches') ~ ': [1-9]' AS through_the_service;
-SELECT in_flight, arena_used, device_peak >= device_held AS device_counted
+SELECT sum(in_flight) AS in_flight, sum(arena_used) AS arena_used,
+       bool_and(device_peak >= device_held) AS device_counted
   FROM gpuops.service();
 RESET gpuops.device;
 DROP TABLE gm_t;

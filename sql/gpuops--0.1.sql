@@ -103,30 +103,35 @@ COMMENT ON FUNCTION gpuops.budget() IS
 'the core budget: whether it is shared (gpuops preloaded), its cap, the engine threads all sessions use now (NULL without a shared budget), this backend''s share, the GPU seats'' cap (0: none) and the queries on the GPU now (NULL without a shared budget)';
 
 -- The GPU service (gpuops.gpu_service): shared state, so VOLATILE and
--- PARALLEL RESTRICTED.  NULLs where the server doesn't run it.
-CREATE FUNCTION gpuops.service(OUT configured bool, OUT state text, OUT pid int,
+-- PARALLEL RESTRICTED.  A row per service (one per GPU, numbered as CUDA
+-- numbers the GPUs it sees); one of NULLs where the server doesn't run it.
+CREATE FUNCTION gpuops.service(OUT configured bool, OUT gpu int,
+                               OUT state text, OUT pid int,
                                OUT device text, OUT pinned bool,
                                OUT arena_bytes bigint, OUT arena_used bigint,
                                OUT arena_peak bigint, OUT device_held bigint,
                                OUT device_peak bigint, OUT in_flight int,
                                OUT served bigint, OUT abandoned bigint,
                                OUT lost bigint, OUT starts bigint)
+RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpuops_service_sql'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuops.service() IS
-'the GPU service: whether this server runs it, its state (gpu, cpu under gpuops.debug_gpu_service, no device, down), its executor''s pid and device, whether its staging arena is page-locked, the arena''s bytes, use and peak, the device memory its pool holds and held at most (within gpuops.gpu_memory_limit), the requests in flight, served, given up by their sessions and lost to a restart, and how often its executor started';
+'the GPU services, one row each (one per GPU): whether this server runs them, the service''s number (its GPU), its state (gpu, cpu under gpuops.debug_gpu_service, no device, down), its executor''s pid and device, whether its staging arena is page-locked, the arena''s bytes, use and peak, the device memory its pool holds and held at most (within gpuops.gpu_memory_limit), the requests in flight, served, given up by their sessions and lost to a restart, and how often its executor started';
 
--- Stops the GPU service's executor, which its supervisor starts again.
-CREATE FUNCTION gpuops.service_restart(immediate boolean DEFAULT false)
+-- Stops the executor of GPU service gpu (NULL: of every one), which its
+-- supervisor starts again.
+CREATE FUNCTION gpuops.service_restart(immediate boolean DEFAULT false,
+                                       gpu int DEFAULT NULL)
 RETURNS bool
 AS 'MODULE_PATHNAME', 'gpuops_service_restart_sql'
-LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-REVOKE ALL ON FUNCTION gpuops.service_restart(boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION gpuops.service_restart(boolean, int) FROM PUBLIC;
 
-COMMENT ON FUNCTION gpuops.service_restart(boolean) IS
-'restarts the GPU service''s executor (superuser only): it finishes the request it runs first, or, immediate, is killed at once (that request fails under gpuops.device = gpu, runs on the CPU under auto); no other process restarts; false when it is not running';
+COMMENT ON FUNCTION gpuops.service_restart(boolean, int) IS
+'restarts the executor of GPU service gpu, or of every one when gpu is NULL (superuser only): it finishes the request it runs first, or, immediate, is killed at once (that request fails under gpuops.device = gpu, runs on the CPU under auto); no other process restarts; false when none was running';
 
 -- The column cache: decoded columns of a table's all-visible block ranges in
 -- shared memory, served to GpuOpsAgg while no change touched their blocks.

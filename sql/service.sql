@@ -3,17 +3,24 @@
 -- context.  The test server runs it under gpuops.debug_gpu_service (on the
 -- CPU face where there is no GPU), so the output is the same on every
 -- machine.  Results must equal PostgreSQL's own.
--- the service starts with the server (CUDA and page-locking take a moment)
+-- the service starts with the server (CUDA and page-locking take a moment);
+-- there is one per GPU, so what follows sums or ands over every row
 DO $$
 BEGIN
   FOR i IN 1..600 LOOP
-    EXIT WHEN (SELECT state FROM gpuops.service()) <> 'down';
+    EXIT WHEN NOT EXISTS (SELECT FROM gpuops.service() WHERE state = 'down');
     PERFORM pg_sleep(0.1);
   END LOOP;
 END
 $$;
-SELECT configured, state IN ('gpu', 'cpu') AS serving, pid > 0 AS has_pid,
-       arena_bytes > 0 AS has_arena
+SELECT bool_and(configured) AS configured,
+       bool_and(state IN ('gpu', 'cpu')) AS serving, bool_and(pid > 0) AS has_pid,
+       bool_and(arena_bytes > 0) AS has_arena
+  FROM gpuops.service();
+-- a service per GPU (one here without a GPU), numbered as CUDA numbers
+-- them, from 0
+SELECT count(*) >= 1 AS has_services, min(gpu) AS first_gpu,
+       count(DISTINCT gpu) = max(gpu) + 1 AS numbered
   FROM gpuops.service();
 
 CREATE TABLE svc_t (k int4, g int8, v float8, w int4, b float8);
@@ -54,7 +61,7 @@ BEGIN
 END
 $$;
 
-SELECT served AS served_before FROM gpuops.service() \gset
+SELECT sum(served) AS served_before FROM gpuops.service() \gset
 SET gpuops.device = gpu;
 -- the node whatever the planner's costs; and every batch to the service
 -- (the running dense groups are the backend's CPU face's)
@@ -68,7 +75,7 @@ SELECT svc_diff('SELECT k, count(*) c, count(v) cv, sum(v) s, min(v) mn, max(v) 
 SELECT svc_diff('SELECT k, g, count(*) c, sum(w) s, max(v) mx FROM svc_t GROUP BY k, g');
 -- a WHERE on the backend's CPU, and a FILTER
 SELECT svc_diff('SELECT g, count(*) FILTER (WHERE w % 2 = 0) c, sum(v) s FROM svc_t WHERE w < 250000 GROUP BY g');
-SELECT served > :served_before AS served_some FROM gpuops.service();
+SELECT sum(served) > :served_before AS served_some FROM gpuops.service();
 SELECT svc_line('SELECT k, count(*), sum(w) FROM svc_t GROUP BY k', 'GPU Service Batches') ~ '^GPU Service Batches: [1-9]' AS through_the_service;
 SELECT svc_line('SELECT k, count(*), sum(w) FROM svc_t GROUP BY k', 'GPU Service Fallbacks');
 
@@ -108,8 +115,9 @@ RESET gpuops.cpu_setup_cost;
 
 -- every request answered and given back; the pool's device memory is
 -- counted (0 on the CPU face)
-SELECT in_flight, arena_used FROM gpuops.service();
-SELECT device_held >= 0 AND device_peak >= device_held AS device_counted
+SELECT sum(in_flight) AS in_flight, sum(arena_used) AS arena_used
+  FROM gpuops.service();
+SELECT bool_and(device_held >= 0 AND device_peak >= device_held) AS device_counted
   FROM gpuops.service();
 
 -- only a superuser restarts it
@@ -118,6 +126,10 @@ SET ROLE svc_user;
 SELECT gpuops.service_restart();
 RESET ROLE;
 DROP ROLE svc_user;
+-- a service that doesn't exist (22023; the hint names the machine's count)
+\set VERBOSITY terse
+SELECT gpuops.service_restart(gpu => 16);
+\set VERBOSITY default
 
 DROP FUNCTION svc_line(text, text);
 DROP FUNCTION svc_diff(text);

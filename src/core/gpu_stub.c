@@ -29,6 +29,14 @@ gpo_gpu_compiled(void)
 	return false;
 }
 
+/* No device to choose. */
+bool
+gpo_gpu_use_device(int index)
+{
+	(void) index;
+	return false;
+}
+
 /* No device memory to copy to: nothing is locked. */
 bool
 gpo_host_register(void *p, size_t bytes)

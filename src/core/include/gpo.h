@@ -155,6 +155,12 @@ extern bool gpo_gpu_available(void);
 /* True when this build has CUDA (asks no device: safe before any fork). */
 extern bool gpo_gpu_compiled(void);
 /*
+ * Makes this process's GPU faces use device index (of those CUDA sees)
+ * instead of device 0; asks no device, and must come before the first CUDA
+ * call.  False when that call came already, index < 0, or there is no CUDA.
+ */
+extern bool gpo_gpu_use_device(int index);
+/*
  * Page-locks bytes of host memory at p so that the GPU faces copy it to the
  * device directly instead of through their staging buffers; false (and
  * nothing to undo) without a usable GPU or when the memory can't be locked.

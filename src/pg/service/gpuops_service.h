@@ -1,9 +1,10 @@
 /*
  * gpuops_service.h
- *	  The GPU service: one background worker that owns the only CUDA context
- *	  and runs the GPU face's group aggregations for every backend, which
- *	  hand it their batches through a page-locked staging arena in shared
- *	  memory (service_shmem.c, service_main.c, service_client.c).
+ *	  The GPU service: one background worker per GPU that owns the only CUDA
+ *	  context of that GPU and runs the GPU face's group aggregations for
+ *	  every backend, which hand each batch to the least loaded service
+ *	  through its page-locked staging arena in shared memory
+ *	  (service_shmem.c, service_main.c, service_client.c).
  */
 #ifndef GPUOPS_SERVICE_H
 #define GPUOPS_SERVICE_H
@@ -15,6 +16,7 @@ extern bool gpuops_gpu_service;
 extern int	gpuops_gpu_service_memory;	/* MB */
 extern bool gpuops_debug_gpu_service;
 extern int	gpuops_debug_gpu_service_delay; /* ms */
+extern int	gpuops_debug_gpu_count; /* 0: one service per GPU found */
 
 /* Defines the service's settings and, when preloaded, registers it. */
 extern void gpuops_service_init(void);
@@ -35,7 +37,7 @@ extern bool gpuops_service_configured(void);
  */
 extern bool gpuops_gpu_usable(void);
 
-/* Bytes of the service's staging arena (0 without the service). */
+/* Bytes of one service's staging arena (0 without the service). */
 extern double gpuops_service_arena_bytes(void);
 
 /* A request handed to the service (service_client.c). */

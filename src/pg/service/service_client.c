@@ -11,6 +11,13 @@
  * memory context it was submitted in: a reset callback gives it up (an
  * ERROR or a cancel), and so does an exit callback (pg_terminate_backend),
  * so neither its slot nor its arena range outlives the backend's interest.
+ *
+ * With several services (one per GPU), each request goes to the least
+ * loaded one that serves (gpuops_svc_pick), or, when that one has no room,
+ * to the next least loaded, and so on; a request that finds room nowhere
+ * waits (gpu) or is not placed (auto).  A call remembers its service: its
+ * wait, its release and its giving up (reset and exit callbacks) all go to
+ * that service.
  */
 #include "service/service_int.h"
 
@@ -21,14 +28,12 @@
 #include "storage/latch.h"
 #include "utils/memutils.h"
 
-/* How long a request under gpuops.device = gpu waits for a stopped service. */
-#define GPUOPS_SVC_DOWN_WAIT_MS		30000.0
-
 /* Most requests one backend has in flight at once. */
 #define GPUOPS_SVC_MAX_CALLS		8
 
 struct GpuopsServiceCall
 {
+	GpuopsSvcShared *svc;		/* the service that has it */
 	int			slot;
 	uint64		ticket;
 	bool		wait;			/* under gpu: wait out a restart */
@@ -63,7 +68,7 @@ gpuops_svc_abandon(GpuopsServiceCall *call)
 	if (call->settled)
 		return;
 	gpuops_svc_settle(call);
-	sl = &gpuops_svc->slots[call->slot];
+	sl = &call->svc->slots[call->slot];
 	pg_atomic_write_u32(&sl->abandoned, 1);
 	pg_memory_barrier();
 	for (;;)
@@ -73,7 +78,7 @@ gpuops_svc_abandon(GpuopsServiceCall *call)
 		if (st == GPUOPS_SVC_RUNNING || st == GPUOPS_SVC_FREE ||
 			sl->ticket != call->ticket)
 			return;				/* the service frees it when it is done */
-		if (gpuops_svc_release(call->slot, call->ticket, st))
+		if (gpuops_svc_release(call->svc, call->slot, call->ticket, st))
 			return;
 	}
 }
@@ -195,86 +200,6 @@ gpuops_svc_sleep(long ms)
 	CHECK_FOR_INTERRUPTS();
 }
 
-/* Milliseconds since start. */
-static double
-gpuops_svc_since(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
-}
-
-/* Says why no slot was had: the service is down, or it has no room (counted). */
-static void
-gpuops_svc_no_room(uint32 state, gpo_status *why, char *detail, size_t len)
-{
-	*why = GPO_ERR_DEVICE;
-	snprintf(detail, len, state == GPUOPS_SVC_DOWN ?
-			 "the GPU service is not running" :
-			 "the GPU service has no room for the batch");
-	if (state != GPUOPS_SVC_DOWN)
-	{
-		SpinLockAcquire(&gpuops_svc->lock);
-		gpuops_svc->no_room++;
-		SpinLockRelease(&gpuops_svc->lock);
-	}
-}
-
-/*
- * A slot with bytes of arena room: at once, or (wait) once the service runs
- * and room frees up; -1 with *why set when none is had.
- */
-static int
-gpuops_svc_place(Size bytes, bool wait, gpo_status *why, char *detail,
-				 size_t len)
-{
-	instr_time	start;
-	int			i = -1;
-
-	INSTR_TIME_SET_CURRENT(start);
-	if (bytes > gpuops_svc->arena_size)
-	{
-		*why = GPO_ERR_DEVICE_NOMEM;
-		snprintf(detail, len, "a batch of %zu kB is larger than gpuops.gpu_service_memory",
-				 bytes / 1024);
-		return -1;
-	}
-	if (wait)
-		ConditionVariablePrepareToSleep(&gpuops_svc->room_cv);
-	for (;;)
-	{
-		uint32		state = pg_atomic_read_u32(&gpuops_svc->state);
-
-		if (state == GPUOPS_SVC_NO_DEVICE)
-		{
-			*why = GPO_ERR_NO_DEVICE;
-			snprintf(detail, len, "the GPU service found no usable GPU");
-			break;
-		}
-		if (state != GPUOPS_SVC_DOWN && (i = gpuops_svc_claim(bytes)) >= 0)
-			break;
-		if (!wait || (state == GPUOPS_SVC_DOWN &&
-					  gpuops_svc_since(start) > GPUOPS_SVC_DOWN_WAIT_MS))
-		{
-			gpuops_svc_no_room(state, why, detail, len);
-			break;
-		}
-
-		/*
-		 * Woken when a slot frees up or the service's state changes; the
-		 * timeout only bounds the wait for a service that is restarting.
-		 */
-		(void) ConditionVariableTimedSleep(&gpuops_svc->room_cv,
-										   state == GPUOPS_SVC_DOWN ? 100L : 1000L,
-										   PG_WAIT_EXTENSION);
-	}
-	if (wait)
-		ConditionVariableCancelSleep();
-	return i;
-}
-
 /* Remembers call for the exit callback (and sets that callback once). */
 static void
 gpuops_svc_track(GpuopsServiceCall *call)
@@ -305,6 +230,7 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 {
 	GpuopsSvcAggReq *req = palloc0(sizeof(GpuopsSvcAggReq));
 	GpuopsServiceCall *call;
+	GpuopsSvcShared *svc;
 	GpuopsSvcSlot *sl;
 	int			nouts = Max(nvals, 1);
 	char	   *base;
@@ -327,10 +253,16 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 		req->val_type[v] = values[v].type;
 	bytes = gpuops_svc_layout(req, keys, values, outs, nouts);
 	call = MemoryContextAllocZero(CurrentMemoryContext, sizeof(GpuopsServiceCall));
-	call->slot = gpuops_svc_place(bytes, wait, why, why_detail, why_len);
+	call->slot = gpuops_svc_place(bytes, wait, &call->svc, why, why_detail,
+								  why_len);
 	if (call->slot < 0)
+	{
+		pfree(call);
+		pfree(req);
 		return NULL;
-	sl = &gpuops_svc->slots[call->slot];
+	}
+	svc = call->svc;
+	sl = &svc->slots[call->slot];
 	call->ticket = sl->ticket;
 	call->wait = wait;
 	call->outs = outs;
@@ -340,7 +272,7 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &call->cb);
 	gpuops_svc_track(call);
 
-	base = gpuops_svc_arena + sl->off;
+	base = gpuops_svc_arena(svc) + sl->off;
 	memcpy(base, req, sizeof(GpuopsSvcAggReq));
 	gpuops_svc_flatten(keys, base + req->off_keys,
 					   req->off_keys_valid ? (uint8 *) base + req->off_keys_valid : NULL);
@@ -352,14 +284,14 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 
 	sl->owner_pid = MyProcPid;
 	sl->owner_latch = MyLatch;
-	SpinLockAcquire(&gpuops_svc->lock);
-	sl->seq = gpuops_svc->next_seq++;
-	SpinLockRelease(&gpuops_svc->lock);
+	SpinLockAcquire(&svc->lock);
+	sl->seq = svc->next_seq++;
+	SpinLockRelease(&svc->lock);
 	pg_write_barrier();
 	pg_atomic_write_u32(&sl->state, GPUOPS_SVC_QUEUED);
 	pg_memory_barrier();
 	/* the executor waits on the semaphore */
-	(void) sem_post(&gpuops_svc->work);
+	(void) sem_post(&svc->work);
 	return call;
 }
 
@@ -388,7 +320,8 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 						gpo_agg_strategy *used, int64 *ngroups,
 						double *device_ms, bool *lost)
 {
-	GpuopsSvcSlot *sl = &gpuops_svc->slots[call->slot];
+	GpuopsSvcShared *svc = call->svc;
+	GpuopsSvcSlot *sl = &svc->slots[call->slot];
 	const GpuopsSvcAggReq *req;
 	const char *base;
 	gpo_status	st;
@@ -398,7 +331,7 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 	*lost = false;
 	while (pg_atomic_read_u32(&sl->state) != GPUOPS_SVC_DONE)
 	{
-		bool		now_down = pg_atomic_read_u32(&gpuops_svc->state) == GPUOPS_SVC_DOWN;
+		bool		now_down = pg_atomic_read_u32(&svc->state) == GPUOPS_SVC_DOWN;
 
 		if (now_down && !down)
 			INSTR_TIME_SET_CURRENT(down_since);
@@ -416,7 +349,7 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 		gpuops_svc_sleep(down ? 100L : 1000L);
 	}
 	pg_read_barrier();
-	base = gpuops_svc_arena + sl->off;
+	base = gpuops_svc_arena(svc) + sl->off;
 	req = (const GpuopsSvcAggReq *) base;
 	st = (gpo_status) req->status;
 	*ngroups = req->ngroups;
@@ -429,6 +362,6 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 		gpuops_svc_copy_out(call, req, base);
 	/* answered: the slot is ours alone to free */
 	gpuops_svc_settle(call);
-	gpuops_svc_release(call->slot, call->ticket, GPUOPS_SVC_DONE);
+	gpuops_svc_release(svc, call->slot, call->ticket, GPUOPS_SVC_DONE);
 	return st;
 }

@@ -1,9 +1,12 @@
 /*
  * service_exec.c
  *	  The GPU service's executor: the child process of the supervisor
- *	  (service_main.c) that starts CUDA (the only CUDA context of the
- *	  server), page-locks the staging arena once, and runs the queued
+ *	  (service_main.c) that starts CUDA (the only CUDA context on its
+ *	  GPU), page-locks the staging arena once, and runs the queued
  *	  requests of every backend, oldest first.
+ *
+ * There is one executor per service, each with the GPU of its service's
+ * number (gpo_gpu_use_device, before its first CUDA call).
  *
  * One request runs at a time, on the legacy default stream of the one
  * context and its one device memory pool (within gpuops.gpu_memory_limit):
@@ -39,6 +42,9 @@
 
 static volatile sig_atomic_t exec_sigterm = false;
 
+/* The service this executor runs (set once, at its start). */
+static GpuopsSvcShared *svc = NULL;
+
 /* The request arrays, allocated once (malloc: no memory context here). */
 static gpo_vector *exec_vals;
 static gpo_chunk *exec_vchunks;
@@ -51,17 +57,17 @@ gpuops_svc_exec_sigterm(int signo)
 	exec_sigterm = true;
 }
 
-/* Publishes slot i's answer (see service_int.h). */
+/* Publishes svc's slot i's answer (see service_int.h). */
 void
-gpuops_svc_answer(int i)
+gpuops_svc_answer(GpuopsSvcShared *svc, int i)
 {
-	GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
+	GpuopsSvcSlot *sl = &svc->slots[i];
 	Latch	   *wake;
 
 	pg_write_barrier();
 	pg_atomic_write_u32(&sl->state, GPUOPS_SVC_DONE);
 	pg_memory_barrier();
-	wake = pg_atomic_read_u32(&sl->abandoned) != 0 ? gpuops_svc->latch :
+	wake = pg_atomic_read_u32(&sl->abandoned) != 0 ? svc->latch :
 		sl->owner_latch;
 	if (wake != NULL)
 		SetLatch(wake);
@@ -82,17 +88,17 @@ gpuops_svc_exec_start(bool debug)
 	{
 		gpo_gpu_info(&info);
 		state = GPUOPS_SVC_READY;
-		gpuops_svc->pinned = gpo_host_register(gpuops_svc_arena,
-											   gpuops_svc->arena_size);
+		svc->pinned = gpo_host_register(gpuops_svc_arena(svc),
+										svc->arena_size);
 	}
 	else
 		state = debug ? GPUOPS_SVC_READY_CPU : GPUOPS_SVC_NO_DEVICE;
-	strlcpy(gpuops_svc->device_name,
+	strlcpy(svc->device_name,
 			state == GPUOPS_SVC_READY ? info.name :
 			state == GPUOPS_SVC_READY_CPU ? "CPU (gpuops.debug_gpu_service)" : "",
-			sizeof(gpuops_svc->device_name));
+			sizeof(svc->device_name));
 	pg_write_barrier();
-	pg_atomic_write_u32(&gpuops_svc->state, state);
+	pg_atomic_write_u32(&svc->state, state);
 	return state;
 }
 
@@ -109,7 +115,7 @@ gpuops_svc_take(void)
 
 		for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
 		{
-			GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
+			GpuopsSvcSlot *sl = &svc->slots[i];
 
 			if (pg_atomic_read_u32(&sl->state) == GPUOPS_SVC_QUEUED &&
 				sl->seq < best_seq)
@@ -121,7 +127,7 @@ gpuops_svc_take(void)
 		if (best < 0)
 			return -1;
 		pg_read_barrier();
-		if (pg_atomic_compare_exchange_u32(&gpuops_svc->slots[best].state,
+		if (pg_atomic_compare_exchange_u32(&svc->slots[best].state,
 										   &queued, GPUOPS_SVC_RUNNING))
 			return best;
 		/* its owner gave it up meanwhile: look again */
@@ -217,24 +223,24 @@ gpuops_svc_note_memory(void)
 	int64		peak;
 
 	gpo_gpu_memory_use(&held, &peak);
-	pg_atomic_write_u64(&gpuops_svc->device_held, (uint64) held);
-	if ((uint64) peak > pg_atomic_read_u64(&gpuops_svc->device_peak))
-		pg_atomic_write_u64(&gpuops_svc->device_peak, (uint64) peak);
+	pg_atomic_write_u64(&svc->device_held, (uint64) held);
+	if ((uint64) peak > pg_atomic_read_u64(&svc->device_peak))
+		pg_atomic_write_u64(&svc->device_peak, (uint64) peak);
 }
 
 /* Runs slot i's request and answers it. */
 static void
 gpuops_svc_serve(int i, bool on_gpu)
 {
-	GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
-	char	   *base = gpuops_svc_arena + sl->off;
-	uint32		delay = pg_atomic_read_u32(&gpuops_svc->delay_ms);
+	GpuopsSvcSlot *sl = &svc->slots[i];
+	char	   *base = gpuops_svc_arena(svc) + sl->off;
+	uint32		delay = pg_atomic_read_u32(&svc->delay_ms);
 
 	if (delay > 0)
 		gpuops_svc_exec_delay(delay);
 	gpuops_svc_run_agg((GpuopsSvcAggReq *) base, base, on_gpu);
-	pg_atomic_fetch_add_u64(&gpuops_svc->served, 1);
-	gpuops_svc_answer(i);
+	pg_atomic_fetch_add_u64(&svc->served, 1);
+	gpuops_svc_answer(svc, i);
 }
 
 /* Waits up to 100 ms for the work semaphore (a queued request). */
@@ -250,20 +256,21 @@ gpuops_svc_exec_wait(void)
 		until.tv_sec++;
 		until.tv_nsec -= 1000 * 1000 * 1000;
 	}
-	while (sem_timedwait(&gpuops_svc->work, &until) != 0 && errno == EINTR &&
+	while (sem_timedwait(&svc->work, &until) != 0 && errno == EINTR &&
 		   !exec_sigterm)
 		;
 }
 
-/* The executor's body (see service_int.h). */
+/* The executor's body for service me (see service_int.h). */
 void
-gpuops_svc_exec_main(pid_t supervisor)
+gpuops_svc_exec_main(GpuopsSvcShared *me, pid_t supervisor)
 {
 	struct sigaction sa;
 	GpuopsSvcState state;
 	sigset_t	none;
 
 	MyProcPid = getpid();
+	svc = me;
 #ifdef __linux__
 	/* a supervisor that dies takes the executor along */
 	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -291,14 +298,16 @@ gpuops_svc_exec_main(pid_t supervisor)
 	exec_outs = calloc(GPO_AGG_MAX_REQS, sizeof(gpo_agg_out));
 	if (exec_vals == NULL || exec_vchunks == NULL || exec_outs == NULL)
 		_exit(1);
+	/* service i runs on GPU i, chosen before CUDA's first call */
+	(void) gpo_gpu_use_device(svc->index);
 	state = gpuops_svc_exec_start(gpuops_debug_gpu_service);
-	if (gpuops_svc->latch != NULL)
-		SetLatch(gpuops_svc->latch);
+	if (svc->latch != NULL)
+		SetLatch(svc->latch);
 	while (!exec_sigterm)
 	{
 		int			i;
 
-		gpo_gpu_set_memory_limit((int64) pg_atomic_read_u32(&gpuops_svc->memory_limit_mb) *
+		gpo_gpu_set_memory_limit((int64) pg_atomic_read_u32(&svc->memory_limit_mb) *
 								 1024 * 1024);
 		while (state != GPUOPS_SVC_NO_DEVICE && !exec_sigterm &&
 			   (i = gpuops_svc_take()) >= 0)
@@ -308,7 +317,7 @@ gpuops_svc_exec_main(pid_t supervisor)
 		}
 		gpuops_svc_exec_wait();
 	}
-	if (gpuops_svc->pinned)
-		gpo_host_unregister(gpuops_svc_arena);
+	if (svc->pinned)
+		gpo_host_unregister(gpuops_svc_arena(svc));
 	_exit(0);
 }

@@ -1,9 +1,15 @@
 /*
  * service_int.h
- *	  The GPU service's shared memory, shared by its three files:
- *	  service_shmem.c (the control block, the slots and the staging arena),
- *	  service_main.c (the background worker) and service_client.c (the
- *	  backends' side).
+ *	  The GPU services' shared memory, shared by their files:
+ *	  service_shmem.c (the control blocks, the slots and the staging arenas),
+ *	  service_count.c (how many services), service_main.c (the background
+ *	  worker), service_exec.c (its executor) and service_client.c (the
+ *	  backends' side, with the placement rule).
+ *
+ * There is one service per GPU, each with its own control block, slots,
+ * arena, semaphore, counters, supervisor and executor (which uses the GPU
+ * of the service's number); a backend places each request with the least
+ * loaded one (service_client.c).
  *
  * A request lives in one slot and one contiguous range of the staging
  * arena, which the service page-locked once.  The range starts with a
@@ -33,6 +39,7 @@
 #include <semaphore.h>
 
 #include "port/atomics.h"
+#include "portability/instr_time.h"
 #include "storage/condition_variable.h"
 #include "storage/latch.h"
 #include "storage/spin.h"
@@ -40,6 +47,9 @@
 #define GPUOPS_SVC_SLOTS		128
 /* Alignment of every array in a request's range (device copies like it). */
 #define GPUOPS_SVC_ALIGN		64
+
+/* How long a request under gpuops.device = gpu waits for a stopped service. */
+#define GPUOPS_SVC_DOWN_WAIT_MS		30000.0
 
 /* Slot states. */
 #define GPUOPS_SVC_FREE			0
@@ -99,9 +109,11 @@ typedef struct GpuopsSvcSlot
 	Size		len;
 } GpuopsSvcSlot;
 
-/* The service's control block. */
+/* One service's control block (one service per GPU). */
 typedef struct GpuopsSvcShared
 {
+	int			index;			/* the service's number: its device, of
+								 * those CUDA sees */
 	slock_t		lock;			/* slots' claims and arena ranges, counters */
 	pg_atomic_uint32 state;		/* GpuopsSvcState */
 	pg_atomic_uint64 generation;	/* bumped at each start of the executor */
@@ -115,8 +127,6 @@ typedef struct GpuopsSvcShared
 	pg_atomic_uint64 served;
 	pg_atomic_uint64 device_held;	/* the pool's bytes after the last request */
 	pg_atomic_uint64 device_peak;	/* the most the pool held */
-	ConditionVariable room_cv;	/* broadcast when a slot frees up or the
-								 * service's state changes */
 	bool		pinned;			/* the arena is page-locked */
 	char		device_name[128];
 	uint64		next_ticket;
@@ -131,22 +141,79 @@ typedef struct GpuopsSvcShared
 	GpuopsSvcSlot slots[GPUOPS_SVC_SLOTS];
 } GpuopsSvcShared;
 
-extern GpuopsSvcShared *gpuops_svc;
-/* The staging arena (main shared memory: the same address in every process). */
-extern char *gpuops_svc_arena;
+/* Most services (GPUs) one server runs. */
+#define GPUOPS_SVC_MAX			16
 
-/* The executor's body, in the child the supervisor forked; never returns. */
-extern void gpuops_svc_exec_main(pid_t supervisor) pg_attribute_noreturn();
+/* Every service's control block, and what they share. */
+typedef struct GpuopsSvcSet
+{
+	int			nservices;
+	pg_atomic_uint32 next_pick;	/* the placement's round-robin counter */
+	ConditionVariable room_cv;	/* broadcast when a slot of any service
+								 * frees up or a service's state changes */
+	GpuopsSvcShared svc[FLEXIBLE_ARRAY_MEMBER];
+} GpuopsSvcSet;
+
+extern GpuopsSvcSet *gpuops_svc_set;
+/*
+ * The services' staging arenas, one after the other (main shared memory:
+ * the same address in every process).
+ */
+extern char *gpuops_svc_arenas;
+
+/* Service i's control block. */
+static inline GpuopsSvcShared *
+gpuops_svc_at(int i)
+{
+	return &gpuops_svc_set->svc[i];
+}
+
+/* svc's staging arena. */
+static inline char *
+gpuops_svc_arena(const GpuopsSvcShared *svc)
+{
+	return gpuops_svc_arenas + (Size) svc->index * svc->arena_size;
+}
+
+/* Whether svc takes requests now (on the GPU, or the CPU for tests). */
+static inline bool
+gpuops_svc_serving(GpuopsSvcShared *svc)
+{
+	uint32		st = pg_atomic_read_u32(&svc->state);
+
+	return st == GPUOPS_SVC_READY || st == GPUOPS_SVC_READY_CPU;
+}
+
+/* The executor of svc, in the child its supervisor forked; never returns. */
+extern void gpuops_svc_exec_main(GpuopsSvcShared *svc,
+								 pid_t supervisor) pg_attribute_noreturn();
 /*
  * Publishes slot i's answer (written before): DONE, then the owner's latch,
  * or (its owner gave it up) the supervisor's, which frees it.  Lock-free.
  */
-extern void gpuops_svc_answer(int i);
+extern void gpuops_svc_answer(GpuopsSvcShared *svc, int i);
 
-/* Claims a free slot with a range of len arena bytes; -1 when none fits. */
-extern int	gpuops_svc_claim(Size len);
-/* Frees slot i if it holds ticket in state from (its owner or the service: one wins). */
-extern bool gpuops_svc_release(int i, uint64 ticket, uint32 from);
+/* Claims a free slot of svc with len arena bytes; -1 when none fits. */
+extern int	gpuops_svc_claim(GpuopsSvcShared *svc, Size len);
+/*
+ * Frees svc's slot i if it holds ticket in state from (its owner or the
+ * service: one wins).
+ */
+extern bool gpuops_svc_release(GpuopsSvcShared *svc, int i, uint64 ticket,
+							   uint32 from);
+/*
+ * A slot with bytes of arena room in the service the placement rule picks
+ * (*svc): at once, or (wait) once room frees up or a service is back; -1
+ * with *why and detail set when none is had (service_place.c).
+ */
+extern int	gpuops_svc_place(Size bytes, bool wait, GpuopsSvcShared **svc,
+							 gpo_status *why, char *detail, size_t len);
+/* Milliseconds since start. */
+extern double gpuops_svc_since(instr_time start);
+/* Requests svc holds (slots FILLING, QUEUED, RUNNING), read without lock. */
+extern int	gpuops_svc_load(GpuopsSvcShared *svc);
+/* Services to run: GPUs counted without CUDA, or gpuops.debug_gpu_count. */
+extern int	gpuops_svc_count_gpus(void);
 /* Size of one element of output array f (of gpo_agg_out). */
 extern size_t gpuops_svc_out_elem(int f, gpo_type key_type, gpo_type val_type);
 /* Size of one element of request req's output array f of value column v. */

@@ -1,8 +1,8 @@
 /*
  * service_main.c
- *	  The GPU service's supervisor: the background worker that forks the
- *	  executor (service_exec.c, which owns the server's only CUDA context and
- *	  runs the requests), publishes the settings the executor needs, frees
+ *	  A GPU service's supervisor: the background worker that forks the
+ *	  executor (service_exec.c, which owns the only CUDA context on its GPU
+ *	  and runs the requests), publishes the settings the executor needs, frees
  *	  the slots their owners gave up, and replaces an executor that died.
  *
  * Faults: an executor that ends for any reason (gpuops.service_restart()
@@ -15,6 +15,10 @@
  * supervisor's child, not the postmaster's, none of this restarts other
  * processes.  The supervisor itself runs no GPU code; a SIGTERM
  * (shutdown) ends it and its executor.
+ *
+ * There is one supervisor per GPU (service_shmem.c registers them), each
+ * with its own control block and executor: what happens to one service
+ * does not touch the others.
  */
 #include "service/service_int.h"
 
@@ -35,6 +39,8 @@
 PGDLLEXPORT void gpuops_service_main(Datum arg);
 
 static volatile sig_atomic_t got_sigterm = false;
+/* The service this process supervises (its bgw_main_arg: its number). */
+static GpuopsSvcShared *svc = NULL;
 /* The executor's pid, 0 when none runs. */
 static pid_t exec_pid = 0;
 /* When it started. */
@@ -65,16 +71,16 @@ gpuops_svc_sigchld(SIGNAL_ARGS)
 static void
 gpuops_svc_mark_lost(int i, const char *why)
 {
-	GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
-	GpuopsSvcAggReq *req = (GpuopsSvcAggReq *) (gpuops_svc_arena + sl->off);
+	GpuopsSvcSlot *sl = &svc->slots[i];
+	GpuopsSvcAggReq *req = (GpuopsSvcAggReq *) (gpuops_svc_arena(svc) + sl->off);
 
 	req->status = GPO_ERR_DEVICE;
 	req->lost = 1;
 	strlcpy(req->detail, why, sizeof(req->detail));
-	gpuops_svc_answer(i);
-	SpinLockAcquire(&gpuops_svc->lock);
-	gpuops_svc->lost++;
-	SpinLockRelease(&gpuops_svc->lock);
+	gpuops_svc_answer(svc, i);
+	SpinLockAcquire(&svc->lock);
+	svc->lost++;
+	SpinLockRelease(&svc->lock);
 }
 
 /*
@@ -86,15 +92,15 @@ gpuops_svc_executor_gone(const char *why)
 {
 	int			i;
 
-	pg_atomic_write_u32(&gpuops_svc->state, GPUOPS_SVC_DOWN);
-	SpinLockAcquire(&gpuops_svc->lock);
-	gpuops_svc->pid = 0;
-	SpinLockRelease(&gpuops_svc->lock);
-	gpuops_svc->pinned = false;
+	pg_atomic_write_u32(&svc->state, GPUOPS_SVC_DOWN);
+	SpinLockAcquire(&svc->lock);
+	svc->pid = 0;
+	SpinLockRelease(&svc->lock);
+	svc->pinned = false;
 	for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
-		if (pg_atomic_read_u32(&gpuops_svc->slots[i].state) == GPUOPS_SVC_RUNNING)
+		if (pg_atomic_read_u32(&svc->slots[i].state) == GPUOPS_SVC_RUNNING)
 			gpuops_svc_mark_lost(i, why);
-	ConditionVariableBroadcast(&gpuops_svc->room_cv);
+	ConditionVariableBroadcast(&gpuops_svc_set->room_cv);
 }
 
 /* Exit callback: the executor goes too, and what it ran is lost. */
@@ -108,18 +114,18 @@ gpuops_svc_exit(int code, Datum arg)
 		exec_pid = 0;
 	}
 	gpuops_svc_executor_gone("the GPU service stopped while running this request");
-	SpinLockAcquire(&gpuops_svc->lock);
-	gpuops_svc->latch = NULL;
-	SpinLockRelease(&gpuops_svc->lock);
+	SpinLockAcquire(&svc->lock);
+	svc->latch = NULL;
+	SpinLockRelease(&svc->lock);
 }
 
 /* Publishes the settings the executor reads (it reads no GUC itself). */
 static void
 gpuops_svc_publish_settings(void)
 {
-	pg_atomic_write_u32(&gpuops_svc->memory_limit_mb,
+	pg_atomic_write_u32(&svc->memory_limit_mb,
 						(uint32) gpuops_gpu_memory_limit);
-	pg_atomic_write_u32(&gpuops_svc->delay_ms,
+	pg_atomic_write_u32(&svc->delay_ms,
 						(uint32) gpuops_debug_gpu_service_delay);
 }
 
@@ -129,10 +135,10 @@ gpuops_svc_fork(void)
 {
 	pid_t		pid;
 
-	pg_atomic_fetch_add_u64(&gpuops_svc->generation, 1);
+	pg_atomic_fetch_add_u64(&svc->generation, 1);
 	pid = fork();
 	if (pid == 0)
-		gpuops_svc_exec_main(getppid());
+		gpuops_svc_exec_main(svc, getppid());
 	if (pid < 0)
 	{
 		ereport(LOG,
@@ -141,9 +147,9 @@ gpuops_svc_fork(void)
 	}
 	exec_pid = pid;
 	INSTR_TIME_SET_CURRENT(exec_started);
-	SpinLockAcquire(&gpuops_svc->lock);
-	gpuops_svc->pid = (int) pid;
-	SpinLockRelease(&gpuops_svc->lock);
+	SpinLockAcquire(&svc->lock);
+	svc->pid = (int) pid;
+	SpinLockRelease(&svc->lock);
 }
 
 /* Reaps an executor that ended and says why; false while it runs. */
@@ -183,21 +189,21 @@ gpuops_svc_reap_slots(void)
 
 	for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
 	{
-		GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
+		GpuopsSvcSlot *sl = &svc->slots[i];
 		uint32		st = pg_atomic_read_u32(&sl->state);
 		uint64		ticket = sl->ticket;
 		int			pid = sl->owner_pid;
 
 		if (st == GPUOPS_SVC_DONE && pg_atomic_read_u32(&sl->abandoned) != 0)
 		{
-			gpuops_svc_release(i, ticket, st);
+			gpuops_svc_release(svc, i, ticket, st);
 			continue;
 		}
 		if ((st != GPUOPS_SVC_QUEUED && st != GPUOPS_SVC_DONE) || pid <= 0 ||
 			kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
 		pg_atomic_write_u32(&sl->abandoned, 1);
-		gpuops_svc_release(i, ticket, st);
+		gpuops_svc_release(svc, i, ticket, st);
 	}
 }
 
@@ -214,24 +220,27 @@ gpuops_svc_may_fork(void)
 	return INSTR_TIME_GET_MILLISEC(now) >= 1000.0;
 }
 
-/* The service's main function (registered by service_shmem.c). */
+/* A service's main function (registered by service_shmem.c; arg: its number). */
 void
 gpuops_service_main(Datum arg)
 {
 	uint32		state = GPUOPS_SVC_DOWN;
+	int			index = DatumGetInt32(arg);
 
 	pqsignal(SIGTERM, gpuops_svc_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGCHLD, gpuops_svc_sigchld);
 	BackgroundWorkerUnblockSignals();
-	if (gpuops_svc == NULL)
+	if (gpuops_svc_set == NULL || index < 0 ||
+		index >= gpuops_svc_set->nservices)
 		proc_exit(0);
+	svc = gpuops_svc_at(index);
 	before_shmem_exit(gpuops_svc_exit, (Datum) 0);
 	/* what an earlier service left running is lost */
 	gpuops_svc_executor_gone("the GPU service restarted while running this request");
-	SpinLockAcquire(&gpuops_svc->lock);
-	gpuops_svc->latch = MyLatch;
-	SpinLockRelease(&gpuops_svc->lock);
+	SpinLockAcquire(&svc->lock);
+	svc->latch = MyLatch;
+	SpinLockRelease(&svc->lock);
 	INSTR_TIME_SET_ZERO(exec_started);
 	gpuops_svc_publish_settings();
 	for (;;)
@@ -250,14 +259,18 @@ gpuops_service_main(Datum arg)
 		if (gpuops_svc_reaped() && gpuops_svc_may_fork())
 			gpuops_svc_fork();
 		/* backends waiting for the service to come up sleep on room_cv */
-		now = pg_atomic_read_u32(&gpuops_svc->state);
+		now = pg_atomic_read_u32(&svc->state);
 		if (now != state)
 		{
 			state = now;
-			ConditionVariableBroadcast(&gpuops_svc->room_cv);
-			if (state == GPUOPS_SVC_NO_DEVICE)
+			ConditionVariableBroadcast(&gpuops_svc_set->room_cv);
+			if (state == GPUOPS_SVC_NO_DEVICE && gpuops_svc_set->nservices == 1)
 				ereport(LOG,
 						(errmsg("gpuops GPU service found no usable GPU: sessions use the CPU face")));
+			else if (state == GPUOPS_SVC_NO_DEVICE)
+				ereport(LOG,
+						(errmsg("gpuops GPU service %d found no usable GPU: sessions use the other services",
+								svc->index)));
 		}
 		gpuops_svc_reap_slots();
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

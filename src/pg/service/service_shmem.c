@@ -1,18 +1,26 @@
 /*
  * service_shmem.c
- *	  The GPU service's settings, its registration as a background worker,
- *	  and its shared memory: the control block, the request slots and the
- *	  staging arena that requests are laid out in (service_int.h).
+ *	  The GPU services' settings, their registration as background workers
+ *	  (one per GPU), and their shared memory: each one's control block,
+ *	  request slots and the staging arena that requests are laid out in
+ *	  (service_int.h).
  *
  * The service is registered only when gpuops is in shared_preload_libraries,
  * gpuops.gpu_service is on and the build has CUDA (or, for tests,
  * gpuops.debug_gpu_service is on: the service then serves on the CPU face,
  * so that a machine without a GPU tests the protocol, its cancels and its
  * restarts).  The postmaster registers it and places the shared memory; it
- * never calls CUDA: the service starts CUDA in its own process.
+ * never calls CUDA: the service starts CUDA in its own process.  It counts
+ * the GPUs without CUDA (service_count.c) and registers one service per GPU,
+ * at least one (which reports NO_DEVICE where there is none).
  *
- * The arena is a fixed part of the main shared memory (gpuops.
- * gpu_service_memory), so it lies at the same address in every process.
+ * The arenas are a fixed part of the main shared memory, so they lie at the
+ * same address in every process.  Each service has an arena of gpuops.
+ * gpu_service_memory of its own, not a share of it: a batch must fit one
+ * arena, and the aggregate node sizes its batches from one arena's size, so
+ * a split would shrink every batch as GPUs are added (and a batch that fits
+ * on a one-GPU server could fit nowhere on a larger one); the cost is that
+ * much shared memory per GPU.
  * A request takes one contiguous range, first fit among the ranges of the
  * slots in use, chosen under the control block's spinlock; its slot's
  * release gives it back.
@@ -28,29 +36,41 @@ bool		gpuops_gpu_service = true;
 int			gpuops_gpu_service_memory = 512;
 bool		gpuops_debug_gpu_service = false;
 int			gpuops_debug_gpu_service_delay = 0;
+int			gpuops_debug_gpu_count = 0;
 
-GpuopsSvcShared *gpuops_svc = NULL;
-char	   *gpuops_svc_arena = NULL;
+GpuopsSvcSet *gpuops_svc_set = NULL;
+char	   *gpuops_svc_arenas = NULL;
 
-/* Set in the postmaster when it registered the service (inherited by forks). */
-static bool service_registered = false;
+/*
+ * The services the postmaster registered, 0 when none (inherited by forks):
+ * decided once, at preload.
+ */
+static int	service_count = 0;
 
-/* Registers the service's background worker. */
+/* Registers the background workers of n services (bgw_main_arg: the number). */
 static void
-gpuops_service_register(void)
+gpuops_service_register(int n)
 {
 	BackgroundWorker worker;
+	int			i;
 
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
-	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
-	worker.bgw_restart_time = 1;
-	snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpuops");
-	snprintf(worker.bgw_function_name, BGW_MAXLEN, "gpuops_service_main");
-	snprintf(worker.bgw_name, BGW_MAXLEN, "gpuops GPU service");
-	snprintf(worker.bgw_type, BGW_MAXLEN, "gpuops GPU service");
-	RegisterBackgroundWorker(&worker);
-	service_registered = true;
+	for (i = 0; i < n; i++)
+	{
+		memset(&worker, 0, sizeof(worker));
+		worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+		worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+		worker.bgw_restart_time = 1;
+		worker.bgw_main_arg = Int32GetDatum(i);
+		snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpuops");
+		snprintf(worker.bgw_function_name, BGW_MAXLEN, "gpuops_service_main");
+		if (n > 1)
+			snprintf(worker.bgw_name, BGW_MAXLEN, "gpuops GPU service %d", i);
+		else
+			snprintf(worker.bgw_name, BGW_MAXLEN, "gpuops GPU service");
+		snprintf(worker.bgw_type, BGW_MAXLEN, "gpuops GPU service");
+		RegisterBackgroundWorker(&worker);
+	}
+	service_count = n;
 }
 
 /*
@@ -77,7 +97,7 @@ gpuops_service_init(void)
 							 0,
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuops.gpu_service_memory",
-							"Shared memory for the batches that sessions hand to the GPU service.",
+							"Shared memory for the batches that sessions hand to the GPU service, per GPU.",
 							"The service page-locks it once; a batch that finds no room waits "
 							"(gpuops.device = gpu) or runs on the CPU (auto).",
 							&gpuops_gpu_service_memory,
@@ -105,22 +125,69 @@ gpuops_service_init(void)
 							PGC_SIGHUP,
 							GUC_UNIT_MS | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuops.debug_gpu_count",
+							"Runs this many GPU services instead of one per GPU found, for tests.",
+							"0 counts the GPUs (CUDA_VISIBLE_DEVICES, else the driver's "
+							"/proc/driver/nvidia/gpus); with gpuops.debug_gpu_service, "
+							"a machine without a GPU tests the placement over several services.",
+							&gpuops_debug_gpu_count,
+							0,
+							0, GPUOPS_SVC_MAX,
+							start_only,
+							GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 	if (process_shared_preload_libraries_in_progress && gpuops_gpu_service &&
 		(gpo_gpu_compiled() || gpuops_debug_gpu_service))
-		gpuops_service_register();
+		gpuops_service_register(gpuops_svc_count_gpus());
 }
 
-/* Shared memory the service needs: none unless it is registered. */
+/* Bytes of one service's staging arena. */
+static Size
+gpuops_service_arena_size(void)
+{
+	return mul_size((Size) gpuops_gpu_service_memory, 1024 * 1024);
+}
+
+/* Shared memory the services need: none unless they are registered. */
 Size
 gpuops_service_shmem_size(void)
 {
-	if (!service_registered)
+	if (service_count == 0)
 		return 0;
-	return add_size(MAXALIGN(sizeof(GpuopsSvcShared)) + GPUOPS_SVC_ALIGN,
-					mul_size((Size) gpuops_gpu_service_memory, 1024 * 1024));
+	return add_size(MAXALIGN(offsetof(GpuopsSvcSet, svc) +
+							 sizeof(GpuopsSvcShared) * service_count) +
+					GPUOPS_SVC_ALIGN,
+					mul_size(gpuops_service_arena_size(), service_count));
 }
 
-/* Creates or attaches to the control block and the arena. */
+/* Sets up service i's control block, its arena being bytes long. */
+static void
+gpuops_service_shmem_init(GpuopsSvcShared *svc, int i, Size bytes)
+{
+	int			j;
+
+	memset(svc, 0, sizeof(GpuopsSvcShared));
+	svc->index = i;
+	SpinLockInit(&svc->lock);
+	pg_atomic_init_u32(&svc->state, GPUOPS_SVC_DOWN);
+	pg_atomic_init_u64(&svc->generation, 0);
+	pg_atomic_init_u32(&svc->memory_limit_mb, 0);
+	pg_atomic_init_u32(&svc->delay_ms, 0);
+	pg_atomic_init_u64(&svc->served, 0);
+	pg_atomic_init_u64(&svc->device_held, 0);
+	pg_atomic_init_u64(&svc->device_peak, 0);
+	if (sem_init(&svc->work, 1, 0) != 0)
+		elog(FATAL, "gpuops GPU service: could not create its semaphore: %m");
+	svc->arena_size = bytes;
+	svc->next_ticket = 1;
+	for (j = 0; j < GPUOPS_SVC_SLOTS; j++)
+	{
+		pg_atomic_init_u32(&svc->slots[j].state, GPUOPS_SVC_FREE);
+		pg_atomic_init_u32(&svc->slots[j].abandoned, 0);
+	}
+}
+
+/* Creates or attaches to the control blocks and the arenas. */
 void
 gpuops_service_shmem_attach(void)
 {
@@ -128,70 +195,84 @@ gpuops_service_shmem_attach(void)
 	Size		bytes;
 	int			i;
 
-	if (!service_registered)
+	if (service_count == 0)
 		return;
-	bytes = mul_size((Size) gpuops_gpu_service_memory, 1024 * 1024);
-	gpuops_svc = ShmemInitStruct("gpuops GPU service", sizeof(GpuopsSvcShared),
-								 &found);
-	gpuops_svc_arena = ShmemInitStruct("gpuops GPU service arena",
-									   bytes + GPUOPS_SVC_ALIGN, &found);
-	gpuops_svc_arena = (char *) TYPEALIGN(GPUOPS_SVC_ALIGN, gpuops_svc_arena);
+	bytes = gpuops_service_arena_size();
+	gpuops_svc_set = ShmemInitStruct("gpuops GPU service",
+									 offsetof(GpuopsSvcSet, svc) +
+									 sizeof(GpuopsSvcShared) * service_count,
+									 &found);
+	gpuops_svc_arenas = ShmemInitStruct("gpuops GPU service arena",
+										bytes * service_count + GPUOPS_SVC_ALIGN,
+										&found);
+	gpuops_svc_arenas = (char *) TYPEALIGN(GPUOPS_SVC_ALIGN, gpuops_svc_arenas);
 	if (found)
 		return;
-	memset(gpuops_svc, 0, sizeof(GpuopsSvcShared));
-	SpinLockInit(&gpuops_svc->lock);
-	ConditionVariableInit(&gpuops_svc->room_cv);
-	pg_atomic_init_u32(&gpuops_svc->state, GPUOPS_SVC_DOWN);
-	pg_atomic_init_u64(&gpuops_svc->generation, 0);
-	pg_atomic_init_u32(&gpuops_svc->memory_limit_mb, 0);
-	pg_atomic_init_u32(&gpuops_svc->delay_ms, 0);
-	pg_atomic_init_u64(&gpuops_svc->served, 0);
-	pg_atomic_init_u64(&gpuops_svc->device_held, 0);
-	pg_atomic_init_u64(&gpuops_svc->device_peak, 0);
-	if (sem_init(&gpuops_svc->work, 1, 0) != 0)
-		elog(FATAL, "gpuops GPU service: could not create its semaphore: %m");
-	gpuops_svc->arena_size = bytes;
-	gpuops_svc->next_ticket = 1;
-	for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
-	{
-		pg_atomic_init_u32(&gpuops_svc->slots[i].state, GPUOPS_SVC_FREE);
-		pg_atomic_init_u32(&gpuops_svc->slots[i].abandoned, 0);
-	}
+	gpuops_svc_set->nservices = service_count;
+	pg_atomic_init_u32(&gpuops_svc_set->next_pick, 0);
+	ConditionVariableInit(&gpuops_svc_set->room_cv);
+	for (i = 0; i < service_count; i++)
+		gpuops_service_shmem_init(gpuops_svc_at(i), i, bytes);
 }
 
-/* Whether this server runs the service (and it has its shared memory). */
+/* Whether this server runs the services (and they have their shared memory). */
 bool
 gpuops_service_configured(void)
 {
-	return service_registered && gpuops_svc != NULL;
+	return service_count > 0 && gpuops_svc_set != NULL;
 }
 
-/* Bytes of the service's staging arena (0 without the service). */
+/* Bytes of one service's staging arena (0 without the service). */
 double
 gpuops_service_arena_bytes(void)
 {
-	return gpuops_service_configured() ? (double) gpuops_svc->arena_size : 0.0;
+	return gpuops_service_configured() ?
+		(double) gpuops_svc_at(0)->arena_size : 0.0;
 }
 
 /*
- * Whether the GPU face can be had: with the service, unless it found no
- * GPU (while it starts, yes: a request waits or goes to the CPU); without
- * it, from this backend's own CUDA.
+ * Whether the GPU face can be had: with the services, unless every one
+ * found no GPU (while one starts, yes: a request waits or goes to the CPU);
+ * without them, from this backend's own CUDA.
  */
 bool
 gpuops_gpu_usable(void)
 {
-	if (gpuops_service_configured())
-		return pg_atomic_read_u32(&gpuops_svc->state) != GPUOPS_SVC_NO_DEVICE;
-	return gpo_gpu_available();
+	int			i;
+
+	if (!gpuops_service_configured())
+		return gpo_gpu_available();
+	for (i = 0; i < gpuops_svc_set->nservices; i++)
+		if (pg_atomic_read_u32(&gpuops_svc_at(i)->state) != GPUOPS_SVC_NO_DEVICE)
+			return true;
+	return false;
+}
+
+/* Requests svc holds (slots FILLING, QUEUED or RUNNING), read without the lock. */
+int
+gpuops_svc_load(GpuopsSvcShared *svc)
+{
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
+	{
+		uint32		st = pg_atomic_read_u32(&svc->slots[i].state);
+
+		if (st == GPUOPS_SVC_FILLING || st == GPUOPS_SVC_QUEUED ||
+			st == GPUOPS_SVC_RUNNING)
+			n++;
+	}
+	return n;
 }
 
 /*
- * Claims a free slot with a range of len arena bytes (first fit between
- * the ranges of the slots in use); -1 when no slot or no range is free.
+ * Claims a free slot of svc with a range of len arena bytes (first fit
+ * between the ranges of the slots in use); -1 when no slot or no range is
+ * free.
  */
 int
-gpuops_svc_claim(Size len)
+gpuops_svc_claim(GpuopsSvcShared *svc, Size len)
 {
 	Size		starts[GPUOPS_SVC_SLOTS];
 	Size		ends[GPUOPS_SVC_SLOTS];
@@ -202,10 +283,10 @@ gpuops_svc_claim(Size len)
 	int			j;
 
 	len = TYPEALIGN(GPUOPS_SVC_ALIGN, len);
-	SpinLockAcquire(&gpuops_svc->lock);
+	SpinLockAcquire(&svc->lock);
 	for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
 	{
-		GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
+		GpuopsSvcSlot *sl = &svc->slots[i];
 
 		if (pg_atomic_read_u32(&sl->state) == GPUOPS_SVC_FREE)
 		{
@@ -229,51 +310,51 @@ gpuops_svc_claim(Size len)
 			break;
 		at = Max(at, ends[j]);
 	}
-	if (freeslot < 0 || at + len > gpuops_svc->arena_size)
+	if (freeslot < 0 || at + len > svc->arena_size)
 	{
-		SpinLockRelease(&gpuops_svc->lock);
+		SpinLockRelease(&svc->lock);
 		return -1;
 	}
-	gpuops_svc->slots[freeslot].off = at;
-	gpuops_svc->slots[freeslot].len = len;
-	gpuops_svc->slots[freeslot].ticket = gpuops_svc->next_ticket++;
-	gpuops_svc->slots[freeslot].seq = 0;
-	pg_atomic_write_u32(&gpuops_svc->slots[freeslot].abandoned, 0);
-	pg_atomic_write_u32(&gpuops_svc->slots[freeslot].state, GPUOPS_SVC_FILLING);
-	gpuops_svc->arena_used += len;
-	gpuops_svc->arena_peak = Max(gpuops_svc->arena_peak, gpuops_svc->arena_used);
-	SpinLockRelease(&gpuops_svc->lock);
+	svc->slots[freeslot].off = at;
+	svc->slots[freeslot].len = len;
+	svc->slots[freeslot].ticket = svc->next_ticket++;
+	svc->slots[freeslot].seq = 0;
+	pg_atomic_write_u32(&svc->slots[freeslot].abandoned, 0);
+	pg_atomic_write_u32(&svc->slots[freeslot].state, GPUOPS_SVC_FILLING);
+	svc->arena_used += len;
+	svc->arena_peak = Max(svc->arena_peak, svc->arena_used);
+	SpinLockRelease(&svc->lock);
 	return freeslot;
 }
 
 /*
- * Frees slot i if it holds ticket in state from (its owner and the service
- * may both try: one wins), counting it as abandoned if its owner gave it
- * up, and wakes the backends waiting for room; true when this call freed
- * it.
+ * Frees svc's slot i if it holds ticket in state from (its owner and the
+ * service may both try: one wins), counting it as abandoned if its owner
+ * gave it up, and wakes the backends waiting for room; true when this call
+ * freed it.
  */
 bool
-gpuops_svc_release(int i, uint64 ticket, uint32 from)
+gpuops_svc_release(GpuopsSvcShared *svc, int i, uint64 ticket, uint32 from)
 {
-	GpuopsSvcSlot *sl = &gpuops_svc->slots[i];
+	GpuopsSvcSlot *sl = &svc->slots[i];
 	bool		freed;
 
-	SpinLockAcquire(&gpuops_svc->lock);
+	SpinLockAcquire(&svc->lock);
 	/* a compare-and-swap: the service takes QUEUED slots without the lock */
 	freed = sl->ticket == ticket &&
 		pg_atomic_compare_exchange_u32(&sl->state, &from, GPUOPS_SVC_FREE);
 	if (freed)
 	{
 		if (pg_atomic_read_u32(&sl->abandoned) != 0)
-			gpuops_svc->abandoned++;
-		gpuops_svc->arena_used -= sl->len;
+			svc->abandoned++;
+		svc->arena_used -= sl->len;
 		sl->ticket = 0;
 		sl->owner_pid = 0;
 		sl->owner_latch = NULL;
 	}
-	SpinLockRelease(&gpuops_svc->lock);
+	SpinLockRelease(&svc->lock);
 	if (freed)
-		ConditionVariableBroadcast(&gpuops_svc->room_cv);
+		ConditionVariableBroadcast(&gpuops_svc_set->room_cv);
 	return freed;
 }
 

@@ -1,7 +1,8 @@
 /*
  * service_sql.c
- *	  The GPU service's SQL face: gpuops.service() shows its state and
- *	  counters, gpuops.service_restart() makes the postmaster restart it.
+ *	  The GPU services' SQL face: gpuops.service() shows each one's state and
+ *	  counters, gpuops.service_restart() makes their supervisors restart
+ *	  their executors.
  */
 #include "service/service_int.h"
 
@@ -11,6 +12,10 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+/* Columns of gpuops.service(). */
+#define GPUOPS_SVC_SQL_COLS		16
 
 PG_FUNCTION_INFO_V1(gpuops_service_sql);
 PG_FUNCTION_INFO_V1(gpuops_service_restart_sql);
@@ -32,74 +37,99 @@ gpuops_svc_state_name(uint32 state)
 	}
 }
 
-/* Requests not yet answered and given back, every backend's. */
+/* Requests of svc not yet answered and given back, every backend's. */
 static int
-gpuops_svc_in_flight(void)
+gpuops_svc_in_flight(GpuopsSvcShared *svc)
 {
 	int			n = 0;
 	int			i;
 
 	for (i = 0; i < GPUOPS_SVC_SLOTS; i++)
-		if (pg_atomic_read_u32(&gpuops_svc->slots[i].state) != GPUOPS_SVC_FREE)
+		if (pg_atomic_read_u32(&svc->slots[i].state) != GPUOPS_SVC_FREE)
 			n++;
 	return n;
 }
 
+/* Fills values (and nulls) with service svc's row of gpuops.service(). */
+static void
+gpuops_svc_row(GpuopsSvcShared *svc, Datum *values, bool *nulls)
+{
+	GpuopsSvcShared copy;
+	int			i = 0;
+
+	SpinLockAcquire(&svc->lock);
+	memcpy(&copy, svc, offsetof(GpuopsSvcShared, slots));
+	SpinLockRelease(&svc->lock);
+	values[i++] = BoolGetDatum(true);
+	values[i++] = Int32GetDatum(copy.index);
+	values[i++] = CStringGetTextDatum(gpuops_svc_state_name(pg_atomic_read_u32(&svc->state)));
+	values[i++] = Int32GetDatum(copy.pid);
+	values[i++] = CStringGetTextDatum(copy.device_name);
+	values[i++] = BoolGetDatum(copy.pinned);
+	values[i++] = Int64GetDatum((int64) copy.arena_size);
+	values[i++] = Int64GetDatum((int64) copy.arena_used);
+	values[i++] = Int64GetDatum((int64) copy.arena_peak);
+	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->device_held));
+	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->device_peak));
+	values[i++] = Int32GetDatum(gpuops_svc_in_flight(svc));
+	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->served));
+	values[i++] = Int64GetDatum(copy.abandoned);
+	values[i++] = Int64GetDatum(copy.lost);
+	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->generation));
+	memset(nulls, false, sizeof(bool) * i);
+	if (copy.pid == 0)
+		nulls[3] = true;
+}
+
 /*
- * gpuops.service(): whether the server runs the service, its state, pid
- * and device, whether its arena is page-locked, the arena's size, use and
- * peak, its pool's device memory now and at most, and its requests (in flight, served, given up, lost to a restart,
- * turned away for room) and starts.
+ * gpuops.service(): a row per GPU service (one per GPU): whether the server
+ * runs the service, the service's number (its GPU), its state, pid and
+ * device, whether its arena is page-locked, the arena's size, use and peak,
+ * its pool's device memory now and at most, and its requests (in flight,
+ * served, given up, lost to a restart) and starts.  One row of NULLs but
+ * configured where the server runs no service.
  */
 Datum
 gpuops_service_sql(PG_FUNCTION_ARGS)
 {
-	TupleDesc	tupdesc;
-	Datum		values[15];
-	bool		nulls[15];
-	GpuopsSvcShared copy;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		values[GPUOPS_SVC_SQL_COLS];
+	bool		nulls[GPUOPS_SVC_SQL_COLS];
 	int			i;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	memset(nulls, !gpuops_service_configured(), sizeof(nulls));
-	values[0] = BoolGetDatum(gpuops_service_configured());
-	nulls[0] = false;
-	if (gpuops_service_configured())
+	InitMaterializedSRF(fcinfo, 0);
+	if (rsinfo->setDesc->natts != GPUOPS_SVC_SQL_COLS)
+		elog(ERROR, "gpuops.service() must return %d columns", GPUOPS_SVC_SQL_COLS);
+	if (!gpuops_service_configured())
 	{
-		SpinLockAcquire(&gpuops_svc->lock);
-		memcpy(&copy, gpuops_svc, offsetof(GpuopsSvcShared, slots));
-		SpinLockRelease(&gpuops_svc->lock);
-		i = 1;
-		values[i++] = CStringGetTextDatum(gpuops_svc_state_name(pg_atomic_read_u32(&gpuops_svc->state)));
-		values[i++] = Int32GetDatum(copy.pid);
-		values[i++] = CStringGetTextDatum(copy.device_name);
-		values[i++] = BoolGetDatum(copy.pinned);
-		values[i++] = Int64GetDatum((int64) copy.arena_size);
-		values[i++] = Int64GetDatum((int64) copy.arena_used);
-		values[i++] = Int64GetDatum((int64) copy.arena_peak);
-		values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&gpuops_svc->device_held));
-		values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&gpuops_svc->device_peak));
-		values[i++] = Int32GetDatum(gpuops_svc_in_flight());
-		values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&gpuops_svc->served));
-		values[i++] = Int64GetDatum(copy.abandoned);
-		values[i++] = Int64GetDatum(copy.lost);
-		values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&gpuops_svc->generation));
-		if (copy.pid == 0)
-			nulls[2] = true;
+		memset(nulls, true, sizeof(nulls));
+		values[0] = BoolGetDatum(false);
+		nulls[0] = false;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		return (Datum) 0;
 	}
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	for (i = 0; i < gpuops_svc_set->nservices; i++)
+	{
+		gpuops_svc_row(gpuops_svc_at(i), values, nulls);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }
 
 /*
- * gpuops.service_restart(immediate): stops the service's executor (SIGTERM,
- * or SIGKILL when immediate); its supervisor starts a new one.  Superuser
- * only; false when it isn't running.
+ * gpuops.service_restart(immediate, gpu): stops the executor of service gpu
+ * (NULL: of every service) with SIGTERM, or SIGKILL when immediate; its
+ * supervisor starts a new one.  Superuser only; false when none was
+ * running.
  */
 Datum
 gpuops_service_restart_sql(PG_FUNCTION_ARGS)
 {
-	int			pid;
+	bool		immediate = !PG_ARGISNULL(0) && PG_GETARG_BOOL(0);
+	bool		any = false;
+	int			from = 0;
+	int			to;
+	int			i;
 
 	if (!superuser())
 		ereport(ERROR,
@@ -108,9 +138,27 @@ gpuops_service_restart_sql(PG_FUNCTION_ARGS)
 				 errhint("Only superusers may restart it.")));
 	if (!gpuops_service_configured())
 		PG_RETURN_BOOL(false);
-	SpinLockAcquire(&gpuops_svc->lock);
-	pid = gpuops_svc->pid;
-	SpinLockRelease(&gpuops_svc->lock);
-	PG_RETURN_BOOL(pid > 0 &&
-				   kill(pid, PG_GETARG_BOOL(0) ? SIGKILL : SIGTERM) == 0);
+	to = gpuops_svc_set->nservices - 1;
+	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
+	{
+		from = to = PG_GETARG_INT32(1);
+		if (from < 0 || from >= gpuops_svc_set->nservices)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("there is no gpuops GPU service %d", from),
+					 errhint("The services are numbered from 0 to %d.",
+							 gpuops_svc_set->nservices - 1)));
+	}
+	for (i = from; i <= to; i++)
+	{
+		GpuopsSvcShared *svc = gpuops_svc_at(i);
+		int			pid;
+
+		SpinLockAcquire(&svc->lock);
+		pid = svc->pid;
+		SpinLockRelease(&svc->lock);
+		if (pid > 0 && kill(pid, immediate ? SIGKILL : SIGTERM) == 0)
+			any = true;
+	}
+	PG_RETURN_BOOL(any);
 }
