@@ -71,6 +71,13 @@ SELECT pg_temp.check('SELECT g, count(*) AS n FROM tl WHERE vc <> '' '' AND u CO
 SELECT * FROM pg_temp.lines('SELECT g, count(*) FROM tl WHERE x < 3 AND u <> '''' GROUP BY g',
 							ARRAY['Rows In', 'Rows Filtered Before Decoding', 'Rows Passed']);
 
+-- a star join: the fact table's lengths, the dimension's keys
+CREATE TABLE tdim (k int PRIMARY KEY, cat char(4));
+INSERT INTO tdim SELECT i, substr('ab  ', 1, i % 4) FROM generate_series(0, 5) i;
+ANALYZE tdim;
+SELECT pg_temp.check('SELECT d.cat, sum(length(t.u)) AS a, count(*) FILTER (WHERE t.vc <> '''') AS b, avg(octet_length(t.ch)) AS c FROM tl t JOIN tdim d ON t.g = d.k WHERE length(t.u) < 40 GROUP BY d.cat');
+DROP TABLE tdim;
+
 -- the slot path: a CPU clause sends the table through slots
 SELECT * FROM pg_temp.table_read('SELECT sum(length(u)) FROM tl WHERE u LIKE ''%7x%'' OR id::text LIKE ''1%''');
 SELECT pg_temp.check('SELECT g, sum(length(u)) AS a, sum(octet_length(ch)) AS b, sum(length(ch)) AS c, sum(length(ext)) AS d FROM tl WHERE u LIKE ''%7x%'' OR id::text LIKE ''1%'' GROUP BY g');
