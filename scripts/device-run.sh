@@ -19,7 +19,7 @@
 #   step first (after conc): bench/first_query.sh, a new session's first
 #               query against a warm session's (FIRST_REPS)
 #   PG_EXTRA_OPTS  more server options (e.g. "-c gpuops.gpu_service=off")
-#   step small: bench/small_tables.sh (SMALL_SIZES, SMALL_DURATION)
+#   step small: bench/small_tables.sh (SMALL_SIZES, SMALL_DURATION, SMALL_FACE)
 #   step citus: test/citus/bench.sh, Citus from the bundle, three clusters
 #               of its own (CITUS_ROWS, CITUS_FACES, CITUS_SIZES, CITUS_REPS)
 #   step smith: scripts/sqlsmith.sh SMITH_QUERIES (default 10000) under
@@ -48,7 +48,8 @@ if [[ $steps == *" bench "* ]]; then
 	done
 fi
 if [[ $steps == *" regress "* || $steps == *" small "* || $steps == *" citus "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* || $steps == *" first "* || $steps == *" smith "* ]]; then
-	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops ${PG_EXTRA_OPTS:-}" \
+	# (pgbench's 128 clients of step conc need more than the default 100 connections)
+	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops -c max_connections=300 ${PG_EXTRA_OPTS:-}" \
 		source .device/pg-up.sh .device/pg.tar.xz >/dev/null || { echo "pg-up failed"; exit 1; }
 	rm -rf /tmp/w && cp -r . /tmp/w && chown -R pg /tmp/w && cd /tmp/w
 	as_pg createdb regress_gpu
@@ -133,7 +134,7 @@ fi
 if [[ $steps == *" small "* ]]; then
 	echo "== small tables (bench/small_tables.sh) =="
 	timeout ${SMALL_TIMEOUT:-300} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
-		SIZES="${SMALL_SIZES:-1000 4000 16000 62500 250000}" DURATION=${SMALL_DURATION:-2} \
+		SIZES="${SMALL_SIZES:-1000 4000 16000 62500 250000}" DURATION=${SMALL_DURATION:-2} FACE=${SMALL_FACE:-auto} \
 		bash bench/small_tables.sh 2>&1 | tee "$OUT/small_tables.txt"
 fi
 if [[ $steps == *" citus "* ]]; then

@@ -24,7 +24,17 @@ int			gpuops_overlap = GPUOPS_OVERLAP_AUTO;
 bool		gpuops_pinned_batches = true;
 bool		gpuops_running_groups = true;
 int			gpuops_parallel_workers = -1;
-double		gpuops_gpu_setup_cost = 5000.0;
+/*
+ * 400: bench/small_tables.sh with gpuops.device = gpu on the H100 machine
+ * (bench/RESULTS.md), the node forced against native: 0.90-1.11x at 1,000
+ * to 4,000 rows in new sessions, 0.92-1.51x at 16,000 and 1.44-2.42x from
+ * 62,500 on; the node's cost at setup 0 was 256-308 below native's at
+ * 16,000 rows and over 1,000 below from 62,500, so 400 keeps the native
+ * plan up to about 16,000 rows.  (5000 before the GPU service, when every
+ * backend started a CUDA context of its own; it kept the GPU face off
+ * Citus's 312,000-row shards, where it then ran 1.4-2.8x faster.)
+ */
+double		gpuops_gpu_setup_cost = 400.0;
 double		gpuops_gpu_row_cost = 0.0005;
 /*
  * 250: bench/small_tables.sh on 2 cores (bench/RESULTS.md), the node forced
@@ -102,7 +112,7 @@ gpuops_agg_settings_init(void)
 							 "Planner's cost of starting a GpuOpsAgg scan on the GPU.",
 							 NULL,
 							 &gpuops_gpu_setup_cost,
-							 5000.0,
+							 400.0,
 							 0.0, DBL_MAX,
 							 PGC_USERSET,
 							 0,
