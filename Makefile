@@ -36,6 +36,9 @@ CUDA := $(if $(NVCC),1,0)
 endif
 CUDA_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
 NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC $(CUDA_ARCH)
+# stream 0 is each host thread's own stream: the GPU service's executor
+# runs several requests at once, one thread and one stream each
+NVCC_STREAM = --default-stream per-thread
 
 STUB_SRCS = $(wildcard src/core/*stub.c)
 CORE_SRCS = $(filter-out $(STUB_SRCS),$(wildcard src/core/*.c))
@@ -92,7 +95,7 @@ CORE_INC = -I$(srcdir)/src/core -I$(srcdir)/src/core/include
 src/omp/gpuops_omp$(DLSUFFIX): override LDFLAGS_SL += -fopenmp
 
 kernels/%.o: kernels/%.cu $(wildcard kernels/*.cuh) $(CORE_HEADERS)
-	$(NVCC) $(NVCCFLAGS) -Xcompiler -fopenmp $(CORE_INC) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) $(NVCC_STREAM) -Xcompiler -fopenmp $(CORE_INC) -c $< -o $@
 
 $(OBJS): $(CORE_HEADERS) $(wildcard src/pg/*/*.h src/pg/*/*/*.h)
 
@@ -136,7 +139,7 @@ GPU_BENCHES = $(patsubst %.cu,%,$(wildcard bench/gpu_*.cu))
 
 ifeq ($(CUDA),1)
 bench/gpu_%: bench/gpu_%.cu $(CORE_OBJS)
-	$(NVCC) $(NVCCFLAGS) $(CORE_INC) -Ikernels -Xcompiler -fopenmp $< $(CORE_OBJS) -lgomp -o $@
+	$(NVCC) $(NVCCFLAGS) $(NVCC_STREAM) $(CORE_INC) -Ikernels -Xcompiler -fopenmp $< $(CORE_OBJS) -lgomp -o $@
 
 gpubench: $(GPU_BENCHES)
 else

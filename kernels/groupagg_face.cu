@@ -265,7 +265,7 @@ gpo_groupagg_many_gpu(gpo_ctx *ctx, const gpo_vector *keys, int nreqs,
 			o.m2 = NULL;
 		GPO_TRY(gpo_cuda_groups_download(ctx, &res[r], keys->type, dreq[r].vt, &o, &mem));
 	}
-	GPO_CUDA_TRY(cudaDeviceSynchronize());
+	GPO_CUDA_TRY(cudaStreamSynchronize(0));
 cleanup:
 	if (d_kvalid != NULL)
 		gpo_cuda_free(d_kvalid);

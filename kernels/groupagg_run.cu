@@ -84,7 +84,7 @@ gpo_groupagg_run_add_gpu(gpo_ctx *ctx, gpo_agg_run *run, const gpo_vector *keys,
 		GPO_CUDA_TRY(gpo_cuda_dense_accumulate(keys->type, d_keys, d_kvalid, run->vt,
 											   d_vals, d_vvalid, n, run->min_code,
 											   run->range, g->fields, &g->acc));
-	GPO_CUDA_TRY(cudaDeviceSynchronize());
+	GPO_CUDA_TRY(cudaStreamSynchronize(0));
 	*added = true;
 cleanup:
 	if (d_kvalid != NULL)
@@ -121,7 +121,7 @@ gpo_groupagg_run_finish_gpu(gpo_ctx *ctx, gpo_agg_run *run, gpo_agg_out *out,
 	GPO_TRY(gpo_cuda_dense_groups(ctx, run->min_code, run->range, &g->acc, &mem, &res));
 	*ngroups = res.ngroups;
 	GPO_TRY(gpo_cuda_groups_download(ctx, &res, run->kt, run->vt, out, &mem));
-	GPO_CUDA_TRY(cudaDeviceSynchronize());
+	GPO_CUDA_TRY(cudaStreamSynchronize(0));
 cleanup:
 	gpo_dmem_release(&mem);
 	gpo_cuda_end(&old);

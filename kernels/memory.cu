@@ -3,10 +3,13 @@
  *	  Device working memory from a stream-ordered pool, and the pinned host
  *	  staging buffers that uploads and downloads go through.
  *
- * Device memory: the faces run on the legacy default stream, so working
- * buffers are taken with cudaMallocAsync and given back with cudaFreeAsync
- * on that stream (stream 0).  A free is ordered after every kernel and copy
- * issued before it, so freeing right after the last use is safe, and the
+ * Device memory: the faces run on stream 0, which the build makes each host
+ * thread's own default stream (--default-stream per-thread: the GPU
+ * service's executor runs several requests at once, one thread each), so
+ * working buffers are taken with cudaMallocAsync and given back with
+ * cudaFreeAsync on that stream.  A free is ordered after every kernel and
+ * copy the thread issued before it, so freeing right after the last use is
+ * safe, and the
  * memory can serve the next allocation at once without a device-wide
  * synchronization (cudaFree synchronizes the device, and costs far more).
  * The device's default pool keeps up to gpo_pool_keep freed bytes cached
@@ -15,14 +18,18 @@
  * than that.  Under gpo_gpu_set_memory_limit the pool's bytes, in use and
  * cached, stay within the limit (give or take the pool's granularity): an
  * allocation past it fails as out of memory, after the pending frees have
- * landed and the cached bytes were trimmed.  Devices without memory pools fall back to cudaMalloc/cudaFree.
+ * landed and the cached bytes were trimmed (the check and the allocation
+ * hold gpo_pool_lock, so that threads allocating at once cannot pass the
+ * limit together; another thread's frees that have not landed yet count as
+ * used).  Devices without memory pools fall back to cudaMalloc/cudaFree.
  * The pool is set up lazily, on the first allocation of the process (always
  * in the backend, never in the postmaster, which never calls CUDA).
  *
  * Staging: pageable host memory moves at a fraction of pinned bandwidth and
  * costs a synchronous copy per piece, so host data goes through two cached
  * pinned buffers of equal size (cudaHostAlloc, grown on demand up to
- * GPO_STAGE_MAX each, kept for the life of the process).  The host side of
+ * GPO_STAGE_MAX each, kept for the life of the thread's process; each host
+ * thread that transfers has its own pair).  The host side of
  * a large piece is copied by OpenMP threads when the file is built with
  * OpenMP (-fopenmp), by the calling thread otherwise.  A transfer is a
  * list of host spans that form one contiguous device range: small spans are
@@ -68,15 +75,17 @@ static size_t gpo_pool_keep = 0;
 static bool gpo_pool_used = false;	/* something was allocated from it */
 /* gpo_gpu_set_memory_limit's bound on the pool's bytes; 0: none. */
 static size_t gpo_pool_limit = 0;
+/* Held across a bounded allocation's check and allocation. */
+static pthread_mutex_t gpo_pool_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Staging state (the backend's thread only). */
-static char *gpo_stage_buf[2];
-static size_t gpo_stage_size = 0;	/* bytes of each buffer; 0: none */
-static size_t gpo_stage_cap = GPO_STAGE_MAX;	/* largest size to try */
-static cudaEvent_t gpo_stage_ev[2];
-static bool gpo_stage_ev_made = false;
-static bool gpo_stage_busy[2];	/* a DMA may still use the buffer */
-static bool gpo_stage_off = false;	/* pinned memory failed: pageable path */
+/* Staging state, each host thread's own. */
+static thread_local char *gpo_stage_buf[2];
+static thread_local size_t gpo_stage_size = 0;	/* bytes of each buffer; 0: none */
+static thread_local size_t gpo_stage_cap = GPO_STAGE_MAX;	/* largest size to try */
+static thread_local cudaEvent_t gpo_stage_ev[2];
+static thread_local bool gpo_stage_ev_made = false;
+static thread_local bool gpo_stage_busy[2];	/* a DMA may still use the buffer */
+static thread_local bool gpo_stage_off = false;	/* pinned memory failed: pageable path */
 
 /* Sets up the device's default pool for caching, or chooses cudaMalloc. */
 static void
@@ -152,6 +161,25 @@ gpo_pool_fits(size_t bytes)
 	return true;
 }
 
+/* cudaMallocAsync of bytes into *d_ptr, once more after a trim if need be. */
+static cudaError_t
+gpo_pool_alloc(void **d_ptr, size_t bytes)
+{
+	cudaError_t err = cudaMallocAsync(d_ptr, bytes, 0);
+
+	if (err == cudaErrorMemoryAllocation)
+	{
+		/* let pending frees land, hand every cached byte back, try again */
+		(void) cudaGetLastError();
+		if (cudaStreamSynchronize(0) == cudaSuccess &&
+			cudaMemPoolTrimTo(gpo_pool, 0) == cudaSuccess)
+			err = cudaMallocAsync(d_ptr, bytes, 0);
+		else
+			(void) cudaGetLastError();
+	}
+	return err;
+}
+
 /*
  * Device memory of bytes (at least 1) into *d_ptr, from the pool;
  * cudaErrorMemoryAllocation past gpo_gpu_set_memory_limit's bound.
@@ -173,18 +201,14 @@ gpo_cuda_malloc(void **d_ptr, size_t bytes)
 		return err;
 	}
 	gpo_pool_used = true;
-	if (gpo_pool_limit > 0 && !gpo_pool_fits(bytes))
-		return cudaErrorMemoryAllocation;
-	err = cudaMallocAsync(d_ptr, bytes, 0);
-	if (err == cudaErrorMemoryAllocation)
+	if (gpo_pool_limit == 0)
+		err = gpo_pool_alloc(d_ptr, bytes);
+	else
 	{
-		/* let pending frees land, hand every cached byte back, try again */
-		(void) cudaGetLastError();
-		if (cudaStreamSynchronize(0) == cudaSuccess &&
-			cudaMemPoolTrimTo(gpo_pool, 0) == cudaSuccess)
-			err = cudaMallocAsync(d_ptr, bytes, 0);
-		else
-			(void) cudaGetLastError();
+		pthread_mutex_lock(&gpo_pool_lock);
+		err = gpo_pool_fits(bytes) ? gpo_pool_alloc(d_ptr, bytes) :
+			cudaErrorMemoryAllocation;
+		pthread_mutex_unlock(&gpo_pool_lock);
 	}
 	if (err != cudaSuccess)
 		*d_ptr = NULL;
@@ -225,17 +249,19 @@ gpo_gpu_set_memory_limit(int64_t bytes)
 	uint64_t	keep;
 	size_t		limit = bytes > 0 ? (size_t) bytes : 0;
 
-	if (limit == gpo_pool_limit)
-		return;
-	gpo_pool_limit = limit;
-	if (!gpo_pool_on)
-		return;
-	keep = gpo_pool_keep;
-	if (gpo_pool_limit > 0 && keep > gpo_pool_limit)
-		keep = gpo_pool_limit;
-	if (cudaMemPoolSetAttribute(gpo_pool, cudaMemPoolAttrReleaseThreshold,
-								&keep) != cudaSuccess)
-		(void) cudaGetLastError();
+	pthread_mutex_lock(&gpo_pool_lock);
+	if (limit != gpo_pool_limit)
+	{
+		gpo_pool_limit = limit;
+		keep = gpo_pool_keep;
+		if (gpo_pool_limit > 0 && keep > gpo_pool_limit)
+			keep = gpo_pool_limit;
+		if (gpo_pool_on &&
+			cudaMemPoolSetAttribute(gpo_pool, cudaMemPoolAttrReleaseThreshold,
+									&keep) != cudaSuccess)
+			(void) cudaGetLastError();
+	}
+	pthread_mutex_unlock(&gpo_pool_lock);
 }
 
 /* The pool's device memory held now and at most, in bytes (see gpo.h). */

@@ -409,7 +409,7 @@ gpo_cuda_sort_pairs(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
 	}
 	if (d_ids_out != NULL && n > 0)
 		GPO_CUDA_TRY(cudaMemcpy(d_ids_out, d_ids, 4 * (size_t) n, cudaMemcpyDeviceToDevice));
-	GPO_CUDA_TRY(cudaDeviceSynchronize());
+	GPO_CUDA_TRY(cudaStreamSynchronize(0));
 cleanup:
 	return st;
 }

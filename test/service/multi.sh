@@ -5,7 +5,8 @@
 # the placement rule.  Checks that one session's requests and those of
 # several concurrent sessions reach every service, that every result equals
 # PostgreSQL's own, that killing one service's executor leaves the others
-# serving (and it comes back), and how the services are counted without
+# serving (and it comes back), that one service runs several requests at
+# once (gpuops.gpu_service_streams), and how the services are counted without
 # the override (CUDA_VISIBLE_DEVICES, then /proc/driver/nvidia/gpus).
 # Exits non-zero on any failure.  Needs gpuops installed (make install).
 #
@@ -222,7 +223,41 @@ done
 before=$(served)
 q -c "SELECT mg_checks()" >/dev/null || fail "after service 1 came back: a query failed"
 served_more "$before" "$(served)" "after service 1 came back"
+# (a smaller table for the next part: 2 batches a query)
+q -c "CREATE TABLE mg_s AS SELECT * FROM mg_t WHERE w <= 30000" -c "ANALYZE mg_s" ||
+	fail "setup of mg_s"
 stop
+
+echo "== one service, several requests at once =="
+# the peak of requests run at once, with 4 sessions and gpuops.debug_gpu_service_delay
+# holding each request 200 ms, under gpuops.gpu_service_streams = $1
+peak_with_streams() {
+	start "gpuops.debug_gpu_count = 1
+gpuops.gpu_service_streams = $1
+gpuops.debug_gpu_service_delay = 200"
+	[ "$(q -c "SELECT streams FROM gpuops.service()")" = "$1" ] ||
+		fail "streams $1 expected: $(q -c 'SELECT * FROM gpuops.service()')"
+	local pids=() s
+	for s in 1 2 3 4; do
+		q -c "SELECT mg_check('SELECT k, count(*) c, sum(v) s, max(w) mx FROM mg_s GROUP BY k')" \
+			>"$base/p$s.out" 2>&1 &
+		pids+=($!)
+	done
+	for s in "${!pids[@]}"; do
+		wait "${pids[$s]}" || { cat "$base/p$((s + 1)).out" >&2; fail "streams $1: session $((s + 1)) failed"; }
+	done
+	[ "$(q -c "SELECT running + in_flight + arena_used FROM gpuops.service()")" = 0 ] ||
+		fail "streams $1: requests left behind: $(q -c 'SELECT * FROM gpuops.service()')"
+	q -c "SELECT running_peak FROM gpuops.service()"
+	stop
+}
+peak=$(peak_with_streams 3)
+[ "$peak" -ge 2 ] && [ "$peak" -le 3 ] ||
+	fail "gpuops.gpu_service_streams = 3: 2 or 3 requests at once expected, ran $peak"
+echo "3 streams: at most $peak requests at once"
+peak=$(peak_with_streams 1)
+[ "$peak" = 1 ] || fail "gpuops.gpu_service_streams = 1: one request at a time expected, ran $peak"
+echo "1 stream: at most $peak request at once"
 
 echo "== the count without the override =="
 # count of services the server runs now

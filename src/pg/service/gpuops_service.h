@@ -14,6 +14,7 @@
 
 extern bool gpuops_gpu_service;
 extern int	gpuops_gpu_service_memory;	/* MB */
+extern int	gpuops_gpu_service_streams;
 extern bool gpuops_debug_gpu_service;
 extern int	gpuops_debug_gpu_service_delay; /* ms */
 extern int	gpuops_debug_gpu_count; /* 0: one service per GPU found */

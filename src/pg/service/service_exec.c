@@ -8,13 +8,21 @@
  * There is one executor per service, each with the GPU of its service's
  * number (gpo_gpu_use_device, before its first CUDA call).
  *
- * One request runs at a time, on the legacy default stream of the one
- * context and its one device memory pool (within gpuops.gpu_memory_limit):
- * device memory is bounded by one request's working set plus the pool's
- * cached bytes, whatever the number of sessions.  A request's columns are
- * read by the device straight from the page-locked arena, and its results
- * written back there.
- *
+ * It runs gpuops.gpu_service_streams requests at once, each on a thread of
+ * its own (a lane) and so on a CUDA stream of its own (the kernels are
+ * built with per-thread default streams): while one request's batch or
+ * groups cross the bus, another's kernels run.  The lanes take the queued
+ * requests oldest first, so no session's requests wait behind a later
+ * one's.  They share the one context and its one device memory pool
+ * (within gpuops.gpu_memory_limit): device memory is bounded by the working
+ * sets of the requests running at once plus the pool's cached bytes,
+ * whatever the number of sessions.  A request that runs out of device
+ * memory beside others runs again alone, once the others are done (the
+ * lanes hold exec_alone shared while they run; the rerun holds it
+ * exclusively), so a request fails for memory only where it would fail by
+ * itself.  A request's columns are read by the device straight from the
+ * page-locked arena, and its results written back there.
+
  * The executor is not a child of the postmaster, so that its death (a
  * SIGKILL, a crash in a GPU library) does not make the postmaster restart
  * every process: the supervisor answers the request it was running as lost
@@ -29,6 +37,7 @@
 #include "service/service_int.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,10 +54,21 @@ static volatile sig_atomic_t exec_sigterm = false;
 /* The service this executor runs (set once, at its start). */
 static GpuopsSvcShared *svc = NULL;
 
-/* The request arrays, allocated once (malloc: no memory context here). */
-static gpo_vector *exec_vals;
-static gpo_chunk *exec_vchunks;
-static gpo_agg_out *exec_outs;
+/* One lane: a thread that runs requests, with its request arrays. */
+typedef struct GpuopsSvcLane
+{
+	pthread_t	thread;
+	bool		on_gpu;
+	/* allocated once (malloc: no memory context here) */
+	gpo_vector *vals;
+	gpo_chunk  *vchunks;
+	gpo_agg_out *outs;
+} GpuopsSvcLane;
+
+static GpuopsSvcLane exec_lanes[GPUOPS_SVC_MAX_STREAMS];
+
+/* Held shared by a running request, exclusively by one rerun alone. */
+static pthread_rwlock_t exec_alone;
 
 /* SIGTERM: leave after the request being run (at once in a debug delay). */
 static void
@@ -147,10 +167,13 @@ gpuops_svc_vector(gpo_vector *v, gpo_chunk *c, gpo_type type, char *base,
 	v->chunks = c;
 }
 
-/* Runs request req (in the arena at base) with the engine; fills its results. */
+/* Runs request req (in the arena at base) on lane; fills its results. */
 static void
-gpuops_svc_run_agg(GpuopsSvcAggReq *req, char *base, bool on_gpu)
+gpuops_svc_run_agg(GpuopsSvcLane *lane, GpuopsSvcAggReq *req, char *base)
 {
+	gpo_vector *exec_vals = lane->vals;
+	gpo_chunk  *exec_vchunks = lane->vchunks;
+	gpo_agg_out *exec_outs = lane->outs;
 	gpo_vector	keys;
 	gpo_chunk	kchunk;
 	gpo_agg_strategy strategy = (gpo_agg_strategy) req->strategy;
@@ -177,7 +200,7 @@ gpuops_svc_run_agg(GpuopsSvcAggReq *req, char *base, bool on_gpu)
 				*gpuops_svc_out_field(&exec_outs[v], f) = base + req->off_out[v][f];
 	}
 	gpo_ctx_init(&ctx);
-	ctx.device = on_gpu ? GPO_DEVICE_GPU : GPO_DEVICE_CPU;
+	ctx.device = lane->on_gpu ? GPO_DEVICE_GPU : GPO_DEVICE_CPU;
 	ctx.gpu_min_rows = 0;
 	ctx.threads = 1;
 	INSTR_TIME_SET_CURRENT(start);
@@ -215,6 +238,26 @@ gpuops_svc_exec_delay(uint32 ms)
 	}
 }
 
+/* Raises *peak to at least v. */
+static void
+gpuops_svc_raise_u64(pg_atomic_uint64 *peak, uint64 v)
+{
+	uint64		old = pg_atomic_read_u64(peak);
+
+	while (v > old && !pg_atomic_compare_exchange_u64(peak, &old, v))
+		;
+}
+
+/* Raises *peak to at least v. */
+static void
+gpuops_svc_raise_u32(pg_atomic_uint32 *peak, uint32 v)
+{
+	uint32		old = pg_atomic_read_u32(peak);
+
+	while (v > old && !pg_atomic_compare_exchange_u32(peak, &old, v))
+		;
+}
+
 /* Publishes the device memory the pool holds now and has held at most. */
 static void
 gpuops_svc_note_memory(void)
@@ -224,22 +267,47 @@ gpuops_svc_note_memory(void)
 
 	gpo_gpu_memory_use(&held, &peak);
 	pg_atomic_write_u64(&svc->device_held, (uint64) held);
-	if ((uint64) peak > pg_atomic_read_u64(&svc->device_peak))
-		pg_atomic_write_u64(&svc->device_peak, (uint64) peak);
+	gpuops_svc_raise_u64(&svc->device_peak, (uint64) peak);
 }
 
-/* Runs slot i's request and answers it. */
+/*
+ * Runs req on lane, counted as running, holding exec_alone shared or (alone)
+ * exclusively, after waiting delay ms (gpuops.debug_gpu_service_delay).
+ */
 static void
-gpuops_svc_serve(int i, bool on_gpu)
+gpuops_svc_run_counted(GpuopsSvcLane *lane, GpuopsSvcAggReq *req, char *base,
+					   bool alone, uint32 delay)
+{
+	uint32		now;
+
+	if (alone)
+		pthread_rwlock_wrlock(&exec_alone);
+	else
+		pthread_rwlock_rdlock(&exec_alone);
+	now = pg_atomic_add_fetch_u32(&svc->running, 1);
+	gpuops_svc_raise_u32(&svc->running_peak, now);
+	if (delay > 0)
+		gpuops_svc_exec_delay(delay);
+	gpuops_svc_run_agg(lane, req, base);
+	pg_atomic_sub_fetch_u32(&svc->running, 1);
+	pthread_rwlock_unlock(&exec_alone);
+}
+
+/* Runs slot i's request on lane and answers it. */
+static void
+gpuops_svc_serve(GpuopsSvcLane *lane, int i)
 {
 	GpuopsSvcSlot *sl = &svc->slots[i];
 	char	   *base = gpuops_svc_arena(svc) + sl->off;
-	uint32		delay = pg_atomic_read_u32(&svc->delay_ms);
+	GpuopsSvcAggReq *req = (GpuopsSvcAggReq *) base;
 
-	if (delay > 0)
-		gpuops_svc_exec_delay(delay);
-	gpuops_svc_run_agg((GpuopsSvcAggReq *) base, base, on_gpu);
+	gpuops_svc_run_counted(lane, req, base, false,
+						   pg_atomic_read_u32(&svc->delay_ms));
+	/* out of device memory beside other requests: once more, alone */
+	if (req->status == GPO_ERR_DEVICE_NOMEM && svc->streams > 1)
+		gpuops_svc_run_counted(lane, req, base, true, 0);
 	pg_atomic_fetch_add_u64(&svc->served, 1);
+	gpuops_svc_note_memory();
 	gpuops_svc_answer(svc, i);
 }
 
@@ -261,6 +329,72 @@ gpuops_svc_exec_wait(void)
 		;
 }
 
+/* Bounds the device memory pool by the supervisor's gpuops.gpu_memory_limit. */
+static void
+gpuops_svc_publish_limit(void)
+{
+	gpo_gpu_set_memory_limit((int64) pg_atomic_read_u32(&svc->memory_limit_mb) *
+							 1024 * 1024);
+}
+
+/* A lane's body: runs queued requests until SIGTERM. */
+static void *
+gpuops_svc_lane_main(void *arg)
+{
+	GpuopsSvcLane *lane = (GpuopsSvcLane *) arg;
+
+	while (!exec_sigterm)
+	{
+		int			i;
+
+		while (!exec_sigterm && (i = gpuops_svc_take()) >= 0)
+			gpuops_svc_serve(lane, i);
+		gpuops_svc_exec_wait();
+	}
+	return NULL;
+}
+
+/*
+ * Starts svc->streams lanes (at least one, or the executor leaves), with
+ * every signal blocked in them, so that the executor's main thread takes
+ * SIGTERM; returns how many run.
+ */
+static int
+gpuops_svc_lanes_start(bool on_gpu)
+{
+	pthread_rwlockattr_t attr;
+	sigset_t	all;
+	sigset_t	old;
+	int			want = Min(Max(svc->streams, 1), GPUOPS_SVC_MAX_STREAMS);
+	int			n;
+
+	pthread_rwlockattr_init(&attr);
+#ifdef __GLIBC__
+	/* a rerun alone must not wait for a gap in a steady stream of requests */
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+#endif
+	if (pthread_rwlock_init(&exec_alone, &attr) != 0)
+		_exit(1);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (n = 0; n < want; n++)
+	{
+		GpuopsSvcLane *lane = &exec_lanes[n];
+
+		lane->on_gpu = on_gpu;
+		lane->vals = calloc(GPO_AGG_MAX_REQS, sizeof(gpo_vector));
+		lane->vchunks = calloc(GPO_AGG_MAX_REQS, sizeof(gpo_chunk));
+		lane->outs = calloc(GPO_AGG_MAX_REQS, sizeof(gpo_agg_out));
+		if (lane->vals == NULL || lane->vchunks == NULL || lane->outs == NULL ||
+			pthread_create(&lane->thread, NULL, gpuops_svc_lane_main, lane) != 0)
+			break;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (n == 0)
+		_exit(1);
+	return n;
+}
+
 /* The executor's body for service me (see service_int.h). */
 void
 gpuops_svc_exec_main(GpuopsSvcShared *me, pid_t supervisor)
@@ -268,6 +402,8 @@ gpuops_svc_exec_main(GpuopsSvcShared *me, pid_t supervisor)
 	struct sigaction sa;
 	GpuopsSvcState state;
 	sigset_t	none;
+	int			nlanes;
+	int			i;
 
 	MyProcPid = getpid();
 	svc = me;
@@ -293,30 +429,22 @@ gpuops_svc_exec_main(GpuopsSvcShared *me, pid_t supervisor)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	exec_vals = calloc(GPO_AGG_MAX_REQS, sizeof(gpo_vector));
-	exec_vchunks = calloc(GPO_AGG_MAX_REQS, sizeof(gpo_chunk));
-	exec_outs = calloc(GPO_AGG_MAX_REQS, sizeof(gpo_agg_out));
-	if (exec_vals == NULL || exec_vchunks == NULL || exec_outs == NULL)
-		_exit(1);
 	/* service i runs on GPU i, chosen before CUDA's first call */
 	(void) gpo_gpu_use_device(svc->index);
 	state = gpuops_svc_exec_start(gpuops_debug_gpu_service);
 	if (svc->latch != NULL)
 		SetLatch(svc->latch);
+	gpuops_svc_publish_limit();
+	nlanes = state == GPUOPS_SVC_NO_DEVICE ? 0 :
+		gpuops_svc_lanes_start(state == GPUOPS_SVC_READY);
+	/* the lanes run the requests; this thread follows the limit, waits for SIGTERM */
 	while (!exec_sigterm)
 	{
-		int			i;
-
-		gpo_gpu_set_memory_limit((int64) pg_atomic_read_u32(&svc->memory_limit_mb) *
-								 1024 * 1024);
-		while (state != GPUOPS_SVC_NO_DEVICE && !exec_sigterm &&
-			   (i = gpuops_svc_take()) >= 0)
-		{
-			gpuops_svc_serve(i, state == GPUOPS_SVC_READY);
-			gpuops_svc_note_memory();
-		}
-		gpuops_svc_exec_wait();
+		pg_usleep(100000L);
+		gpuops_svc_publish_limit();
 	}
+	for (i = 0; i < nlanes; i++)
+		pthread_join(exec_lanes[i].thread, NULL);
 	if (svc->pinned)
 		gpo_host_unregister(gpuops_svc_arena(svc));
 	_exit(0);

@@ -45,6 +45,8 @@
 #include "storage/spin.h"
 
 #define GPUOPS_SVC_SLOTS		128
+/* Most requests one service runs at once (gpuops.gpu_service_streams). */
+#define GPUOPS_SVC_MAX_STREAMS	32
 /* Alignment of every array in a request's range (device copies like it). */
 #define GPUOPS_SVC_ALIGN		64
 
@@ -123,10 +125,13 @@ typedef struct GpuopsSvcShared
 	/* published by the supervisor for the executor (which reads no GUCs) */
 	pg_atomic_uint32 memory_limit_mb;	/* gpuops.gpu_memory_limit */
 	pg_atomic_uint32 delay_ms;	/* gpuops.debug_gpu_service_delay */
+	int			streams;		/* gpuops.gpu_service_streams (set at start) */
 	/* written by the executor, which takes no lock */
 	pg_atomic_uint64 served;
 	pg_atomic_uint64 device_held;	/* the pool's bytes after the last request */
 	pg_atomic_uint64 device_peak;	/* the most the pool held */
+	pg_atomic_uint32 running;	/* requests being run now */
+	pg_atomic_uint32 running_peak;	/* the most run at once */
 	bool		pinned;			/* the arena is page-locked */
 	char		device_name[128];
 	uint64		next_ticket;

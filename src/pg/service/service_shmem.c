@@ -34,6 +34,11 @@
 
 bool		gpuops_gpu_service = true;
 int			gpuops_gpu_service_memory = 512;
+/*
+ * 1 until several streams are measured on a GPU machine (the lanes ran on
+ * the CPU face only, test/service/multi.sh).
+ */
+int			gpuops_gpu_service_streams = 1;
 bool		gpuops_debug_gpu_service = false;
 int			gpuops_debug_gpu_service_delay = 0;
 int			gpuops_debug_gpu_count = 0;
@@ -106,6 +111,17 @@ gpuops_service_init(void)
 							start_only,
 							GUC_UNIT_MB,
 							NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuops.gpu_service_streams",
+							"Requests each GPU service runs at once, each on a CUDA stream of its own.",
+							"Requests run oldest first; while one copies its batch or its "
+							"groups, another's kernels run.  A request that does not fit "
+							"gpuops.gpu_memory_limit beside the others runs again alone.",
+							&gpuops_gpu_service_streams,
+							1,
+							1, GPUOPS_SVC_MAX_STREAMS,
+							start_only,
+							0,
+							NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuops.debug_gpu_service",
 							 "Runs the GPU service on the CPU face where there is no GPU, for tests.",
 							 "Sessions then hand their GPU work to the service as they would "
@@ -176,6 +192,9 @@ gpuops_service_shmem_init(GpuopsSvcShared *svc, int i, Size bytes)
 	pg_atomic_init_u64(&svc->served, 0);
 	pg_atomic_init_u64(&svc->device_held, 0);
 	pg_atomic_init_u64(&svc->device_peak, 0);
+	pg_atomic_init_u32(&svc->running, 0);
+	pg_atomic_init_u32(&svc->running_peak, 0);
+	svc->streams = gpuops_gpu_service_streams;
 	if (sem_init(&svc->work, 1, 0) != 0)
 		elog(FATAL, "gpuops GPU service: could not create its semaphore: %m");
 	svc->arena_size = bytes;

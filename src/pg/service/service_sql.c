@@ -15,7 +15,7 @@
 #include "utils/tuplestore.h"
 
 /* Columns of gpuops.service(). */
-#define GPUOPS_SVC_SQL_COLS		16
+#define GPUOPS_SVC_SQL_COLS		19
 
 PG_FUNCTION_INFO_V1(gpuops_service_sql);
 PG_FUNCTION_INFO_V1(gpuops_service_restart_sql);
@@ -76,6 +76,9 @@ gpuops_svc_row(GpuopsSvcShared *svc, Datum *values, bool *nulls)
 	values[i++] = Int64GetDatum(copy.abandoned);
 	values[i++] = Int64GetDatum(copy.lost);
 	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->generation));
+	values[i++] = Int32GetDatum(copy.streams);
+	values[i++] = Int32GetDatum((int32) pg_atomic_read_u32(&svc->running));
+	values[i++] = Int32GetDatum((int32) pg_atomic_read_u32(&svc->running_peak));
 	memset(nulls, false, sizeof(bool) * i);
 	if (copy.pid == 0)
 		nulls[3] = true;
