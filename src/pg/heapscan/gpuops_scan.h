@@ -363,6 +363,12 @@ extern GpuopsRecentBuffers *gpuops_recent_buffers(Relation rel,
 												  BlockNumber nblocks);
 
 /*
+ * The share (0 .. 1) of relid's first nblocks blocks in shared buffers now,
+ * from a sample (resident.c).
+ */
+extern double gpuops_resident_share(Oid relid, BlockNumber nblocks);
+
+/*
  * One pinned page of a page batch: its line pointers as they were under the
  * share lock (all of them on an all-visible page, else only those of the
  * visible tuples), copied into the batch's line pointer array.
