@@ -16,6 +16,9 @@
 #               ALT_VALUES the values, default "off on")
 #   step conc: bench/concurrency.sh (pgbench, many sessions; CONC_ROWS rows,
 #               CONC_CLIENTS, CONC_DURATION, CONC_FACES, CONC_QUERIES)
+#   step streams (after conc): the GPU face under load with each
+#               gpuops.gpu_service_streams of STREAMS_LIST (default "1 4"),
+#               the server restarted for each (STREAMS_CLIENTS, CONC_ROWS)
 #   step first (after conc): bench/first_query.sh, a new session's first
 #               query against a warm session's (FIRST_REPS)
 #   PG_EXTRA_OPTS  more server options (e.g. "-c gpuops.gpu_service=off")
@@ -47,7 +50,7 @@ if [[ $steps == *" bench "* ]]; then
 		cat "$OUT/$(basename $b).md"
 	done
 fi
-if [[ $steps == *" regress "* || $steps == *" small "* || $steps == *" citus "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* || $steps == *" first "* || $steps == *" smith "* ]]; then
+if [[ $steps == *" regress "* || $steps == *" small "* || $steps == *" citus "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* || $steps == *" streams "* || $steps == *" first "* || $steps == *" smith "* ]]; then
 	# (pgbench's 128 clients of step conc need more than the default 100 connections)
 	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops -c max_connections=300 ${PG_EXTRA_OPTS:-}" \
 		source .device/pg-up.sh .device/pg.tar.xz >/dev/null || { echo "pg-up failed"; exit 1; }
@@ -118,6 +121,31 @@ if [[ $steps == *" conc "* ]]; then
 		ROWS=${CONC_ROWS:-10000000} CLIENTS="${CONC_CLIENTS:-1 16 64}" DURATION=${CONC_DURATION:-10} \
 		FACES="${CONC_FACES:-native cpu gpu}" QUERIES="${CONC_QUERIES:-light heavy}" \
 		bash bench/concurrency.sh 2>&1 | tee "$OUT/concurrency.txt"
+fi
+if [[ $steps == *" streams "* ]]; then
+	# the GPU service's gpuops.gpu_service_streams (a server-start setting): the
+	# server restarted with each value of STREAMS_LIST, the GPU face's tps at
+	# STREAMS_CLIENTS, then what the service ran at once
+	echo "== GPU service streams (bench/concurrency.sh, GPU face) =="
+	for n in ${STREAMS_LIST:-1 4}; do
+		runuser -u pg -- "${pgenv[@]}" psql -X -q -d regress_gpu \
+			-c "ALTER SYSTEM SET gpuops.gpu_service_streams = $n" &&
+			runuser -u pg -- "${pgenv[@]}" pg_ctl -D /tmp/pgdata -w -m fast restart >/dev/null ||
+			{ echo "restart with $n streams failed"; break; }
+		for _ in $(seq 1 100); do
+			[ "$(runuser -u pg -- "${pgenv[@]}" psql -X -At -d regress_gpu -c \
+				"SELECT count(*) FROM gpuops.service() WHERE state = 'down'")" = 0 ] && break
+			sleep 0.2
+		done
+		echo "-- gpuops.gpu_service_streams = $n"
+		timeout ${STREAMS_TIMEOUT:-240} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
+			ROWS=${CONC_ROWS:-10000000} CLIENTS="${STREAMS_CLIENTS:-16 64}" DURATION=${CONC_DURATION:-10} \
+			FACES=gpu QUERIES="${CONC_QUERIES:-light heavy}" \
+			bash bench/concurrency.sh 2>&1 | grep -E "^\| (light|heavy)|loading|failed" | tee -a "$OUT/streams.txt"
+		runuser -u pg -- "${pgenv[@]}" psql -X -d regress_gpu -c \
+			"SELECT gpu, streams, running_peak, served, lost, device_peak FROM gpuops.service()" |
+			tee -a "$OUT/streams.txt"
+	done
 fi
 if [[ $steps == *" first "* ]]; then
 	echo "== a new session's first query (bench/first_query.sh) =="
