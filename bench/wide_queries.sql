@@ -9,9 +9,13 @@
 -- It drops and recreates the table hits in the current database.
 --
 -- hits has ClickBench's columns and types (names in lower case; no primary
--- key) and is filled by one INSERT ... SELECT drawn from hashes of the row
--- number, so the data are the same on every run (the INSERT runs in one
--- backend: about 25 s a million rows).  Event times are uniform over
+-- key) and is made by one CREATE TABLE ... AS SELECT drawn from hashes of
+-- the row number, so the data are the same on every run, in an order that
+-- varies.  Parallel workers compute the rows and one backend inserts them:
+-- on 2 cores about 20 s a million rows (15 s with -v copies=4; 25 s when
+-- one backend also computed them), of which 8-12 s are the inserts, the
+-- check of the NOT NULLs and the VACUUM ANALYZE, work that more cores do
+-- not share: the rest is the workers'.  Event times are uniform over
 -- 2013-07-01 .. 2013-07-31.  Keys are skewed (index = n * r^3 or n * r^4
 -- for r uniform in 0..1, so a few values hold many rows): four counters hold
 -- 70% of the rows (62 alone 40%); URLs (up to rows / 4 of them, 30-200
@@ -47,13 +51,27 @@ SELECT :rows / :copies AS genrows \gset
 SELECT greatest(1000, :genrows / 4) AS nurl, greatest(1000, :genrows / 8) AS nref,
        greatest(1000, :genrows / 6) AS nuser
 \gset
+-- The generator below runs in parallel workers, so every function it calls
+-- is PARALLEL SAFE: one that is not (the default for a CREATE FUNCTION, even
+-- an inlined one) keeps the whole query in one backend.  setup.psql's
+-- pg_temp.rnd is not marked so.
+ALTER FUNCTION pg_temp.rnd(int8, int8, int, int) PARALLEL SAFE;
 -- a skewed index in 0..n-1 from the low 20 bits of h: n * r^3 (k = 3) or
 -- n * r^4 (k = 4), r = (h & 0xFFFFF) / 2^20
 CREATE FUNCTION pg_temp.sk(h int8, n int8, k int) RETURNS int8
-LANGUAGE sql IMMUTABLE AS
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
 $$ SELECT CASE k WHEN 3 THEN ((h & 1048575) * (h & 1048575) >> 20) * (h & 1048575) >> 20
                  ELSE ((h & 1048575) * (h & 1048575) >> 20) * ((h & 1048575) * (h & 1048575) >> 20) >> 20
             END * n >> 20 $$;
+-- 64 md5s of the index u, the padding of an incompressible long URL (a
+-- function, since a correlated subquery would keep the generator out of the
+-- workers)
+CREATE FUNCTION pg_temp.pad(u int8) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT string_agg(md5(u::text || g.n), '' ORDER BY g.n) FROM generate_series(1, 64) g(n) $$;
+-- hits's columns, types and NOT NULLs.  This table stays empty: the rows
+-- come from a CREATE TABLE ... AS below, which makes hits again with these
+-- columns, types and NOT NULLs.
 DROP TABLE IF EXISTS hits;
 CREATE TABLE hits (
 	watchid bigint NOT NULL,
@@ -162,13 +180,48 @@ CREATE TABLE hits (
 	urlhash bigint NOT NULL,
 	clid integer NOT NULL
 );
--- Each row's values come from eleven hashes of its number (a .. n), each
--- cut into fields of bits; the skewed indexes (url u, title t, referer rf,
--- search phrase p, user uid) pick strings built from hashes of the index
--- (hu, ht, hr, hp) and words of the small lists in w.  OFFSET 0 keeps each
--- level a subquery, so that its columns are computed once per row.
-INSERT INTO hits
-SELECT
+-- The rows come from a CREATE TABLE ... AS, whose SELECT runs in parallel
+-- workers while the leader inserts what they return (that of an INSERT ...
+-- SELECT runs in one backend).  It takes hits's column names and types (as
+-- casts) from the table above, and then its NOT NULLs.
+SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS hits_cols,
+       string_agg(format('%I::%s', attname, format_type(atttypid, atttypmod)), ', '
+                  ORDER BY attnum) AS hits_casts,
+       string_agg(format('ALTER %I SET NOT NULL', attname), ', ' ORDER BY attnum)
+           FILTER (WHERE attnotnull) AS hits_notnull
+FROM pg_attribute WHERE attrelid = 'hits'::regclass AND attnum > 0 AND NOT attisdropped
+\gset
+DROP TABLE hits;
+-- A CREATE TABLE ... AS writes through a small ring of buffers, which
+-- leaves hits out of shared buffers (an INSERT leaves it there).  The check
+-- of the NOT NULLs reads hits back into them where it is at most a quarter
+-- of shared_buffers; a larger table is read through a ring too, so then
+-- pg_prewarm, where the server has it, reads it in for the check, the
+-- VACUUM and the queries.
+SELECT count(*) > 0 AS prewarm FROM pg_available_extensions
+WHERE name = 'pg_prewarm' AND (installed_version IS NOT NULL OR
+                               (SELECT rolsuper FROM pg_roles WHERE rolname = current_user))
+\gset
+\if :prewarm
+CREATE EXTENSION IF NOT EXISTS pg_prewarm;
+\endif
+-- The row numbers, in a table that a parallel seq scan shares out among the
+-- workers (a generate_series is not shared out), with as many workers as
+-- max_parallel_workers_per_gather lets a Gather have.
+DROP TABLE IF EXISTS hits_rownum;
+CREATE UNLOGGED TABLE hits_rownum AS SELECT generate_series(1::int8, :genrows) AS i;
+ALTER TABLE hits_rownum SET (parallel_workers = 1024);
+-- The generator, a view with hits's columns.  Each row's values come from
+-- eleven hashes of its number (a .. n), each cut into fields of bits; the
+-- skewed indexes (url u, title t, referer rf, search phrase p, user uid)
+-- pick strings built from hashes of the index (hu, ht, hr, hp) and words of
+-- the small lists in w.  OFFSET NULL keeps each level a subquery, so that
+-- its columns are computed once per row (OFFSET 0 would too, but
+-- PostgreSQL 15 plans the query above a subquery with OFFSET 0 outside the
+-- workers, as if it had a real OFFSET).
+CREATE TEMP VIEW hits_gen AS
+SELECT :hits_casts
+FROM (SELECT
 	hashint8extended(i, 0),							-- watchid
 	((e & 7) <> 0)::int::smallint,						-- javaenable
 	CASE WHEN t % 50 = 7 THEN '' ELSE						-- title
@@ -300,8 +353,7 @@ FROM (SELECT x2.*, w.*,
                             30 + ((hu >> 52 & 255) % 171)::int) ||
                        CASE WHEN (b & 1023) < 1023 THEN ''
                             WHEN (b >> 10 & 1) = 0 THEN '&pad=' || repeat(md5(u::text), 64)
-                            ELSE '&pad=' || (SELECT string_agg(md5(u::text || g.n), '' ORDER BY g.n)
-                                             FROM generate_series(1, 64) g(n)) END
+                            ELSE '&pad=' || pg_temp.pad(u) END
              END AS url,
              -- referer: 25% of the rows empty
              CASE WHEN (n & 3) = 0 THEN ''
@@ -327,10 +379,10 @@ FROM (SELECT x2.*, w.*,
                          hashint8extended(i, 9) AS k, hashint8extended(i, 10) AS m,
                          hashint8extended(i, 14) AS n,
                          pg_temp.rnd(i, 13, 0, 31 * 86400 - 1) AS s
-                  FROM generate_series(1::int8, :genrows) i OFFSET 0) x1,
+                  FROM hits_rownum OFFSET NULL) x1,
                  LATERAL (SELECT pg_temp.sk(x1.b >> 11, :nurl, 4) AS u, pg_temp.sk(x1.c, 5000, 3) AS t,
                                  pg_temp.sk(x1.c >> 24, :nref, 3) AS rf) ix
-            OFFSET 0) x2,
+            OFFSET NULL) x2,
            -- the word lists
            (SELECT '{ex.ru,ex.com,shop.ex.ru,news.ex.ru,mail.ex.ru,auto.ex.ru,video.ex.com,maps.ex.ru,m.ex.ru,market.ex.ru,sport.ex.ru,music.ex.net,games.ex.org,tv.ex.ru,kino.ex.ru,forum.ex.net}'::text[] AS host,
                    '{catalog,news,item,search,cart,profile,photo,video,article,category,product,list,page,view,show,detail}'::text[] AS sec,
@@ -344,8 +396,32 @@ FROM (SELECT x2.*, w.*,
                    '{ru,ru,ru,ru,ua,by,kz,us,de,tr,gb,fr,cn,jp,"",""}'::text[] AS country,
                    '{"",vkontakte,facebook,twitter,odnoklassniki,livejournal,google+}'::text[] AS net,
                    '{google,yandex,begun,direct,vk,mail,facebook,adfox}'::text[] AS utm) w
-      OFFSET 0) x;
-INSERT INTO hits SELECT h.* FROM hits h, generate_series(2, :copies) c;
+      OFFSET NULL) x) g(:hits_cols);
+-- With -v copies=N, hits gets the generated rows, then copies 2 .. N of
+-- each row side by side: a second run of the generator (each row computed
+-- once for its N - 1 copies; none where N = 1), which costs less than
+-- keeping the rows in a table between two statements, since the leader's
+-- inserts, not the workers, take the time.  enable_parallel_append = off:
+-- the workers run the two in turn (an Append of parallel plans), not side
+-- by side (a Parallel Append).
+BEGIN;
+-- a Gather above the whole generator, whatever its cost
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL enable_parallel_append = off;
+CREATE TABLE hits AS
+TABLE hits_gen
+UNION ALL
+SELECT g.* FROM (SELECT * FROM hits_gen OFFSET NULL) g, generate_series(2, :copies) c
+WHERE :copies > 1;
+\if :prewarm
+SELECT CASE WHEN pg_relation_size('hits') > pg_size_bytes(current_setting('shared_buffers')) / 4
+            THEN pg_prewarm('hits') END AS prewarmed \gset
+\endif
+ALTER TABLE hits :hits_notnull;
+COMMIT;
+DROP VIEW hits_gen;
+DROP TABLE hits_rownum;
 VACUUM ANALYZE hits;
 -- t_: text keys (with text quals and without them); i_: integer keys; p_:
 -- no key.  July 2013 covers every row; the counters' filters and the
