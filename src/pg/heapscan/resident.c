@@ -69,7 +69,7 @@ gpuops_resident_share(Oid relid, BlockNumber nblocks)
 	{
 		BlockNumber blk = (BlockNumber) (((uint64) nblocks * i + nblocks / 2) / n);
 
-		if (blk < nblocks && gpuops_block_resident(rnode, blk))
+		if (gpuops_block_resident(rnode, blk))
 			found++;
 	}
 	return (double) found / n;

@@ -238,23 +238,13 @@ gpuops_svc_exec_delay(uint32 ms)
 	}
 }
 
-/* Raises *peak to at least v. */
+/* Raises *peak to at least v (the lanes write it at once). */
 static void
-gpuops_svc_raise_u64(pg_atomic_uint64 *peak, uint64 v)
+gpuops_svc_raise(pg_atomic_uint64 *peak, uint64 v)
 {
 	uint64		old = pg_atomic_read_u64(peak);
 
 	while (v > old && !pg_atomic_compare_exchange_u64(peak, &old, v))
-		;
-}
-
-/* Raises *peak to at least v. */
-static void
-gpuops_svc_raise_u32(pg_atomic_uint32 *peak, uint32 v)
-{
-	uint32		old = pg_atomic_read_u32(peak);
-
-	while (v > old && !pg_atomic_compare_exchange_u32(peak, &old, v))
 		;
 }
 
@@ -267,7 +257,7 @@ gpuops_svc_note_memory(void)
 
 	gpo_gpu_memory_use(&held, &peak);
 	pg_atomic_write_u64(&svc->device_held, (uint64) held);
-	gpuops_svc_raise_u64(&svc->device_peak, (uint64) peak);
+	gpuops_svc_raise(&svc->device_peak, (uint64) peak);
 }
 
 /*
@@ -278,18 +268,18 @@ static void
 gpuops_svc_run_counted(GpuopsSvcLane *lane, GpuopsSvcAggReq *req, char *base,
 					   bool alone, uint32 delay)
 {
-	uint32		now;
+	uint64		now;
 
 	if (alone)
 		pthread_rwlock_wrlock(&exec_alone);
 	else
 		pthread_rwlock_rdlock(&exec_alone);
-	now = pg_atomic_add_fetch_u32(&svc->running, 1);
-	gpuops_svc_raise_u32(&svc->running_peak, now);
+	now = pg_atomic_add_fetch_u64(&svc->running, 1);
+	gpuops_svc_raise(&svc->running_peak, now);
 	if (delay > 0)
 		gpuops_svc_exec_delay(delay);
 	gpuops_svc_run_agg(lane, req, base);
-	pg_atomic_sub_fetch_u32(&svc->running, 1);
+	pg_atomic_sub_fetch_u64(&svc->running, 1);
 	pthread_rwlock_unlock(&exec_alone);
 }
 

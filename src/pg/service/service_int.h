@@ -130,8 +130,8 @@ typedef struct GpuopsSvcShared
 	pg_atomic_uint64 served;
 	pg_atomic_uint64 device_held;	/* the pool's bytes after the last request */
 	pg_atomic_uint64 device_peak;	/* the most the pool held */
-	pg_atomic_uint32 running;	/* requests being run now */
-	pg_atomic_uint32 running_peak;	/* the most run at once */
+	pg_atomic_uint64 running;	/* requests being run now */
+	pg_atomic_uint64 running_peak;	/* the most run at once */
 	bool		pinned;			/* the arena is page-locked */
 	char		device_name[128];
 	uint64		next_ticket;

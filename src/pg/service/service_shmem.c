@@ -192,8 +192,8 @@ gpuops_service_shmem_init(GpuopsSvcShared *svc, int i, Size bytes)
 	pg_atomic_init_u64(&svc->served, 0);
 	pg_atomic_init_u64(&svc->device_held, 0);
 	pg_atomic_init_u64(&svc->device_peak, 0);
-	pg_atomic_init_u32(&svc->running, 0);
-	pg_atomic_init_u32(&svc->running_peak, 0);
+	pg_atomic_init_u64(&svc->running, 0);
+	pg_atomic_init_u64(&svc->running_peak, 0);
 	svc->streams = gpuops_gpu_service_streams;
 	if (sem_init(&svc->work, 1, 0) != 0)
 		elog(FATAL, "gpuops GPU service: could not create its semaphore: %m");

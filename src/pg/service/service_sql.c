@@ -77,8 +77,8 @@ gpuops_svc_row(GpuopsSvcShared *svc, Datum *values, bool *nulls)
 	values[i++] = Int64GetDatum(copy.lost);
 	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->generation));
 	values[i++] = Int32GetDatum(copy.streams);
-	values[i++] = Int32GetDatum((int32) pg_atomic_read_u32(&svc->running));
-	values[i++] = Int32GetDatum((int32) pg_atomic_read_u32(&svc->running_peak));
+	values[i++] = Int32GetDatum((int32) pg_atomic_read_u64(&svc->running));
+	values[i++] = Int32GetDatum((int32) pg_atomic_read_u64(&svc->running_peak));
 	memset(nulls, false, sizeof(bool) * i);
 	if (copy.pid == 0)
 		nulls[3] = true;

@@ -101,13 +101,16 @@ gpuops_agg_page_factor(PlannerInfo *root, RelOptInfo *rel, int workers)
 		!rel->consider_parallel || !root->glob->parallelModeOK ||
 		max_parallel_workers_per_gather <= 0)
 		return 1.0;
+	native = compute_parallel_worker(rel, rel->pages, -1,
+									 max_parallel_workers_per_gather);
+	if (native <= workers)
+		return 1.0;
+	/* (sampled only where the answer can change the factor) */
 	if (rel->pages <= NBuffers && rel->rtekind == RTE_RELATION &&
 		gpuops_resident_share(planner_rt_fetch(rel->relid, root)->relid,
 							  rel->pages) >= GPUOPS_RESIDENT_ENOUGH)
 		return 1.0;
-	native = compute_parallel_worker(rel, rel->pages, -1,
-									 max_parallel_workers_per_gather);
-	return Max(1.0, (double) (native + 1) / (double) (workers + 1));
+	return (double) (native + 1) / (double) (workers + 1);
 }
 
 /*
