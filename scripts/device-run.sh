@@ -19,9 +19,14 @@
 #   step streams (after conc): the GPU face under load with each
 #               gpuops.gpu_service_streams of STREAMS_LIST (default "1 4"),
 #               the server restarted for each (STREAMS_CLIENTS, CONC_ROWS)
+#   step multi (after streams): test/service/multi.sh, its own cluster; on a
+#               GPU machine service 0 serves on the GPU, so the concurrent
+#               sessions and the several-requests-at-once part run there
 #   step first (after conc): bench/first_query.sh, a new session's first
 #               query against a warm session's (FIRST_REPS)
 #   PG_EXTRA_OPTS  more server options (e.g. "-c gpuops.gpu_service=off")
+#   SERVER_CONF    lines for postgresql.auto.conf, the server restarted with them
+#               (e.g. "gpuops.gpu_service_streams = 4"; step streams may change them)
 #   step small: bench/small_tables.sh (SMALL_SIZES, SMALL_DURATION, SMALL_FACE)
 #   step citus: test/citus/bench.sh, Citus from the bundle, three clusters
 #               of its own (CITUS_ROWS, CITUS_FACES, CITUS_SIZES, CITUS_REPS)
@@ -57,6 +62,16 @@ if [[ $steps == *" regress "* || $steps == *" small "* || $steps == *" citus "* 
 	rm -rf /tmp/w && cp -r . /tmp/w && chown -R pg /tmp/w && cd /tmp/w
 	as_pg createdb regress_gpu
 	pgenv=(env PATH="$PATH" LD_LIBRARY_PATH="$LD_LIBRARY_PATH" PGHOST=/tmp PGUSER=postgres)
+	if [ -n "${SERVER_CONF:-}" ]; then
+		# settings ALTER SYSTEM may change later (step streams), unlike PG_EXTRA_OPTS
+		printf '%s\n' "$SERVER_CONF" >>/tmp/pgdata/postgresql.auto.conf
+		as_pg pg_ctl -D /tmp/pgdata -w -m fast restart >/dev/null || { echo "restart failed"; exit 1; }
+		for _ in $(seq 1 100); do
+			[ "$(as_pg psql -X -At -d regress_gpu -c "CREATE EXTENSION IF NOT EXISTS gpuops" -c \
+				"SELECT count(*) FROM gpuops.service() WHERE state = 'down'" 2>/dev/null | tail -1)" = 0 ] && break
+			sleep 0.2
+		done
+	fi
 fi
 if [[ $steps == *" regress "* ]]; then
 	echo "== pg_regress (gpuops.device = gpu) =="
@@ -147,6 +162,13 @@ if [[ $steps == *" streams "* ]]; then
 			tee -a "$OUT/streams.txt"
 	done
 fi
+multi_rc=-
+if [[ $steps == *" multi "* ]]; then
+	echo "== several services and streams (test/service/multi.sh) =="
+	timeout ${MULTI_TIMEOUT:-200} env MULTI_USER=pg MULTI_BINDIR="$(dirname "$(command -v psql)")" \
+		bash test/service/multi.sh 2>&1 | tee "$OUT/multi.txt"
+	multi_rc=${PIPESTATUS[0]}
+fi
 if [[ $steps == *" first "* ]]; then
 	echo "== a new session's first query (bench/first_query.sh) =="
 	timeout ${FIRST_TIMEOUT:-120} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
@@ -182,4 +204,4 @@ if [[ $steps == *" smith "* ]]; then
 		bash scripts/sqlsmith.sh ${SMITH_QUERIES:-10000} 2>&1 | tee "$OUT/sqlsmith.txt"
 	smith_rc=${PIPESTATUS[0]}
 fi
-echo "SUMMARY unit=$unit_rc bench=$bench_rc regress=$reg_rc qf=$qf_rc agg=$agg_rc smith=$smith_rc"
+echo "SUMMARY unit=$unit_rc bench=$bench_rc regress=$reg_rc qf=$qf_rc agg=$agg_rc multi=$multi_rc smith=$smith_rc"

@@ -8,13 +8,14 @@
 # serving (and it comes back), that one service runs several requests at
 # once (gpuops.gpu_service_streams), and how the services are counted without
 # the override (CUDA_VISIBLE_DEVICES, then /proc/driver/nvidia/gpus).
-# Exits non-zero on any failure.  Needs gpuops installed (make install).
+# Exits non-zero on any failure.  Needs gpuops installed (make install);
+# MULTI_BINDIR names the server's binaries where pg_config is not at hand.
 #
 #   bash test/service/multi.sh
 set -euo pipefail
 who="test/service/multi.sh"
 PG_CONFIG=${PG_CONFIG:-pg_config}
-bindir=$("$PG_CONFIG" --bindir)
+bindir=${MULTI_BINDIR:-$("$PG_CONFIG" --bindir)}
 pg_user=${MULTI_USER:-postgres}
 port=${MULTI_PORT:-54391}
 limit=${MULTI_LIMIT:-120}
