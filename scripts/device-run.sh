@@ -19,6 +19,8 @@
 #   step streams (after conc): the GPU face under load with each
 #               gpuops.gpu_service_streams of STREAMS_LIST (default "1 4"),
 #               the server restarted for each (STREAMS_CLIENTS, CONC_ROWS)
+#   step explain (after streams): EXPLAIN ANALYZE of EXPLAIN_QUERY (default
+#               the light query of step conc) on the GPU face, EXPLAIN_REPS times
 #   step multi (after streams): test/service/multi.sh, its own cluster; on a
 #               GPU machine service 0 serves on the GPU, so the concurrent
 #               sessions and the several-requests-at-once part run there
@@ -143,7 +145,9 @@ if [[ $steps == *" streams "* ]]; then
 	# STREAMS_CLIENTS, then what the service ran at once
 	echo "== GPU service streams (bench/concurrency.sh, GPU face) =="
 	for n in ${STREAMS_LIST:-1 4}; do
+		# (a debug delay an isolation spec cut short may have left set goes too)
 		runuser -u pg -- "${pgenv[@]}" psql -X -q -d regress_gpu \
+			-c "ALTER SYSTEM RESET gpuops.debug_gpu_service_delay" \
 			-c "ALTER SYSTEM SET gpuops.gpu_service_streams = $n" &&
 			runuser -u pg -- "${pgenv[@]}" pg_ctl -D /tmp/pgdata -w -m fast restart >/dev/null ||
 			{ echo "restart with $n streams failed"; break; }
@@ -161,6 +165,17 @@ if [[ $steps == *" streams "* ]]; then
 			"SELECT gpu, streams, running_peak, served, lost, device_peak FROM gpuops.service()" |
 			tee -a "$OUT/streams.txt"
 	done
+fi
+if [[ $steps == *" explain "* ]]; then
+	# after conc or streams (their table): EXPLAIN ANALYZE of EXPLAIN_QUERY
+	# (default the light query) on the GPU face, EXPLAIN_REPS times in one
+	# session, under the server's settings as the last step left them
+	echo "== EXPLAIN ANALYZE on the GPU face =="
+	eq=${EXPLAIN_QUERY:-"SELECT k, count(*), sum(v) FROM conc_bench.t WHERE w < 50 GROUP BY k"}
+	for _ in $(seq ${EXPLAIN_REPS:-3}); do echo "EXPLAIN (ANALYZE) $eq;"; done >/tmp/explain.sql
+	chmod 644 /tmp/explain.sql
+	timeout ${EXPLAIN_TIMEOUT:-60} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
+		PGOPTIONS="-c gpuops.device=gpu" psql -X -q -f /tmp/explain.sql 2>&1 | tr -s ' ' | tee "$OUT/explain.txt"
 fi
 multi_rc=-
 if [[ $steps == *" multi "* ]]; then

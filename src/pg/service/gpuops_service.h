@@ -63,12 +63,14 @@ extern GpuopsServiceCall *gpuops_service_agg_submit(const gpo_vector *keys,
 /*
  * Waits for call's results (a cancel gives it up) and copies them into the
  * outputs it was submitted with; fills ctx's used and detail, *used and
- * *ngroups.  *lost: the service stopped before it answered (the request
+ * *ngroups; *device_ms the engine's time in the service, *copy_ms this
+ * backend's copying of the batch into the shared arena and of the groups
+ * out of it.  *lost: the service stopped before it answered (the request
  * may run elsewhere).
  */
 extern gpo_status gpuops_service_agg_wait(GpuopsServiceCall *call,
 										  gpo_ctx *ctx, gpo_agg_strategy *used,
 										  int64 *ngroups, double *device_ms,
-										  bool *lost);
+										  double *copy_ms, bool *lost);
 
 #endif							/* GPUOPS_SERVICE_H */

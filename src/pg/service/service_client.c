@@ -40,6 +40,7 @@ struct GpuopsServiceCall
 	bool		settled;		/* answered or given up */
 	gpo_agg_out *outs;			/* where the results go */
 	int			nouts;
+	double		copy_ms;		/* copying the batch in and the groups out */
 	MemoryContextCallback cb;
 };
 
@@ -235,6 +236,7 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 	int			nouts = Max(nvals, 1);
 	char	   *base;
 	Size		bytes;
+	instr_time	copy_start;
 	int			v;
 
 	if (nvals > GPO_AGG_MAX_REQS)
@@ -272,6 +274,7 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &call->cb);
 	gpuops_svc_track(call);
 
+	INSTR_TIME_SET_CURRENT(copy_start);
 	base = gpuops_svc_arena(svc) + sl->off;
 	memcpy(base, req, sizeof(GpuopsSvcAggReq));
 	gpuops_svc_flatten(keys, base + req->off_keys,
@@ -280,6 +283,7 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 		gpuops_svc_flatten(&values[v], base + req->off_vals[v],
 						   req->off_vals_valid[v] ?
 						   (uint8 *) base + req->off_vals_valid[v] : NULL);
+	call->copy_ms = gpuops_svc_since(copy_start);
 	pfree(req);
 
 	sl->owner_pid = MyProcPid;
@@ -318,7 +322,7 @@ gpuops_svc_copy_out(GpuopsServiceCall *call, const GpuopsSvcAggReq *req,
 gpo_status
 gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 						gpo_agg_strategy *used, int64 *ngroups,
-						double *device_ms, bool *lost)
+						double *device_ms, double *copy_ms, bool *lost)
 {
 	GpuopsSvcShared *svc = call->svc;
 	GpuopsSvcSlot *sl = &svc->slots[call->slot];
@@ -329,6 +333,7 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 	instr_time	down_since;
 
 	*lost = false;
+	*copy_ms = call->copy_ms;
 	while (pg_atomic_read_u32(&sl->state) != GPUOPS_SVC_DONE)
 	{
 		bool		now_down = pg_atomic_read_u32(&svc->state) == GPUOPS_SVC_DOWN;
@@ -359,7 +364,14 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 	ctx->used = req->lost ? GPO_DEVICE_GPU : (gpo_device) req->face_used;
 	strlcpy(ctx->detail, req->detail, sizeof(ctx->detail));
 	if (st == GPO_OK)
+	{
+		instr_time	copy_start;
+
+		INSTR_TIME_SET_CURRENT(copy_start);
 		gpuops_svc_copy_out(call, req, base);
+		call->copy_ms += gpuops_svc_since(copy_start);
+	}
+	*copy_ms = call->copy_ms;
 	/* answered: the slot is ours alone to free */
 	gpuops_svc_settle(call);
 	gpuops_svc_release(svc, call->slot, call->ticket, GPUOPS_SVC_DONE);

@@ -299,7 +299,11 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("GPU Service Fallbacks", NULL,
 								   s->service_fallbacks, es);
 			if (es->timing)
+			{
 				ExplainPropertyFloat("GPU Service Time", "ms", s->service_ms, 3, es);
+				ExplainPropertyFloat("GPU Service Copy Time", "ms",
+									 s->service_copy_ms, 3, es);
+			}
 		}
 		if (es->timing)
 		{

@@ -231,7 +231,8 @@ gpuops_agg_job_wait(GpuopsAggJob *job)
 	}
 	job->call = NULL;
 	st = gpuops_service_agg_wait(call, &job->ctx[0], &job->used[0],
-								 &job->ngroups[0], &job->service_ms, &lost);
+								 &job->ngroups[0], &job->service_ms,
+								 &job->service_copy_ms, &lost);
 	if (job->want != GPO_DEVICE_GPU &&
 		(lost || st == GPO_ERR_DEVICE || st == GPO_ERR_DEVICE_NOMEM ||
 		 st == GPO_ERR_NO_DEVICE))

@@ -86,6 +86,7 @@ gpuops_agg_job_count(GpuopsAggScanState *s, const GpuopsAggJob *job)
 	{
 		s->service_calls++;
 		s->service_ms += job->service_ms;
+		s->service_copy_ms += job->service_copy_ms;
 	}
 }
 

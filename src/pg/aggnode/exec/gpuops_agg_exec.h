@@ -97,6 +97,7 @@ typedef struct GpuopsAggJob
 	GpuopsServiceCall *call;	/* submitted, not yet waited for */
 	bool		fell_back;		/* the service couldn't: ran on this CPU */
 	double		service_ms;		/* the engine call's time in the service */
+	double		service_copy_ms;	/* the batch into the arena, groups out */
 } GpuopsAggJob;
 
 /*
@@ -219,6 +220,7 @@ typedef struct GpuopsAggScanState
 	int64		service_calls;	/* batches the GPU service aggregated */
 	int64		service_fallbacks;	/* batches it could not take (CPU here) */
 	double		service_ms;		/* its engine time over them */
+	double		service_copy_ms;	/* copies into and out of its arena */
 	int64		strategy_batches[4];	/* by gpo_agg_strategy */
 	double		engine_ms;
 	double		merge_ms;		/* of engine_ms: batches' groups into the running ones */
