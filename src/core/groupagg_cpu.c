@@ -243,13 +243,29 @@ gpo_groupagg_dense_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	return st;
 }
 
-/* One thread's hash table: nreq accumulators a slot, one a request. */
+/* A slot of a thread's hash table: a key and its entry (0: empty). */
+typedef struct hslot
+{
+	uint64_t	key;
+	int64_t		ent;			/* entry + 1; 0: empty slot */
+} hslot;
+
+/*
+ * One thread's hash table.  The slots hold only keys and entry numbers;
+ * the entries' accumulators (nreq each, one a request) lie dense, in the
+ * order the keys came, and are set up only when a key comes.  Measured on
+ * 2 cores, 100K rows into 94K groups of 3 requests: a table whose slots held
+ * the accumulators themselves spent more time setting up and moving empty
+ * slots (80 bytes a request) than on the rows.
+ */
 typedef struct htab
 {
-	uint64_t   *keys;
-	gpo_acc    *accs;			/* [cap * nreq]; rows == 0: empty slot */
-	int64_t		cap;			/* power of two */
-	int64_t		used;
+	hslot	   *slots;			/* [cap], cap a power of two */
+	uint64_t   *ekeys;			/* [ecap]: each entry's key */
+	gpo_acc    *accs;			/* [ecap * nreq] */
+	int64_t		cap;
+	int64_t		used;			/* entries */
+	int64_t		ecap;
 	int			nreq;
 	bool		failed;
 } htab;
@@ -266,67 +282,95 @@ hmix(uint64_t x)
 	return x;
 }
 
-/* Allocates an empty table of cap slots for nreq requests. */
+/* Frees h's arrays. */
+static void
+htab_free(htab *h)
+{
+	free(h->slots);
+	free(h->ekeys);
+	free(h->accs);
+	h->slots = NULL;
+	h->ekeys = NULL;
+	h->accs = NULL;
+}
+
+/* Sets up an empty table of cap slots for nreq requests. */
 static bool
 htab_alloc(htab *h, int64_t cap, int nreq)
 {
-	h->keys = malloc(sizeof(uint64_t) * cap);
-	h->accs = malloc(sizeof(gpo_acc) * cap * nreq);
 	h->cap = cap;
+	h->ecap = cap / 2;
 	h->used = 0;
 	h->nreq = nreq;
-	if (h->keys == NULL || h->accs == NULL)
+	h->slots = calloc(cap, sizeof(hslot));
+	h->ekeys = malloc(sizeof(uint64_t) * h->ecap);
+	h->accs = malloc(sizeof(gpo_acc) * h->ecap * nreq);
+	if (h->slots == NULL || h->ekeys == NULL || h->accs == NULL)
 	{
-		free(h->keys);
-		free(h->accs);
-		h->keys = NULL;
-		h->accs = NULL;
+		htab_free(h);
 		return false;
 	}
-	for (int64_t i = 0; i < cap * nreq; i++)
-		gpo_acc_init(&h->accs[i]);
 	return true;
 }
 
-/* First accumulator of code's slot in h (inserted if new), NULL when growing failed. */
+/* Doubles h's slots (and its entries' room, which a half-full table fills). */
+static bool
+htab_grow(htab *h)
+{
+	int64_t		cap = h->cap * 2;
+	hslot	   *slots = calloc(cap, sizeof(hslot));
+	uint64_t   *ekeys = realloc(h->ekeys, sizeof(uint64_t) * (cap / 2));
+	gpo_acc    *accs;
+
+	/* (a block that moved is kept, so h stays whole if a later one fails) */
+	if (ekeys != NULL)
+		h->ekeys = ekeys;
+	accs = ekeys ? realloc(h->accs, sizeof(gpo_acc) * (cap / 2) * h->nreq) : NULL;
+	if (accs != NULL)
+		h->accs = accs;
+	if (slots == NULL || accs == NULL)
+	{
+		free(slots);
+		return false;
+	}
+	for (int64_t e = 0; e < h->used; e++)
+	{
+		int64_t		i = (int64_t) (hmix(h->ekeys[e]) & (uint64_t) (cap - 1));
+
+		while (slots[i].ent != 0)
+			i = (i + 1) & (cap - 1);
+		slots[i].key = h->ekeys[e];
+		slots[i].ent = e + 1;
+	}
+	free(h->slots);
+	h->slots = slots;
+	h->cap = cap;
+	h->ecap = cap / 2;
+	return true;
+}
+
+/* First accumulator of code's entry in h (made if new), NULL when growing failed. */
 static gpo_acc *
 htab_slot(htab *h, uint64_t code)
 {
 	int64_t		i;
+	int64_t		e;
 	int			nq = h->nreq;
 
-	if ((h->used + 1) * 2 > h->cap)
-	{
-		htab		bigger;
-
-		if (!htab_alloc(&bigger, h->cap * 2, nq))
-			return NULL;
-		for (int64_t j = 0; j < h->cap; j++)
-		{
-			if (h->accs[j * nq].rows == 0)
-				continue;
-			i = (int64_t) (hmix(h->keys[j]) & (uint64_t) (bigger.cap - 1));
-			while (bigger.accs[i * nq].rows != 0)
-				i = (i + 1) & (bigger.cap - 1);
-			bigger.keys[i] = h->keys[j];
-			memcpy(&bigger.accs[i * nq], &h->accs[j * nq], sizeof(gpo_acc) * nq);
-		}
-		bigger.used = h->used;
-		free(h->keys);
-		free(h->accs);
-		h->keys = bigger.keys;
-		h->accs = bigger.accs;
-		h->cap = bigger.cap;
-	}
+	if ((h->used + 1) * 2 > h->cap && !htab_grow(h))
+		return NULL;
 	i = (int64_t) (hmix(code) & (uint64_t) (h->cap - 1));
-	while (h->accs[i * nq].rows != 0 && h->keys[i] != code)
+	while (h->slots[i].ent != 0 && h->slots[i].key != code)
 		i = (i + 1) & (h->cap - 1);
-	if (h->accs[i * nq].rows == 0)
-	{
-		h->keys[i] = code;
-		h->used++;
-	}
-	return &h->accs[i * nq];
+	if (h->slots[i].ent != 0)
+		return &h->accs[(h->slots[i].ent - 1) * nq];
+	e = h->used++;
+	h->slots[i].key = code;
+	h->slots[i].ent = e + 1;
+	h->ekeys[e] = code;
+	for (int q = 0; q < nq; q++)
+		gpo_acc_init(&h->accs[e * nq + q]);
+	return &h->accs[e * nq];
 }
 
 /*
@@ -471,14 +515,13 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	}
 	m = 0;
 	for (int b = 0; b < nb; b++)
-		for (int64_t i = 0; i < tabs[b].cap; i++)
-			if (tabs[b].accs[i * nreq].rows > 0)
-			{
-				codes[m] = tabs[b].keys[i];
-				memcpy(&all[m * nreq], &tabs[b].accs[i * nreq], sizeof(gpo_acc) * nreq);
-				idx[m] = m;
-				m++;
-			}
+	{
+		memcpy(&codes[m], tabs[b].ekeys, sizeof(uint64_t) * tabs[b].used);
+		memcpy(&all[m * nreq], tabs[b].accs, sizeof(gpo_acc) * tabs[b].used * nreq);
+		for (int64_t e = 0; e < tabs[b].used; e++)
+			idx[m + e] = m + e;
+		m += tabs[b].used;
+	}
 	gpo_radix_sort_varying(codes, idx, tc, ti, m, nt, hist);
 	for (int64_t i = 0; i < m; i++)
 		ng += (i == 0 || codes[i] != codes[i - 1]);
@@ -520,10 +563,7 @@ gpo_groupagg_hash_cpu(const gpo_vector *keys, const int64_t *kstarts,
 done:
 	if (tabs != NULL)
 		for (int b = 0; b < nb; b++)
-		{
-			free(tabs[b].keys);
-			free(tabs[b].accs);
-		}
+			htab_free(&tabs[b]);
 	free(tabs);
 	free(nullacc);
 	for (int q = 0; q < nreq && q < GPO_AGG_MAX_REQS; q++)
