@@ -39,6 +39,25 @@ SELECT pg_temp.check('SELECT g, count(*) AS n, sum(i) AS s FROM agg_runs WHERE i
 SELECT pg_temp.check('SELECT h, k, count(*) AS n, sum(i) AS s FROM agg_runs GROUP BY h, k');
 SELECT pg_temp.check('SELECT g, h, count(*) AS n, sum(v) AS s FROM agg_runs GROUP BY g, h');
 SELECT pg_temp.check('SELECT k, h, count(*) FILTER (WHERE v > 10) AS n, max(v) AS hi FROM agg_runs WHERE h <> 3 GROUP BY k, h');
+-- a WHERE that most rows pass gives the failing rows NULL keys (where the
+-- batch has no NULL key) and the runs take the batch: their NULL group then
+-- holds only failing rows, which are dropped; batches with real NULL keys
+-- (rows 20001-30000 here, then 50001-60000) start new runs, and back
+CREATE TABLE agg_runs_nk AS SELECT i, i % 10 AS w,
+	CASE WHEN (i BETWEEN 20001 AND 30000 OR i > 50000) AND i % 5 = 0 THEN NULL ELSE i % 11 END AS k,
+	(i % 100)::float8 / 4 AS v
+	FROM generate_series(1, 60000) i;
+ANALYZE agg_runs_nk;
+SELECT pg_temp.running('SELECT k, count(*), sum(v) FROM agg_runs_nk WHERE w < 7 GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, max(i) AS hi FROM agg_runs_nk WHERE w < 7 GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS n, min(v) AS lo FROM agg_runs_nk WHERE w <> 3 GROUP BY k');
+-- no NULL key at all: no NULL group
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(i) AS s FROM agg_runs_nk WHERE w < 7 AND i <= 20000 GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS n FROM agg_runs_nk WHERE w < 7 AND k IS NOT NULL GROUP BY k');
+-- only the NULL-key stretches' rows, and a filter few rows pass
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_runs_nk WHERE w < 8 AND i > 15000 GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_runs_nk WHERE w = 2 GROUP BY k');
+DROP TABLE agg_runs_nk;
 -- an error while the runs hold groups leaves the session usable
 SELECT pg_temp.try('SELECT h, count(*) FROM agg_runs WHERE 1 / (i - 50000) > -1 GROUP BY h');
 SELECT pg_temp.check('SELECT h, count(*) AS n, sum(v) AS s FROM agg_runs GROUP BY h');

@@ -33,9 +33,12 @@ typedef struct GpuopsAggRunsPolicy
 	MemoryContextCallback cleanup;	/* frees the runs on error */
 	int64		run_batches;	/* batches the runs took */
 	gpo_device	run_face;		/* the face of the last run */
+	/* what the runs' NULL-key group holds (never both) */
+	bool		null_filtered;	/* rows a filter failed (null_key_out) */
+	bool		null_keys;		/* maybe rows with a NULL key */
 } GpuopsAggRunsPolicy;
 
-/* Frees the runs and their key packing (idempotent). */
+/* Frees the runs and their key packing, forgets their NULL group (idempotent). */
 static void
 gpuops_agg_runs_destroy(GpuopsAggPolicy *policy)
 {
@@ -49,6 +52,8 @@ gpuops_agg_runs_destroy(GpuopsAggPolicy *policy)
 	}
 	gpo_keypack_free(rp->run_pack);
 	rp->run_pack = NULL;
+	rp->null_filtered = false;
+	rp->null_keys = false;
 }
 
 /* Memory-context reset callback: frees the runs. */
@@ -140,8 +145,21 @@ gpuops_agg_runs_flush(GpuopsAggRunsPolicy *rp)
 		if (ng != ngroups)
 			elog(ERROR, "GpuOpsAgg: value columns disagree on the running groups");
 	}
-	gpuops_agg_merge_outs(s, ngroups, ktype, rp->run_pack, outs, false);
+	gpuops_agg_merge_outs(s, ngroups, ktype, rp->run_pack, outs,
+						  rp->null_filtered);
 	gpuops_agg_runs_destroy(&rp->base);
+}
+
+/* Whether the key column of a batch has a validity bitmap (may hold NULLs). */
+static bool
+gpuops_agg_runs_key_nulls(const gpo_vector *keyv)
+{
+	int			c;
+
+	for (c = 0; c < keyv->nchunks; c++)
+		if (keyv->chunks[c].validity != NULL)
+			return true;
+	return false;
 }
 
 /*
@@ -216,6 +234,7 @@ gpuops_agg_runs_add(GpuopsAggPolicy *policy, GpuopsAggTableExec *te,
 	GpuopsAggRunsPolicy *rp = (GpuopsAggRunsPolicy *) policy;
 	GpuopsAggBatchKeys *bk = gpuops_agg_batch_keys(policy->s, te, vecs, n,
 												   null_key_out);
+	bool		key_nulls = !null_key_out && gpuops_agg_runs_key_nulls(&bk->keyv);
 
 	/*
 	 * With the GPU service the runs are this backend's CPU face's (the
@@ -223,9 +242,23 @@ gpuops_agg_runs_add(GpuopsAggPolicy *policy, GpuopsAggTableExec *te,
 	 * the batch's rows, which costs about what laying them out for the
 	 * service would.
 	 */
-	if (!null_key_out && !rp->runs_off && gpuops_running_groups &&
-		gpuops_agg_runs_fit(policy->s) && gpuops_agg_runs_take(rp, bk))
-		return false;
+	if (!rp->runs_off && gpuops_running_groups && gpuops_agg_runs_fit(policy->s))
+	{
+		/*
+		 * A batch whose failing rows were given NULL keys (null_key_out)
+		 * joins runs whose NULL group holds only such rows, which the flush
+		 * drops; runs that may hold a real NULL key are flushed first, and
+		 * the other way round.
+		 */
+		if ((null_key_out && rp->null_keys) || (key_nulls && rp->null_filtered))
+			gpuops_agg_runs_flush(rp);
+		if (gpuops_agg_runs_take(rp, bk))
+		{
+			rp->null_filtered |= null_key_out;
+			rp->null_keys |= key_nulls;
+			return false;
+		}
+	}
 	return gpuops_agg_policy_merge_keys(rp->merge, bk);
 }
 
