@@ -151,20 +151,69 @@ columns_binary(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 
 	if (p->op == GPO_X_NMUL || p->op == GPO_X_NADD || p->op == GPO_X_NSUB)
 		return columns_narith(p->op, len, mask, a, an, b, bn, code);
-	for (int64_t j = 0; j < len; j++)
-	{
-		int			e;
 
-		an[j] = an[j] || bn[j];
-		if (an[j] || !mask[j])
-			continue;
-		e = gpo_x_binary(p, a[j], b[j], &a[j]);
-		if (e != GPO_XERR_NONE && first == len)
+	/*
+	 * The integer and float arithmetic in loops of their own, the operator
+	 * a constant in each, so that the per-row switch of gpo_x_binary folds
+	 * away (2M rows of `k % 100 + 1` and `v * 2 + 1` on 2 cores: the
+	 * expressions were half of the query's profile).
+	 */
+#define COLUMNS_BINARY(CALL) \
+	for (int64_t j = 0; j < len; j++) \
+	{ \
+		int			e; \
+		an[j] = an[j] || bn[j]; \
+		if (an[j] || !mask[j]) \
+			continue; \
+		e = (CALL); \
+		if (e != GPO_XERR_NONE && first == len) \
+		{ \
+			first = j; \
+			*code = e; \
+		} \
+	}
+#define COLUMNS_IARITH(OP) \
+	COLUMNS_BINARY(gpo_x_iarith(OP, w, a[j].i, b[j].i, &a[j].i))
+#define COLUMNS_FARITH(OP) \
+	COLUMNS_BINARY(gpo_x_farith(OP, w, a[j].f, b[j].f, &a[j].f))
+	{
+		int			w = p->width;
+
+		switch (p->op)
 		{
-			first = j;
-			*code = e;
+			case GPO_X_IADD:
+				COLUMNS_IARITH(GPO_X_IADD);
+				return first;
+			case GPO_X_ISUB:
+				COLUMNS_IARITH(GPO_X_ISUB);
+				return first;
+			case GPO_X_IMUL:
+				COLUMNS_IARITH(GPO_X_IMUL);
+				return first;
+			case GPO_X_IDIV:
+				COLUMNS_IARITH(GPO_X_IDIV);
+				return first;
+			case GPO_X_IMOD:
+				COLUMNS_IARITH(GPO_X_IMOD);
+				return first;
+			case GPO_X_FADD:
+				COLUMNS_FARITH(GPO_X_FADD);
+				return first;
+			case GPO_X_FSUB:
+				COLUMNS_FARITH(GPO_X_FSUB);
+				return first;
+			case GPO_X_FMUL:
+				COLUMNS_FARITH(GPO_X_FMUL);
+				return first;
+			case GPO_X_FDIV:
+				COLUMNS_FARITH(GPO_X_FDIV);
+				return first;
 		}
 	}
+	COLUMNS_BINARY(gpo_x_binary(p, a[j], b[j], &a[j]));
+#undef COLUMNS_FARITH
+#undef COLUMNS_IARITH
+#undef COLUMNS_BINARY
 	return first;
 }
 
