@@ -57,7 +57,7 @@ if [[ $steps == *" bench "* ]]; then
 		cat "$OUT/$(basename $b).md"
 	done
 fi
-if [[ $steps == *" regress "* || $steps == *" small "* || $steps == *" citus "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* || $steps == *" streams "* || $steps == *" first "* || $steps == *" smith "* ]]; then
+if [[ $steps == *" regress "* || $steps == *" small "* || $steps == *" citus "* || $steps == *" qf "* || $steps == *" agg "* || $steps == *" overlap "* || $steps == *" sql "* || $steps == *" conc "* || $steps == *" streams "* || $steps == *" first "* || $steps == *" explain "* || $steps == *" smith "* ]]; then
 	# (pgbench's 128 clients of step conc need more than the default 100 connections)
 	PG_UP_OPTIONS="-c shared_preload_libraries=gpuops -c max_connections=300 ${PG_EXTRA_OPTS:-}" \
 		source .device/pg-up.sh .device/pg.tar.xz >/dev/null || { echo "pg-up failed"; exit 1; }
