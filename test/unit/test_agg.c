@@ -1148,6 +1148,61 @@ memory_limit_case(tgroup *tg)
 	case_result(tg, c.ok, c.msg);
 }
 
+/*
+ * The CPU face's strategy under AUTO where the caller's estimate of the
+ * groups is far too high (as the planner's is for an expression key): a
+ * batch whose sample saw each of its few keys at least twice is hashed, one
+ * with many keys sorted; the groups are right either way.
+ */
+static void
+sample_strategy_case(tgroup *tg)
+{
+	const int64_t n = 200000;
+	tcase		c;
+	gpo_ctx		ctx;
+	outbuf		ob;
+	tvec		k;
+	int64_t    *a = malloc(sizeof(int64_t) * n);
+	gpo_agg_strategy s;
+	int64_t		ng = 0;
+	gpo_status	st;
+	char		dummy;
+
+	case_begin(&c, "groupagg: strategy from a sample under a high estimate");
+	/* 20 keys a day apart in microseconds: a span too wide for dense */
+	for (int64_t i = 0; i < n; i++)
+		a[i] = (int64_t) ((i * 7919) % 20) * INT64_C(86400000000) - INT64_C(1000000000000);
+	tvec_make_kind(&k, GPO_INT64, PART_UNEVEN, n, false);
+	tvec_fill(&k, a, NULL);
+	outbuf_make(&ob, n);
+	test_ctx(&ctx, GPO_DEVICE_CPU, 2);
+	s = GPO_AGG_AUTO;
+	st = gpo_groupagg(&ctx, &k.v, NULL, 1000000, &s, &ob.o, &ng, &dummy, NULL);
+	expect(&c, st == GPO_OK && s == GPO_AGG_HASH && ng == 20,
+		   "20 keys: %s, strategy %s, %lld groups", gpo_status_text(st),
+		   gpo_agg_strategy_name(s), (long long) ng);
+	for (int64_t g = 0; st == GPO_OK && g < ng && g < 20; g++)
+		expect(&c, ob.o.rows[g] == n / 20 &&
+			   ((const int64_t *) ob.o.keys)[g] ==
+			   g * INT64_C(86400000000) - INT64_C(1000000000000),
+			   "group %lld: %lld rows", (long long) g, (long long) ob.o.rows[g]);
+	tvec_free(&k);
+	/* every row its own key: the sample sees them once, and sort stays */
+	for (int64_t i = 0; i < n; i++)
+		a[i] = (i * 7919) % n * INT64_C(86400000000);
+	tvec_make_kind(&k, GPO_INT64, PART_ONE, n, false);
+	tvec_fill(&k, a, NULL);
+	s = GPO_AGG_AUTO;
+	st = gpo_groupagg(&ctx, &k.v, NULL, 1000000, &s, &ob.o, &ng, &dummy, NULL);
+	expect(&c, st == GPO_OK && s == GPO_AGG_SORT && ng == n,
+		   "distinct keys: %s, strategy %s, %lld groups", gpo_status_text(st),
+		   gpo_agg_strategy_name(s), (long long) ng);
+	tvec_free(&k);
+	outbuf_free(&ob);
+	free(a);
+	case_result(tg, c.ok, c.msg);
+}
+
 /* A run's argument checks. */
 static void
 run_errors_case(tgroup *tg)
@@ -1257,6 +1312,7 @@ test_agg(void)
 	groupagg_case(&g, GPO_INT32, GPO_FLOAT64, true, 3000, KEYS_SMALL, 100, 0, PART_UNEVEN, PART_MIXED);
 	overflow_case(&g);
 	memory_limit_case(&g);
+	sample_strategy_case(&g);
 	group_end(&g);
 
 	group_begin(&g, "agg groupagg many");
