@@ -29,6 +29,7 @@
 typedef struct expr_tile
 {
 	gpo_xcol   *cols;			/* ncols: the interpreter's view */
+	uint8_t   **vbuf;			/* ncols: TILE validity bytes each */
 	gpo_cursor *cur;			/* ncols: where the piece reads each column */
 	uint8_t    *mask;			/* TILE mask bytes (0: not evaluated) */
 	gpo_xval   *res;			/* TILE results */
@@ -74,12 +75,14 @@ lowest_put(expr_args *a, int64_t row)
 
 /*
  * Copies len rows of v from cursor cur into data (elem bytes a row) and
- * their validity into valid (1 = not NULL), moving cur on.
+ * their validity into valid (1 = not NULL), moving cur on.  Returns false
+ * when none of them is NULL (valid is then all ones).
  */
-static void
+static bool
 gather(gpo_cursor *cur, int64_t len, size_t elem, char *data, uint8_t *valid)
 {
 	int64_t		done = 0;
+	bool		nulls = false;
 
 	while (done < len)
 	{
@@ -95,10 +98,14 @@ gather(gpo_cursor *cur, int64_t len, size_t elem, char *data, uint8_t *valid)
 			memset(valid + done, 1, take);
 		else
 			for (int64_t j = 0; j < take; j++)
+			{
 				valid[done + j] = gpo_valid(ch, cur->off + j);
+				nulls |= !valid[done + j];
+			}
 		cur->off += take;
 		done += take;
 	}
+	return nulls;
 }
 
 /* Writes the tile's len results from row into out's chunks at cursor cur. */
@@ -135,10 +142,12 @@ static void
 tile_gather(const expr_args *a, expr_tile *t, gpo_cursor *cur, gpo_cursor *cm,
 			int64_t len)
 {
+	/* a column without a NULL in the tile has no validity bytes to check */
 	for (int c = 0; c < a->ncols; c++)
 		if (a->need[c])
-			gather(&cur[c], len, gpo_type_size(a->columns[c].type),
-				   (char *) t->cols[c].data, (uint8_t *) t->cols[c].valid);
+			t->cols[c].valid =
+				gather(&cur[c], len, gpo_type_size(a->columns[c].type),
+					   (char *) t->cols[c].data, t->vbuf[c]) ? t->vbuf[c] : NULL;
 	if (a->mask == NULL)
 	{
 		memset(t->mask, 1, len);
@@ -241,6 +250,7 @@ expr_layout(expr_args *a, int team, char *base)
 		expr_tile	t;
 
 		t.cols = gpo_arena_take(&arena, sizeof(gpo_xcol) * (a->ncols + 1));
+		t.vbuf = gpo_arena_take(&arena, sizeof(uint8_t *) * (a->ncols + 1));
 		t.cur = gpo_arena_take(&arena, sizeof(gpo_cursor) * (a->ncols + 1));
 		t.mask = gpo_arena_take(&arena, TILE);
 		t.res = gpo_arena_take(&arena, sizeof(gpo_xval) * TILE);
@@ -268,6 +278,7 @@ expr_layout(expr_args *a, int team, char *base)
 			{
 				t.cols[c].data = d;
 				t.cols[c].valid = v;
+				t.vbuf[c] = v;
 				t.cols[c].type = (int32_t) a->columns[c].type;
 			}
 		}
