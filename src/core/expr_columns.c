@@ -217,6 +217,77 @@ columns_binary(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 	return first;
 }
 
+/* Whether op is one of the arithmetic nodes columns_binary_const takes. */
+static inline bool
+columns_const_op(int op)
+{
+	return (op >= GPO_X_IADD && op <= GPO_X_IMOD) ||
+		(op >= GPO_X_FADD && op <= GPO_X_FDIV);
+}
+
+/*
+ * An arithmetic node whose right operand is the constant c (not NULL), as
+ * columns_binary without a slot filled with the constant: `k % 100 + 1`
+ * and `v * 2 + 1` are two such pairs each.
+ */
+static int64_t
+columns_binary_const(const gpo_xnode *p, int64_t len, const uint8_t *mask,
+					 gpo_xval *a, const bool *an, gpo_xval c, int *code)
+{
+	int64_t		first = len;
+	int			w = p->width;
+
+#define COLUMNS_CONST(CALL) \
+	for (int64_t j = 0; j < len; j++) \
+	{ \
+		int			e; \
+		if (an[j] || !mask[j]) \
+			continue; \
+		e = (CALL); \
+		if (e != GPO_XERR_NONE && first == len) \
+		{ \
+			first = j; \
+			*code = e; \
+		} \
+	}
+#define COLUMNS_CONST_I(OP) COLUMNS_CONST(gpo_x_iarith(OP, w, a[j].i, c.i, &a[j].i))
+#define COLUMNS_CONST_F(OP) COLUMNS_CONST(gpo_x_farith(OP, w, a[j].f, c.f, &a[j].f))
+	switch (p->op)
+	{
+		case GPO_X_IADD:
+			COLUMNS_CONST_I(GPO_X_IADD);
+			break;
+		case GPO_X_ISUB:
+			COLUMNS_CONST_I(GPO_X_ISUB);
+			break;
+		case GPO_X_IMUL:
+			COLUMNS_CONST_I(GPO_X_IMUL);
+			break;
+		case GPO_X_IDIV:
+			COLUMNS_CONST_I(GPO_X_IDIV);
+			break;
+		case GPO_X_IMOD:
+			COLUMNS_CONST_I(GPO_X_IMOD);
+			break;
+		case GPO_X_FADD:
+			COLUMNS_CONST_F(GPO_X_FADD);
+			break;
+		case GPO_X_FSUB:
+			COLUMNS_CONST_F(GPO_X_FSUB);
+			break;
+		case GPO_X_FMUL:
+			COLUMNS_CONST_F(GPO_X_FMUL);
+			break;
+		default:
+			COLUMNS_CONST_F(GPO_X_FDIV);
+			break;
+	}
+#undef COLUMNS_CONST_F
+#undef COLUMNS_CONST_I
+#undef COLUMNS_CONST
+	return first;
+}
+
 /* A strict one-operand node over slot (a, an), as columns_binary. */
 static int64_t
 columns_unary(const gpo_xnode *p, int64_t len, const uint8_t *mask,
@@ -299,6 +370,20 @@ gpo_expr_columns(const gpo_xnode *prog, int nnodes, const gpo_xcol *cols,
 		{
 			columns_load(&cols[p->arg], len, sv[sp], sn[sp]);
 			sp++;
+		}
+		else if (p->op == GPO_X_CONST && !p->is_null && sp > 0 &&
+				 i + 1 < nnodes && columns_const_op(prog[i + 1].op))
+		{
+			/* a constant right operand, not filled into a slot */
+			gpo_xval	c;
+
+			if (p->width == 1)
+				c.f = p->fval;
+			else
+				c.i = p->ival;
+			i++;
+			first = columns_binary_const(&prog[i], len, mask, sv[sp - 1],
+										 sn[sp - 1], c, &e);
 		}
 		else if (p->op == GPO_X_CONST)
 		{
