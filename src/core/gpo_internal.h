@@ -29,6 +29,8 @@ extern void gpo_chunk_starts(const gpo_vector *v, int64_t *starts);
 /* Index of the chunk holding logical row (the last chunk starting at or before it). */
 extern int32_t gpo_find_chunk(const gpo_vector *v, const int64_t *starts,
 							  int64_t row);
+/* Orders two uint64_t key codes, for qsort. */
+extern int	gpo_code_cmp(const void *a, const void *b);
 /* Writes a formatted message into ctx->detail. */
 extern void gpo_set_detail(gpo_ctx *ctx, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));

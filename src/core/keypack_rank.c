@@ -159,30 +159,20 @@ kp_few_slot(const kp_few *s, uint64_t code)
 	return i;
 }
 
-/* Adds code to s; false when s already holds KP_FEW other codes. */
-static inline bool
+/* Adds code to s: its slot, or -1 when s already holds KP_FEW other codes. */
+static inline int
 kp_few_add(kp_few *s, uint64_t code)
 {
 	int			i = kp_few_slot(s, code);
 
 	if (s->used[i])
-		return true;
+		return i;
 	if (s->n >= KP_FEW)
-		return false;
+		return -1;
 	s->used[i] = 1;
 	s->code[i] = code;
 	s->n++;
-	return true;
-}
-
-/* Orders two codes, for qsort. */
-static int
-kp_code_cmp(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return (x > y) - (x < y);
+	return i;
 }
 
 /*
@@ -218,7 +208,7 @@ kp_few_pass(const gpo_vector *vec, const int64_t *starts, int64_t lo,
 			c = gpo_code_of_raw(t, gpo_raw_at(t, ch->data, off), 1);
 			if (rank != NULL)
 				rank[r + j] = s->val[kp_few_slot(s, c)];
-			else if (!kp_few_add(s, c))
+			else if (kp_few_add(s, c) < 0)
 				return false;
 		}
 		cur.off += take;
@@ -266,7 +256,7 @@ kp_rank_few(kp_split sp, const gpo_vector *vec, int64_t n, uint64_t *rank,
 			for (int i = 0; i < KP_FEW_SLOTS; i++)
 				if (sets[b].used[i])
 					all[m++] = sets[b].code[i];
-		qsort(all, m, sizeof(uint64_t), kp_code_cmp);
+		qsort(all, m, sizeof(uint64_t), gpo_code_cmp);
 		for (int64_t i = 0; i < m; i++)
 			if (i == 0 || all[i] != all[i - 1])
 				all[nd_count++] = all[i];
@@ -278,12 +268,8 @@ kp_rank_few(kp_split sp, const gpo_vector *vec, int64_t n, uint64_t *rank,
 		whole = &sets[nb];
 		for (int64_t i = 0; i < nd_count; i++)
 		{
-			int			slot;
-
 			table[i] = all[i];
-			(void) kp_few_add(whole, all[i]);
-			slot = kp_few_slot(whole, all[i]);
-			whole->val[slot] = (uint64_t) i;
+			whole->val[kp_few_add(whole, all[i])] = (uint64_t) i;
 		}
 #pragma omp parallel for num_threads(sp.nt) schedule(dynamic, 1)
 		for (int b = 0; b < nb; b++)
@@ -310,9 +296,9 @@ gpo_kp_rank_leaf(gpo_ctx *ctx, kp_split sp, const gpo_vector *vec, int64_t n,
 {
 	int			nb = sp.nb;
 	gpo_type	t = vec->type;
-	void	   *sorted = malloc(gpo_type_size(t) * n);
-	int64_t    *perm = malloc(sizeof(int64_t) * n);
-	uint64_t   *codes = malloc(sizeof(uint64_t) * n);
+	void	   *sorted = NULL;
+	int64_t    *perm = NULL;
+	uint64_t   *codes = NULL;
 	int64_t		ndist = 0;
 	gpo_status	st = GPO_ERR_NOMEM;
 	gpo_device	face;
@@ -320,12 +306,10 @@ gpo_kp_rank_leaf(gpo_ctx *ctx, kp_split sp, const gpo_vector *vec, int64_t n,
 	/* on the CPU face, a few distinct codes go through a small set */
 	if (gpo_pick_face(ctx, n, &face) == GPO_OK && face == GPO_DEVICE_CPU &&
 		kp_rank_few(sp, vec, n, rank, nd))
-	{
-		ndist = (int64_t) nd->null_level;
-		nd->bits = kp_bits(ndist == 0 ? 0 : (uint64_t) ndist - (nvalid == n));
-		st = GPO_OK;
-		goto done;
-	}
+		goto leveled;
+	sorted = malloc(gpo_type_size(t) * n);
+	perm = malloc(sizeof(int64_t) * n);
+	codes = malloc(sizeof(uint64_t) * n);
 	if (sorted == NULL || perm == NULL || codes == NULL)
 		goto done;
 	if ((st = kp_sort(ctx, vec, n, sorted, perm, on_gpu)) != GPO_OK)
@@ -340,7 +324,10 @@ gpo_kp_rank_leaf(gpo_ctx *ctx, kp_split sp, const gpo_vector *vec, int64_t n,
 		goto done;
 	nd->kind = KP_RANK;
 	nd->null_level = (uint64_t) ndist;
+leveled:
+	ndist = (int64_t) nd->null_level;
 	nd->bits = kp_bits(ndist == 0 ? 0 : (uint64_t) ndist - (nvalid == n));
+	st = GPO_OK;
 done:
 	free(sorted);
 	free(perm);

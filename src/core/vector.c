@@ -177,6 +177,16 @@ gpo_find_chunk(const gpo_vector *v, const int64_t *starts, int64_t row)
 	return lo < 0 ? 0 : lo;
 }
 
+/* Orders two uint64_t key codes, for qsort (see gpo_internal.h). */
+int
+gpo_code_cmp(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return (x > y) - (x < y);
+}
+
 /* Positions cur at logical row of v (starts from gpo_chunk_starts). */
 void
 gpo_cursor_seek(gpo_cursor *cur, const gpo_vector *v, const int64_t *starts,
