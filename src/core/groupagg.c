@@ -22,25 +22,15 @@
 /* Keys read, evenly spaced, to estimate the number of groups. */
 #define SAMPLE_ROWS		4096
 
-/* Orders two key codes, for qsort. */
-static int
-code_cmp(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * Estimates the number of distinct non-NULL keys from SAMPLE_ROWS evenly
  * spaced rows (deterministic): d distinct codes in the sample, f1 of them
  * seen once and f2 twice give Chao's estimate d + f1^2 / (2 f2) (d + f1 (f1
  * - 1) / 2 when f2 = 0), at most the row count.  0 for an empty input.
+ * *seen gets d and *once f1 (left as they were for an empty sample).
  */
 static int64_t
-sample_groups_seen(const gpo_vector *keys, int64_t n, int64_t *seen,
-				   int64_t *once)
+sample_groups(const gpo_vector *keys, int64_t n, int64_t *seen, int64_t *once)
 {
 	uint64_t	codes[SAMPLE_ROWS];
 	int64_t    *starts = gpo_starts_of(keys);
@@ -70,11 +60,9 @@ sample_groups_seen(const gpo_vector *keys, int64_t n, int64_t *seen,
 										  off * gpo_type_size(keys->type));
 	}
 	free(starts);
-	*seen = 0;
-	*once = 0;
 	if (taken == 0)
 		return 0;
-	qsort(codes, taken, sizeof(uint64_t), code_cmp);
+	qsort(codes, taken, sizeof(uint64_t), gpo_code_cmp);
 	for (i = 0; i < taken; i = j)
 	{
 		for (j = i + 1; j < taken && codes[j] == codes[i]; j++)
@@ -89,16 +77,6 @@ sample_groups_seen(const gpo_vector *keys, int64_t n, int64_t *seen,
 		return d;				/* the whole input was read */
 	est = f2 > 0 ? d + f1 * f1 / (2 * f2) : d + f1 * (f1 - 1) / 2;
 	return est < n ? est : n;
-}
-
-/* sample_groups_seen's estimate alone. */
-static int64_t
-sample_groups(const gpo_vector *keys, int64_t n)
-{
-	int64_t		seen = 0,
-				once = 0;
-
-	return sample_groups_seen(keys, n, &seen, &once);
 }
 
 /*
@@ -119,7 +97,7 @@ sample_says_hash(const gpo_vector *keys, int64_t nvalid)
 
 	if (nvalid < 4 * SAMPLE_ROWS)
 		return false;
-	(void) sample_groups_seen(keys, gpo_vector_rows(keys), &seen, &once);
+	(void) sample_groups(keys, gpo_vector_rows(keys), &seen, &once);
 	return once == 0 && seen > 0 && seen <= SAMPLE_ROWS / 4;
 }
 
@@ -605,7 +583,12 @@ gpo_groupagg_many(gpo_ctx *ctx, const gpo_vector *keys, int nreqs,
 		face = GPO_DEVICE_CPU;
 	want = *strategy;
 	if (want == GPO_AGG_AUTO && est_groups <= 0)
-		est_groups = sample_groups(keys, n);
+	{
+		int64_t		seen,
+					once;
+
+		est_groups = sample_groups(keys, n, &seen, &once);
+	}
 	if (face == GPO_DEVICE_GPU)
 	{
 		st = gpo_groupagg_many_gpu(ctx, keys, nreqs, reqs, est_groups,
