@@ -297,11 +297,11 @@ typedef struct hslot
 typedef struct htab
 {
 	hslot	   *slots;			/* [cap], cap a power of two */
-	uint64_t   *ekeys;			/* [ecap]: each entry's key */
-	gpo_acc    *accs;			/* [ecap * nreq] */
+	uint64_t   *ekeys;			/* [cap / 2]: each entry's key */
+	gpo_acc    *accs;			/* [cap / 2 * nreq] (at most half the slots
+								 * are used) */
 	int64_t		cap;
 	int64_t		used;			/* entries */
-	int64_t		ecap;
 	int			nreq;
 	bool		failed;
 } htab;
@@ -335,12 +335,11 @@ static bool
 htab_alloc(htab *h, int64_t cap, int nreq)
 {
 	h->cap = cap;
-	h->ecap = cap / 2;
 	h->used = 0;
 	h->nreq = nreq;
 	h->slots = calloc(cap, sizeof(hslot));
-	h->ekeys = malloc(sizeof(uint64_t) * h->ecap);
-	h->accs = malloc(sizeof(gpo_acc) * h->ecap * nreq);
+	h->ekeys = malloc(sizeof(uint64_t) * (cap / 2));
+	h->accs = malloc(sizeof(gpo_acc) * (cap / 2) * nreq);
 	if (h->slots == NULL || h->ekeys == NULL || h->accs == NULL)
 	{
 		htab_free(h);
@@ -381,7 +380,6 @@ htab_grow(htab *h)
 	free(h->slots);
 	h->slots = slots;
 	h->cap = cap;
-	h->ecap = cap / 2;
 	return true;
 }
 
