@@ -136,6 +136,59 @@ columns_narith(int op, int64_t len, const uint8_t *mask, gpo_xval *a,
 	return first;
 }
 
+/* Whether op is one of the arithmetic nodes COLUMNS_ARITH runs. */
+static inline bool
+columns_arith_op(int op)
+{
+	return (op >= GPO_X_IADD && op <= GPO_X_IMOD) ||
+		(op >= GPO_X_FADD && op <= GPO_X_FDIV);
+}
+
+/*
+ * A strict node's loop over the tile: NULLS folds the right operand's
+ * NULLs into an[j] (or does nothing for a constant), CALL computes row j
+ * into a[j]; the first erroring row goes into first and *code.
+ */
+#define COLUMNS_LOOP(NULLS, CALL) \
+	for (int64_t j = 0; j < len; j++) \
+	{ \
+		int			e; \
+		NULLS; \
+		if (an[j] || !mask[j]) \
+			continue; \
+		e = (CALL); \
+		if (e != GPO_XERR_NONE && first == len) \
+		{ \
+			first = j; \
+			*code = e; \
+		} \
+	}
+
+/*
+ * The integer and float arithmetic in loops of their own, the operator a
+ * constant in each, so that the per-row switch of gpo_x_binary folds away
+ * (2M rows of `k % 100 + 1` and `v * 2 + 1` on 2 cores: the expressions
+ * were half of the query's profile); BI and BF are the right operand.
+ * Returns first from the function it is in.
+ */
+#define COLUMNS_ARITH(LOOP, NULLS, BI, BF) \
+	do { \
+		int			w = p->width; \
+		switch (p->op) \
+		{ \
+			case GPO_X_IADD: LOOP(NULLS, gpo_x_iarith(GPO_X_IADD, w, a[j].i, BI, &a[j].i)); break; \
+			case GPO_X_ISUB: LOOP(NULLS, gpo_x_iarith(GPO_X_ISUB, w, a[j].i, BI, &a[j].i)); break; \
+			case GPO_X_IMUL: LOOP(NULLS, gpo_x_iarith(GPO_X_IMUL, w, a[j].i, BI, &a[j].i)); break; \
+			case GPO_X_IDIV: LOOP(NULLS, gpo_x_iarith(GPO_X_IDIV, w, a[j].i, BI, &a[j].i)); break; \
+			case GPO_X_IMOD: LOOP(NULLS, gpo_x_iarith(GPO_X_IMOD, w, a[j].i, BI, &a[j].i)); break; \
+			case GPO_X_FADD: LOOP(NULLS, gpo_x_farith(GPO_X_FADD, w, a[j].f, BF, &a[j].f)); break; \
+			case GPO_X_FSUB: LOOP(NULLS, gpo_x_farith(GPO_X_FSUB, w, a[j].f, BF, &a[j].f)); break; \
+			case GPO_X_FMUL: LOOP(NULLS, gpo_x_farith(GPO_X_FMUL, w, a[j].f, BF, &a[j].f)); break; \
+			default: LOOP(NULLS, gpo_x_farith(GPO_X_FDIV, w, a[j].f, BF, &a[j].f)); break; \
+		} \
+		return first; \
+	} while (0)
+
 /*
  * A strict two-operand node over slots a (its result) and b: the numeric
  * operators of TPC-H-style expressions in loops of their own, the others
@@ -152,77 +205,10 @@ columns_binary(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 	if (p->op == GPO_X_NMUL || p->op == GPO_X_NADD || p->op == GPO_X_NSUB)
 		return columns_narith(p->op, len, mask, a, an, b, bn, code);
 
-	/*
-	 * The integer and float arithmetic in loops of their own, the operator
-	 * a constant in each, so that the per-row switch of gpo_x_binary folds
-	 * away (2M rows of `k % 100 + 1` and `v * 2 + 1` on 2 cores: the
-	 * expressions were half of the query's profile).
-	 */
-#define COLUMNS_BINARY(CALL) \
-	for (int64_t j = 0; j < len; j++) \
-	{ \
-		int			e; \
-		an[j] = an[j] || bn[j]; \
-		if (an[j] || !mask[j]) \
-			continue; \
-		e = (CALL); \
-		if (e != GPO_XERR_NONE && first == len) \
-		{ \
-			first = j; \
-			*code = e; \
-		} \
-	}
-#define COLUMNS_IARITH(OP) \
-	COLUMNS_BINARY(gpo_x_iarith(OP, w, a[j].i, b[j].i, &a[j].i))
-#define COLUMNS_FARITH(OP) \
-	COLUMNS_BINARY(gpo_x_farith(OP, w, a[j].f, b[j].f, &a[j].f))
-	{
-		int			w = p->width;
-
-		switch (p->op)
-		{
-			case GPO_X_IADD:
-				COLUMNS_IARITH(GPO_X_IADD);
-				return first;
-			case GPO_X_ISUB:
-				COLUMNS_IARITH(GPO_X_ISUB);
-				return first;
-			case GPO_X_IMUL:
-				COLUMNS_IARITH(GPO_X_IMUL);
-				return first;
-			case GPO_X_IDIV:
-				COLUMNS_IARITH(GPO_X_IDIV);
-				return first;
-			case GPO_X_IMOD:
-				COLUMNS_IARITH(GPO_X_IMOD);
-				return first;
-			case GPO_X_FADD:
-				COLUMNS_FARITH(GPO_X_FADD);
-				return first;
-			case GPO_X_FSUB:
-				COLUMNS_FARITH(GPO_X_FSUB);
-				return first;
-			case GPO_X_FMUL:
-				COLUMNS_FARITH(GPO_X_FMUL);
-				return first;
-			case GPO_X_FDIV:
-				COLUMNS_FARITH(GPO_X_FDIV);
-				return first;
-		}
-	}
-	COLUMNS_BINARY(gpo_x_binary(p, a[j], b[j], &a[j]));
-#undef COLUMNS_FARITH
-#undef COLUMNS_IARITH
-#undef COLUMNS_BINARY
+	if (columns_arith_op(p->op))
+		COLUMNS_ARITH(COLUMNS_LOOP, an[j] = an[j] || bn[j], b[j].i, b[j].f);
+	COLUMNS_LOOP(an[j] = an[j] || bn[j], gpo_x_binary(p, a[j], b[j], &a[j]));
 	return first;
-}
-
-/* Whether op is one of the arithmetic nodes columns_binary_const takes. */
-static inline bool
-columns_const_op(int op)
-{
-	return (op >= GPO_X_IADD && op <= GPO_X_IMOD) ||
-		(op >= GPO_X_FADD && op <= GPO_X_FDIV);
 }
 
 /*
@@ -232,61 +218,16 @@ columns_const_op(int op)
  */
 static int64_t
 columns_binary_const(const gpo_xnode *p, int64_t len, const uint8_t *mask,
-					 gpo_xval *a, const bool *an, gpo_xval c, int *code)
+					 gpo_xval *a, bool *an, gpo_xval c, int *code)
 {
 	int64_t		first = len;
-	int			w = p->width;
 
-#define COLUMNS_CONST(CALL) \
-	for (int64_t j = 0; j < len; j++) \
-	{ \
-		int			e; \
-		if (an[j] || !mask[j]) \
-			continue; \
-		e = (CALL); \
-		if (e != GPO_XERR_NONE && first == len) \
-		{ \
-			first = j; \
-			*code = e; \
-		} \
-	}
-#define COLUMNS_CONST_I(OP) COLUMNS_CONST(gpo_x_iarith(OP, w, a[j].i, c.i, &a[j].i))
-#define COLUMNS_CONST_F(OP) COLUMNS_CONST(gpo_x_farith(OP, w, a[j].f, c.f, &a[j].f))
-	switch (p->op)
-	{
-		case GPO_X_IADD:
-			COLUMNS_CONST_I(GPO_X_IADD);
-			break;
-		case GPO_X_ISUB:
-			COLUMNS_CONST_I(GPO_X_ISUB);
-			break;
-		case GPO_X_IMUL:
-			COLUMNS_CONST_I(GPO_X_IMUL);
-			break;
-		case GPO_X_IDIV:
-			COLUMNS_CONST_I(GPO_X_IDIV);
-			break;
-		case GPO_X_IMOD:
-			COLUMNS_CONST_I(GPO_X_IMOD);
-			break;
-		case GPO_X_FADD:
-			COLUMNS_CONST_F(GPO_X_FADD);
-			break;
-		case GPO_X_FSUB:
-			COLUMNS_CONST_F(GPO_X_FSUB);
-			break;
-		case GPO_X_FMUL:
-			COLUMNS_CONST_F(GPO_X_FMUL);
-			break;
-		default:
-			COLUMNS_CONST_F(GPO_X_FDIV);
-			break;
-	}
-#undef COLUMNS_CONST_F
-#undef COLUMNS_CONST_I
-#undef COLUMNS_CONST
+	COLUMNS_ARITH(COLUMNS_LOOP, (void) 0, c.i, c.f);
 	return first;
 }
+
+#undef COLUMNS_ARITH
+#undef COLUMNS_LOOP
 
 /* A strict one-operand node over slot (a, an), as columns_binary. */
 static int64_t
@@ -372,7 +313,7 @@ gpo_expr_columns(const gpo_xnode *prog, int nnodes, const gpo_xcol *cols,
 			sp++;
 		}
 		else if (p->op == GPO_X_CONST && !p->is_null && sp > 0 &&
-				 i + 1 < nnodes && columns_const_op(prog[i + 1].op))
+				 i + 1 < nnodes && columns_arith_op(prog[i + 1].op))
 		{
 			/* a constant right operand, not filled into a slot */
 			gpo_xval	c;
