@@ -6,7 +6,8 @@
  *	  zone, ISO weeks, and the date/time operators built on them
  *	  (timestamp_part, extract_timestamp, extract_date, timestamp_trunc,
  *	  timestamp_pl_interval), computed as PostgreSQL 15's datetime.c,
- *	  timestamp.c and date.c compute them.
+ *	  timestamp.c and date.c compute them.  The fields a timestamp's
+ *	  microseconds give without the calendar are gpo_expr_clock.h's.
  *
  * PostgreSQL is built with -fwrapv.  Where its int arithmetic can wrap on
  * some input, the sum is formed here in 64 bits and wrapped to 32 with
@@ -21,28 +22,7 @@
 #include <stdint.h>
 
 #include "gpo_expr.h"
-
-/* Inline on both faces (the same definition as gpo_agg_codes.h's). */
-#ifndef GPO_HD
-#ifdef __CUDACC__
-#define GPO_HD __host__ __device__ __forceinline__
-#else
-#define GPO_HD static inline
-#endif
-#endif
-
-/* PostgreSQL's constants (datatype/timestamp.h, utils/date.h). */
-#define GPO_X_EPOCH_JDATE	2451545 /* POSTGRES_EPOCH_JDATE */
-#define GPO_X_UNIX_JDATE	2440588 /* UNIX_EPOCH_JDATE */
-#define GPO_X_USECS_DAY		INT64_C(86400000000)
-#define GPO_X_USECS_HOUR	INT64_C(3600000000)
-#define GPO_X_USECS_MIN		INT64_C(60000000)
-#define GPO_X_USECS_SEC		INT64_C(1000000)
-#define GPO_X_MIN_TS		INT64_C(-211813488000000000)
-#define GPO_X_END_TS		INT64_C(9223371331200000000)
-#define GPO_X_TS_END_JULIAN 109203528	/* date2j(294277, 1, 1) */
-#define GPO_X_DATE_END_JULIAN 2147483494	/* date2j(5874898, 1, 1) */
-#define GPO_X_UNIX_EPOCH_TS (-INT64_C(946684800000000))	/* SetEpochTimestamp */
+#include "gpo_expr_clock.h"
 
 /* A broken-down timestamp (struct pg_tm's fields that matter, and fsec). */
 typedef struct gpo_xtm
@@ -380,100 +360,6 @@ gpo_x_tm_field(int field, const gpo_xtm *tm, int32_t jd)
 							 gpo_x_date2j(y, 1, 1) + 1);
 	}
 	return 0;
-}
-
-/* A valid timestamp ts down to a multiple of unit microseconds (unit > 0). */
-GPO_HD int64_t
-gpo_x_floor_to(int64_t ts, int64_t unit)
-{
-	int64_t		m = ts % unit;
-
-	return ts - (m < 0 ? m + unit : m);
-}
-
-/*
- * The fields of ts that its count of microseconds gives without the
- * calendar (a timestamp counts every day as 86,400 s): into *v, true; false
- * for another field or a timestamp outside the valid range, which take
- * gpo_x_ts2tm.  The same values as gpo_x_tm_field's.  2M rows of
- * date_part('dow', ts) on 2 cores spent most of their time in the calendar.
- * Host only: the GPU face keeps the calendar until this has run there.
- */
-GPO_HD bool
-gpo_x_ts_clock_field(int field, int64_t ts, int64_t *v)
-{
-#if defined(__CUDA_ARCH__)
-	return false;
-#else
-	int64_t		jd;
-
-	if (ts < GPO_X_MIN_TS || ts >= GPO_X_END_TS)
-		return false;
-	switch (field)
-	{
-		case GPO_XF_MICROSECONDS:
-			*v = ts - gpo_x_floor_to(ts, GPO_X_USECS_MIN);
-			return true;
-		case GPO_XF_MINUTE:
-			*v = (ts - gpo_x_floor_to(ts, GPO_X_USECS_HOUR)) / GPO_X_USECS_MIN;
-			return true;
-		case GPO_XF_HOUR:
-			*v = (ts - gpo_x_floor_to(ts, GPO_X_USECS_DAY)) / GPO_X_USECS_HOUR;
-			return true;
-		case GPO_XF_DOW:
-		case GPO_XF_ISODOW:
-			/* j2day of the Julian day, which is positive here */
-			jd = gpo_x_floor_to(ts, GPO_X_USECS_DAY) / GPO_X_USECS_DAY + GPO_X_EPOCH_JDATE;
-			*v = (jd + 1) % 7;
-			if (field == GPO_XF_ISODOW && *v == 0)
-				*v = 7;
-			return true;
-	}
-	return false;
-#endif
-}
-
-/*
- * date_trunc(field, ts) for the fields below a month where that is a
- * floor to their length (a valid timestamp): into *r, true; else false.
- * Host only, as gpo_x_ts_clock_field.
- */
-GPO_HD bool
-gpo_x_ts_trunc_clock(int field, int64_t ts, int64_t *r)
-{
-#if defined(__CUDA_ARCH__)
-	return false;
-#else
-	int64_t		unit;
-
-	if (ts < GPO_X_MIN_TS || ts >= GPO_X_END_TS)
-		return false;
-	switch (field)
-	{
-		case GPO_XF_MICROSECONDS:
-			unit = 1;
-			break;
-		case GPO_XF_MILLISECONDS:
-			unit = 1000;
-			break;
-		case GPO_XF_SECOND:
-			unit = GPO_X_USECS_SEC;
-			break;
-		case GPO_XF_MINUTE:
-			unit = GPO_X_USECS_MIN;
-			break;
-		case GPO_XF_HOUR:
-			unit = GPO_X_USECS_HOUR;
-			break;
-		case GPO_XF_DAY:
-			unit = GPO_X_USECS_DAY;
-			break;
-		default:
-			return false;
-	}
-	*r = gpo_x_floor_to(ts, unit);
-	return true;
-#endif
 }
 
 /* date_part(field, ts) into *r or *isnull (timestamp_part); a gpo_xerr. */
