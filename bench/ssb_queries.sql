@@ -63,19 +63,31 @@ SELECT i, 'MFGR#' || m, 'MFGR#' || m || c, 'MFGR#' || m || c || b,
 FROM (SELECT i, pg_temp.rnd(i, 5, 1, 5) AS m, pg_temp.rnd(i, 6, 1, 5) AS c,
              pg_temp.rnd(i, 7, 1, 40) AS b
       FROM generate_series(1, :parts) i) x;
-CREATE TABLE lineorder (lo_orderkey int, lo_linenumber int, lo_custkey int,
-	lo_partkey int, lo_suppkey int, lo_orderdate int, lo_quantity int,
-	lo_extendedprice int, lo_discount int, lo_revenue int, lo_supplycost int,
-	lo_tax int);
-INSERT INTO lineorder
-SELECT i / 4 + 1, i % 4 + 1, pg_temp.rnd(i, 11, 1, :custs), p, pg_temp.rnd(i, 12, 1, :supps),
-       to_char(date '1992-01-01' + pg_temp.rnd(i, 13, 0, 2556), 'YYYYMMDD')::int,
-       q, q * (90000 + (p / 10) % 20001 + 100 * (p % 1000)) / 100, dc,
-       q * (90000 + (p / 10) % 20001 + 100 * (p % 1000)) / 100 * (100 - dc) / 100,
-       6 * (90000 + (p / 10) % 20001 + 100 * (p % 1000)) / 1000, pg_temp.rnd(i, 16, 0, 8)
+-- lineorder's rows come from a CREATE TABLE ... AS whose SELECT runs in
+-- parallel workers (that of an INSERT ... SELECT runs in one backend), over
+-- a table of row numbers that a parallel seq scan shares out among them (a
+-- generate_series is not shared out); the leader only inserts.
+ALTER FUNCTION pg_temp.rnd(int8, int8, int, int) PARALLEL SAFE;
+CREATE UNLOGGED TABLE lineorder_rownum AS SELECT generate_series(0::int8, :rows - 1) AS i;
+ALTER TABLE lineorder_rownum SET (parallel_workers = 1024);
+BEGIN;
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+CREATE TABLE lineorder AS
+SELECT (i / 4 + 1)::int AS lo_orderkey, (i % 4 + 1)::int AS lo_linenumber,
+       pg_temp.rnd(i, 11, 1, :custs) AS lo_custkey, p AS lo_partkey,
+       pg_temp.rnd(i, 12, 1, :supps) AS lo_suppkey,
+       to_char(date '1992-01-01' + pg_temp.rnd(i, 13, 0, 2556), 'YYYYMMDD')::int AS lo_orderdate,
+       q AS lo_quantity, q * (90000 + (p / 10) % 20001 + 100 * (p % 1000)) / 100 AS lo_extendedprice,
+       dc AS lo_discount,
+       q * (90000 + (p / 10) % 20001 + 100 * (p % 1000)) / 100 * (100 - dc) / 100 AS lo_revenue,
+       6 * (90000 + (p / 10) % 20001 + 100 * (p % 1000)) / 1000 AS lo_supplycost,
+       pg_temp.rnd(i, 16, 0, 8) AS lo_tax
 FROM (SELECT i, pg_temp.rnd(i, 10, 1, :parts) AS p, pg_temp.rnd(i, 14, 1, 50) AS q,
              pg_temp.rnd(i, 15, 0, 10) AS dc
-      FROM generate_series(0, :rows - 1) i) x;
+      FROM lineorder_rownum) x;
+COMMIT;
+DROP TABLE lineorder_rownum;
 VACUUM ANALYZE lineorder, customer, supplier, part, date;
 CREATE TEMP TABLE bq (n int, name text, q text);
 INSERT INTO bq VALUES
