@@ -57,6 +57,23 @@ SELECT pg_temp.check('SELECT k, count(*) AS n FROM agg_runs_nk WHERE w < 7 AND k
 -- only the NULL-key stretches' rows, and a filter few rows pass
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_runs_nk WHERE w < 8 AND i > 15000 GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_runs_nk WHERE w = 2 GROUP BY k');
+-- several keys: the failing rows kept, their packed key NULL (k has real
+-- NULLs, packed apart from them); expression keys and arguments are
+-- evaluated only on the passing rows, so a row the WHERE removes never
+-- raises an error (w = 8 divides by zero), and one that passes does
+SELECT pg_temp.check('SELECT k, w, count(*) AS n, sum(v) AS s FROM agg_runs_nk WHERE w < 7 GROUP BY k, w');
+SELECT pg_temp.check('SELECT k, w % 3 AS w3, count(*) AS n, sum(100 / (w - 8)) AS s FROM agg_runs_nk WHERE w <> 8 GROUP BY 1, 2');
+SELECT pg_temp.check('SELECT w, count(*) AS n, sum(100 / (w - 8)) AS s, max(v) AS hi FROM agg_runs_nk WHERE w <> 8 GROUP BY w');
+SELECT pg_temp.check('SELECT k % 4 AS k4, 1000 / (w - 8) AS q, count(*) AS n FROM agg_runs_nk WHERE w <> 8 GROUP BY 1, 2');
+SELECT pg_temp.check('SELECT k, count(*) FILTER (WHERE 10 / (w - 8) > 1) AS n, sum(v) AS s FROM agg_runs_nk WHERE w <> 8 GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(DISTINCT w) AS d, count(*) AS n FROM agg_runs_nk WHERE i % 3 <> 0 GROUP BY k');
+SELECT count(*) AS node FROM pg_temp.plan('SELECT k, w, sum(100 / (w - 9)) FROM agg_runs_nk WHERE w <> 8 GROUP BY k, w') p WHERE p LIKE '%GpuOpsAgg%';
+SELECT pg_temp.try('SELECT k, w, sum(100 / (w - 9)) FROM agg_runs_nk WHERE w <> 8 GROUP BY k, w');
+SELECT pg_temp.try('SELECT w, count(*) FILTER (WHERE 10 / (w - 9) > 1) FROM agg_runs_nk WHERE w <> 8 GROUP BY w');
+SET gpuops.enabled = off;
+SELECT pg_temp.try('SELECT k, w, sum(100 / (w - 9)) FROM agg_runs_nk WHERE w <> 8 GROUP BY k, w');
+SELECT pg_temp.try('SELECT w, count(*) FILTER (WHERE 10 / (w - 9) > 1) FROM agg_runs_nk WHERE w <> 8 GROUP BY w');
+RESET gpuops.enabled;
 DROP TABLE agg_runs_nk;
 -- an error while the runs hold groups leaves the session usable
 SELECT pg_temp.try('SELECT h, count(*) FROM agg_runs WHERE 1 / (i - 50000) > -1 GROUP BY h');

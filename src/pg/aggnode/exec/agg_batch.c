@@ -48,14 +48,35 @@ gpuops_agg_mask_bits(const uint8 *mask, int64 n)
 }
 
 /*
+ * Whether a batch whose rows pass the WHERE clause at mask, count of n, keeps
+ * its failing rows with NULL keys rather than being compacted: at least half
+ * pass, no star join gathers into it, and the failing rows can be told from
+ * real NULL keys, because the one key is a column the reader read without a
+ * NULL in the batch, or because several keys are packed into one (whose
+ * validity is then the mask).  Expression keys and arguments are evaluated
+ * under the mask (te->wmask), so never on a failing row.
+ */
+static bool
+gpuops_agg_keeps_failing(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+						 const gpo_chunk *chunks, int64 count, int64 n)
+{
+	if (count * 2 < n || s->join != NULL)
+		return false;
+	if (s->spec.nkeys > 1)
+		return true;
+	return s->spec.nkeys == 1 && te->key_col[0] < te->nread &&
+		chunks[te->key_col[0]].validity == NULL;
+}
+
+/*
  * Runs the device program and the WHERE expressions over the batch of *n
- * rows (the reader's columns); returns the rows that pass.  When at least
- * half pass, the one grouping key has no NULL in the batch and no
- * expression or join is evaluated over it, the failing rows' keys become NULL (the key column's validity is the
- * mask) and *null_key_out is set: those rows then form the NULL group,
- * which the caller drops, and no column is copied.  Otherwise the passing
- * rows of every column are compacted into new buffers (chunks updated) and
- * *n becomes their number.
+ * rows (the reader's columns); returns the rows that pass.  Where
+ * gpuops_agg_keeps_failing says so, the failing rows stay and get NULL keys
+ * (one key: its column's validity becomes the mask; several: their packing's
+ * does, gpuops_agg_batch_keys), te->wmask is the mask and *null_key_out is
+ * set: those rows then form the NULL group, which the merge drops, and no
+ * column is copied.  Otherwise the passing rows of every column are
+ * compacted into new buffers (chunks updated) and *n becomes their number.
  */
 int64
 gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
@@ -91,12 +112,12 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	*null_key_out = false;
 	if (count == n || count == 0)
 		return count;
-	if (s->spec.nkeys == 1 && count * 2 >= n && s->join == NULL &&
-		!gpuops_agg_evaluates(&s->spec, te) &&
-		chunks[te->key_col[0]].validity == NULL)
+	if (gpuops_agg_keeps_failing(s, te, chunks, count, n))
 	{
-		chunks[te->key_col[0]].validity =
-			gpuops_agg_mask_bits((const uint8 *) maskc.data, n);
+		te->wmask = (uint8 *) maskc.data;
+		if (s->spec.nkeys == 1)
+			chunks[te->key_col[0]].validity =
+				gpuops_agg_mask_bits(te->wmask, n);
 		*null_key_out = true;
 		return count;
 	}
@@ -277,6 +298,9 @@ gpuops_agg_batch_keys(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &bk->keyv, &bk->pack);
 		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
+		/* the rows the WHERE removed: NULL packed keys */
+		if (null_key_out)
+			keyc->validity = gpuops_agg_mask_bits(te->wmask, n);
 	}
 	bk->valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
 	return bk;

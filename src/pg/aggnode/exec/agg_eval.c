@@ -86,13 +86,16 @@ gpuops_agg_expr_raise(gpo_xerr code)
 /*
  * The byte mask of a bool expression (a FILTER or WHERE clause) over the
  * batch's n rows of ncols columns: 1 where it is TRUE; the error of its
- * lowest erroring row in *err.
+ * lowest erroring row in *err.  rows (a byte mask, or NULL: all): the rows
+ * it is evaluated on, 0 at the others.
  */
 static uint8 *
 gpuops_agg_filter_expr(GpuopsAggScanState *s, const GpuopsExprProgram *prog,
-					   int ncols, gpo_vector *vecs, int64 n,
+					   int ncols, gpo_vector *vecs, int64 n, uint8 *rows,
 					   gpo_expr_error *err)
 {
+	gpo_vector	rowsv;
+	gpo_chunk	rowsc;
 	int32	   *vals = palloc_extended(sizeof(int32) * Max(n, 1), MCXT_ALLOC_HUGE);
 	uint8	   *valid = palloc_extended((n + 7) / 8 + 1, MCXT_ALLOC_HUGE);
 	uint8	   *mask = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
@@ -103,9 +106,11 @@ gpuops_agg_filter_expr(GpuopsAggScanState *s, const GpuopsExprProgram *prog,
 	int64		i;
 
 	gpuops_one_chunk_vector(&outv, &outc, GPO_INT32, vals, valid, n);
+	if (rows != NULL)
+		gpuops_one_chunk_vector(&rowsv, &rowsc, GPO_UINT8, rows, NULL, n);
 	gpuops_agg_ctx_init(s, &ctx);
 	st = gpo_expr_eval(&ctx, ncols, vecs, prog->nodes, prog->n, false,
-					   NULL, &outv, err);
+					   rows != NULL ? &rowsv : NULL, &outv, err);
 	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg expression clause");
 	for (i = 0; i < n; i++)
 		mask[i] = ((valid[i >> 3] >> (i & 7)) & 1) && vals[i] != 0;
@@ -131,7 +136,8 @@ gpuops_agg_where_exprs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		uint8	   *m;
 
 		err.code = GPO_XERR_NONE;
-		m = gpuops_agg_filter_expr(s, &te->wexpr[w], te->nread, vecs, n, &err);
+		m = gpuops_agg_filter_expr(s, &te->wexpr[w], te->nread, vecs, n, NULL,
+								   &err);
 		if (err.code != GPO_XERR_NONE)
 			elog(ERROR, "GpuOpsAgg: a WHERE clause that cannot fail failed");
 		for (i = 0; i < n; i++)
@@ -179,8 +185,28 @@ gpuops_agg_filter_mask(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 }
 
 /*
+ * The rows of byte mask a that byte mask b (NULL: all rows) holds too, in
+ * a new mask (a itself where b is NULL).
+ */
+static uint8 *
+gpuops_agg_rows_and(uint8 *a, const uint8 *b, int64 n)
+{
+	uint8	   *m;
+	int64		i;
+
+	if (b == NULL)
+		return a;
+	m = palloc_extended(Max(n, 1), MCXT_ALLOC_HUGE);
+	for (i = 0; i < n; i++)
+		m[i] = a[i] & b[i];
+	return m;
+}
+
+/*
  * Evaluates computed column c over the batch into *out (vecs: the reader's
- * columns, then the computed ones before c); its error in *err.
+ * columns, then the computed ones before c), on the rows its FILTER and the
+ * batch's kept WHERE mask (te->wmask) hold (NULL at the others); its error
+ * in *err.
  */
 static void
 gpuops_agg_compute_one(GpuopsAggScanState *s, GpuopsAggTableExec *te,
@@ -198,11 +224,15 @@ gpuops_agg_compute_one(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 							palloc_extended(w * Max(n, 1), MCXT_ALLOC_HUGE),
 							palloc_extended((n + 7) / 8 + 1, MCXT_ALLOC_HUGE),
 							n);
-	if (c->filter >= 0)
+	if (c->filter >= 0 || te->wmask != NULL)
 	{
-		gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8,
-								gpuops_agg_filter_mask(s, te, vecs, n, c->filter),
-								NULL, n);
+		uint8	   *rows = te->wmask;
+
+		if (c->filter >= 0)
+			rows = gpuops_agg_rows_and(gpuops_agg_filter_mask(s, te, vecs, n,
+															  c->filter),
+									   te->wmask, n);
+		gpuops_one_chunk_vector(&maskv, &maskc, GPO_UINT8, rows, NULL, n);
 		mask = &maskv;
 	}
 	gpuops_agg_ctx_init(s, &ctx);
@@ -238,7 +268,7 @@ gpuops_agg_batch_columns(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			continue;
 		err.code = GPO_XERR_NONE;
 		te->fmasks[c] = gpuops_agg_filter_expr(s, te->fexpr[c], te->ncols,
-											   vecs, n, &err);
+											   vecs, n, te->wmask, &err);
 		if (err.code != GPO_XERR_NONE && err.row < first.row)
 			first = err;
 	}

@@ -638,6 +638,7 @@ gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 									batch->has_nulls[i] ? batch->validity[i] : NULL, n);
 			s->bytes_in += n * gpo_type_size(te->cols[i].type);
 		}
+		te->wmask = NULL;
 		if (te->nprog > 0 || te->nwexpr > 0)
 			passed = gpuops_agg_filter(s, te, vecs, chunks, &n, &null_key_out);
 		else

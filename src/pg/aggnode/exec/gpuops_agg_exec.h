@@ -47,6 +47,9 @@ typedef struct GpuopsAggTableExec
 								 * fprog) */
 	uint8	  **fmasks;			/* [nfilters]: the batch's FILTER masks met
 								 * so far (batch memory), or NULL */
+	uint8	   *wmask;			/* the batch's WHERE byte mask where its
+								 * failing rows were kept, given NULL keys
+								 * (null_key_out), else NULL */
 	gpo_pred   *prog;			/* device clauses, postfix */
 	int			nprog;
 	gpo_pred   *eprog;			/* of them, those without a text column
