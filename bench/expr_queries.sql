@@ -9,6 +9,7 @@
 \set rows 10000000
 \endif
 SET max_parallel_workers_per_gather = 15;
+CREATE EXTENSION IF NOT EXISTS gpuops;
 DROP TABLE IF EXISTS bx;
 CREATE TABLE bx AS
 SELECT i, (i % 1000)::int4 AS k, (i % 997)::int8 AS v, ((i % 1013) / 8.0)::float8 AS f,
