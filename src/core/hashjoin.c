@@ -10,9 +10,10 @@
 
 /* Where the CPU face's table memory ends and its probe scratch begins. */
 static size_t
-join_table_part(const gpo_vector *build_keys)
+join_table_part(const gpo_vector *build_keys, const gpo_vector *probe_keys)
 {
-	return (gpo_join_table_bytes(build_keys) + 15) & ~(size_t) 15;
+	return (gpo_join_table_bytes(build_keys, gpo_vector_rows(probe_keys)) + 15) &
+		~(size_t) 15;
 }
 
 /* Host scratch bytes gpo_hash_join_cpu needs for these arguments. */
@@ -22,7 +23,7 @@ gpo_hash_join_scratch_bytes(const gpo_ctx *ctx, const gpo_vector *build_keys,
 							const gpo_vector *build_rows,
 							const gpo_vector *probe_rows)
 {
-	return join_table_part(build_keys) +
+	return join_table_part(build_keys, probe_keys) +
 		gpo_join_probe_scratch_bytes(ctx, probe_keys, build_rows, probe_rows);
 }
 
@@ -156,7 +157,7 @@ gpo_hash_join_cpu(gpo_ctx *ctx, gpo_join_kind kind,
 		(gpo_vector_rows(build_keys) == 0 &&
 		 (kind == GPO_JOIN_INNER || kind == GPO_JOIN_SEMI)))
 		return GPO_OK;
-	table_bytes = join_table_part(build_keys);
+	table_bytes = join_table_part(build_keys, probe_keys);
 	if (scratch == NULL)
 	{
 		own = scratch = malloc(gpo_hash_join_scratch_bytes(ctx, build_keys,
@@ -169,7 +170,8 @@ gpo_hash_join_cpu(gpo_ctx *ctx, gpo_join_kind kind,
 			return GPO_ERR_NOMEM;
 		}
 	}
-	st = gpo_join_table_build(ctx, build_keys, scratch, table_bytes, &t);
+	st = gpo_join_table_build(ctx, build_keys, gpo_vector_rows(probe_keys),
+							  scratch, table_bytes, &t);
 	if (st == GPO_OK)
 		st = gpo_join_table_probe_cpu(ctx, kind, &t, probe_keys, build_rows,
 									  probe_rows, count,

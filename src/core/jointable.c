@@ -74,10 +74,14 @@ join_key_at(gpo_type type, const gpo_chunk *c, int64_t j, uint64_t *k)
 /*
  * Decides a table's kind and size for build_keys: dense (cap = the keys'
  * range) when they are integers in a range of at most RATIO x rows + SLACK
- * values, else hashed.
+ * values, or of at most GPO_JOIN_DENSE_PROBED values and a quarter of the
+ * probe_rows to come, else hashed.  A dense table's slots cost its build a
+ * pass, paid back where each is probed a few times: SSB's Q2.1 on 2 cores,
+ * 3M lineorder rows probing the 7,991 parts of one category among 200,000
+ * keys, probed in 55.9 ms hashed and 20.9 ms dense (the query 91 -> 57 ms).
  */
 static void
-join_table_shape(const gpo_vector *keys, gpo_join_table *t)
+join_table_shape(const gpo_vector *keys, int64_t probe_rows, gpo_join_table *t)
 {
 	int64_t		lo = INT64_MAX;
 	int64_t		hi = INT64_MIN;
@@ -108,7 +112,9 @@ join_table_shape(const gpo_vector *keys, gpo_join_table *t)
 		return;					/* every key NULL */
 	/* (the range in unsigned arithmetic: hi - lo may pass INT64_MAX) */
 	if ((uint64_t) hi - (uint64_t) lo <
-		(uint64_t) (GPO_JOIN_DENSE_RATIO * t->rows + GPO_JOIN_DENSE_SLACK))
+		(uint64_t) (GPO_JOIN_DENSE_RATIO * t->rows + GPO_JOIN_DENSE_SLACK) ||
+		((uint64_t) hi - (uint64_t) lo < (uint64_t) GPO_JOIN_DENSE_PROBED &&
+		 (uint64_t) hi - (uint64_t) lo < (uint64_t) (probe_rows > 0 ? probe_rows : 0) / 4))
 	{
 		t->dense = true;
 		t->base = lo;
@@ -134,13 +140,13 @@ join_table_layout(const gpo_vector *keys, char *base, gpo_join_table *t,
 
 /* Bytes of memory a table of build_keys takes (see gpo_join.h). */
 size_t
-gpo_join_table_bytes(const gpo_vector *build_keys)
+gpo_join_table_bytes(const gpo_vector *build_keys, int64_t probe_rows)
 {
 	gpo_join_table t;
 	int64_t    *bslot;
 	int64_t    *starts;
 
-	join_table_shape(build_keys, &t);
+	join_table_shape(build_keys, probe_rows, &t);
 	return join_table_layout(build_keys, NULL, &t, &bslot, &starts);
 }
 
@@ -238,8 +244,9 @@ join_build_block(const gpo_join_table *t, const gpo_vector *keys,
 
 /* Builds the table of build_keys in mem (see gpo_join.h). */
 gpo_status
-gpo_join_table_build(gpo_ctx *ctx, const gpo_vector *build_keys, void *mem,
-					 size_t bytes, gpo_join_table *t)
+gpo_join_table_build(gpo_ctx *ctx, const gpo_vector *build_keys,
+					 int64_t probe_rows, void *mem, size_t bytes,
+					 gpo_join_table *t)
 {
 	gpo_status	st;
 	int64_t    *bslot;
@@ -257,7 +264,7 @@ gpo_join_table_build(gpo_ctx *ctx, const gpo_vector *build_keys, void *mem,
 					   gpo_type_name(build_keys->type));
 		return GPO_ERR_INVALID;
 	}
-	join_table_shape(build_keys, t);
+	join_table_shape(build_keys, probe_rows, t);
 	if (mem == NULL || bytes < join_table_layout(build_keys, NULL, t, &bslot, &starts))
 	{
 		gpo_set_detail(ctx, "join table memory of %zu bytes is too small", bytes);

@@ -1286,7 +1286,9 @@ join_table_check(tgroup *g, gpo_join_kind kind, tvec *tb, tvec *tp,
 	tcase		c;
 	gpo_ctx		ctx;
 	gpo_join_table t;
-	size_t		bytes = gpo_join_table_bytes(&tb->v);
+	/* no hint, or a huge one: keys in a range under 2^20 make a dense table */
+	int64_t		probes = rng_chance(1, 2) ? 0 : INT64_C(1) << 40;
+	size_t		bytes = gpo_join_table_bytes(&tb->v, probes);
 	void	   *mem = xmalloc(bytes + 1);
 	int64_t    *gb = xmalloc(sizeof(int64_t) * (want + 1));
 	int64_t    *gp = xmalloc(sizeof(int64_t) * (want + 1));
@@ -1294,9 +1296,9 @@ join_table_check(tgroup *g, gpo_join_kind kind, tvec *tb, tvec *tp,
 
 	case_begin(&c, "CPU table: %s %s", join_kind_names[kind], desc);
 	test_ctx(&ctx, GPO_DEVICE_CPU, threads);
-	expect(&c, gpo_join_table_build(&ctx, &tb->v, mem, bytes - 1, &t) == GPO_ERR_INVALID,
-		   "a table built in too little memory");
-	expect(&c, gpo_join_table_build(&ctx, &tb->v, mem, bytes, &t) == GPO_OK,
+	expect(&c, gpo_join_table_build(&ctx, &tb->v, probes, mem, bytes - 1, &t) ==
+		   GPO_ERR_INVALID, "a table built in too little memory");
+	expect(&c, gpo_join_table_build(&ctx, &tb->v, probes, mem, bytes, &t) == GPO_OK,
 		   "build: %s", ctx.detail);
 	for (int round = 0; round < 2 && c.ok; round++)
 	{
@@ -1505,19 +1507,54 @@ join_kind_rejects(tgroup *g)
 		int64_t		far[2] = {0, INT64_C(1000000000000000)};
 		tvec		tf;
 		gpo_join_table t;
-		size_t		bytes = gpo_join_table_bytes(&tb.v);
+		size_t		bytes = gpo_join_table_bytes(&tb.v, 0);
 		void	   *mem = xmalloc(bytes);
 
-		expect(&c, gpo_join_table_build(&ctx, &tb.v, mem, bytes, &t) == GPO_OK &&
+		expect(&c, gpo_join_table_build(&ctx, &tb.v, 0, mem, bytes, &t) == GPO_OK &&
 			   t.dense && t.base == 1 && t.cap == 3, "keys 1..3: not a dense table");
 		free(mem);
 		make_input(&tf, GPO_INT64, PART_ONE, 2, far, NULL, false);
-		bytes = gpo_join_table_bytes(&tf.v);
+		bytes = gpo_join_table_bytes(&tf.v, INT64_C(1) << 40);
 		mem = xmalloc(bytes);
-		expect(&c, gpo_join_table_build(&ctx, &tf.v, mem, bytes, &t) == GPO_OK &&
-			   !t.dense, "keys 0 and 1e15: not a hashed table");
+		expect(&c, gpo_join_table_build(&ctx, &tf.v, INT64_C(1) << 40, mem, bytes, &t) ==
+			   GPO_OK && !t.dense, "keys 0 and 1e15: not a hashed table");
 		free(mem);
 		tvec_free(&tf);
+	}
+	/*
+	 * keys 0 and 500,000: hashed for few probes, dense for at least 4 a
+	 * slot; keys 0 and 2^20 hashed whatever the probes
+	 */
+	{
+		static const struct
+		{
+			int64_t		hi;
+			int64_t		probes;
+			bool		dense;
+		}			shapes[] = {
+			{500000, 0, false}, {500000, 1999999, false}, {500000, 2000004, true},
+			{1 << 20, INT64_C(1) << 40, false}, {(1 << 20) - 1, INT64_C(1) << 40, true},
+		};
+
+		for (int i = 0; i < (int) (sizeof(shapes) / sizeof(shapes[0])); i++)
+		{
+			int64_t		two[2] = {0, shapes[i].hi};
+			tvec		tw;
+			gpo_join_table t;
+			size_t		bytes;
+			void	   *mem;
+
+			make_input(&tw, GPO_INT64, PART_ONE, 2, two, NULL, false);
+			bytes = gpo_join_table_bytes(&tw.v, shapes[i].probes);
+			mem = xmalloc(bytes);
+			expect(&c, gpo_join_table_build(&ctx, &tw.v, shapes[i].probes, mem, bytes,
+											&t) == GPO_OK && t.dense == shapes[i].dense &&
+				   (!t.dense || t.cap == shapes[i].hi + 1),
+				   "keys 0 and %lld, %lld probes: dense %d", (long long) shapes[i].hi,
+				   (long long) shapes[i].probes, (int) t.dense);
+			free(mem);
+			tvec_free(&tw);
+		}
 	}
 	case_result(g, c.ok, c.msg);
 	tvec_free(&tb);

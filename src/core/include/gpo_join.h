@@ -202,10 +202,14 @@ extern void gpo_join_all_unmatched(gpo_vector *build_rows,
  * join probes each batch of a large table.  The table lives in memory the
  * caller gives (gpo_join_table_bytes of it), host memory, so it is probed
  * on the CPU.  Integer keys (INT32, INT64) whose range is at most 4 x rows
- * + 131,072 values make a dense table, direct-indexed by key - base;
- * other keys a hashed one.  A probe emits exactly what gpo_hash_join_kind
- * of the same keys emits, in the same order.
+ * + 131,072 values make a dense table, direct-indexed by key - base; so do
+ * keys whose range is at most GPO_JOIN_DENSE_PROBED values and at most a
+ * quarter of probe_rows, the rows the caller expects to probe it with in
+ * all (0: unknown); other keys make a hashed one.  A probe emits exactly
+ * what gpo_hash_join_kind of the same keys emits, in the same order.
  */
+#define GPO_JOIN_DENSE_PROBED	(1 << 20)
+
 typedef struct gpo_join_table
 {
 	gpo_type	type;			/* the build keys' type */
@@ -220,15 +224,21 @@ typedef struct gpo_join_table
 	int64_t    *runs;			/* build rows by slot, ascending within one */
 } gpo_join_table;
 
-/* Bytes of memory a table of build_keys takes (one pass over the keys). */
-extern size_t gpo_join_table_bytes(const gpo_vector *build_keys);
+/*
+ * Bytes of memory a table of build_keys to be probed with probe_rows rows
+ * takes (one pass over the keys).
+ */
+extern size_t gpo_join_table_bytes(const gpo_vector *build_keys,
+								   int64_t probe_rows);
 /*
  * Builds the table of build_keys (INT32, INT64, FLOAT32 or FLOAT64; NULL
- * keys left out) into *t, its arrays in mem (at least gpo_join_table_bytes
- * bytes, else GPO_ERR_INVALID).  t is valid while mem is.
+ * keys left out) to be probed with probe_rows rows into *t, its arrays in
+ * mem (at least gpo_join_table_bytes of the same arguments, else
+ * GPO_ERR_INVALID).  t is valid while mem is.
  */
 extern gpo_status gpo_join_table_build(gpo_ctx *ctx,
 									   const gpo_vector *build_keys,
+									   int64_t probe_rows,
 									   void *mem, size_t bytes,
 									   gpo_join_table *t);
 /*

@@ -280,17 +280,22 @@ gpuops_agg_pack_probe(const gpo_vector *a, const gpo_vector *b, int64 n)
 
 /*
  * Builds dimension d's join table from its keys (once per scan, in the
- * join's memory): dense for surrogate keys, hashed otherwise.
+ * join's memory): dense for surrogate keys (also those of a dimension
+ * filtered to a few, where the fact table's rows will probe each slot a
+ * few times), hashed otherwise.
  */
 void
 gpuops_agg_dim_table(GpuopsAggScanState *s, GpuopsAggDim *dim)
 {
-	size_t		bytes = gpo_join_table_bytes(&dim->keyv);
+	/* the fact table's rows (its only table), as VACUUM or ANALYZE counted them */
+	float4		facts = RelationGetForm(s->tables[0].rel)->reltuples;
+	int64		probes = facts > 0 ? (int64) facts : 0;
+	size_t		bytes = gpo_join_table_bytes(&dim->keyv, probes);
 	gpo_status	st;
 	gpo_ctx		ctx;
 
 	gpuops_agg_ctx_init(s, &ctx);
-	st = gpo_join_table_build(&ctx, &dim->keyv,
+	st = gpo_join_table_build(&ctx, &dim->keyv, probes,
 							  MemoryContextAllocHuge(s->join->cxt, bytes), bytes,
 							  &dim->table);
 	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg join table");
