@@ -13,6 +13,7 @@
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
@@ -47,6 +48,7 @@ gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
 	Cost		startup;
 	gpo_ctx		ctx;
 	int			threads;
+	int			procs;
 
 	cost_qual_eval(&qcost, input->cpu_quals, root);
 	/* the decoding threads share the walk and the parsing (gpuops_agg_decode_weight) */
@@ -54,13 +56,18 @@ gpuops_agg_cost(PlannerInfo *root, GpuopsAggInput *input, double groups,
 	threads = Max(gpo_threads(&ctx), 1);
 	/*
 	 * (the worker processes share the threads: decoding is spread over all
-	 * of them, not over threads in each process)
+	 * of them, not over threads in each process; with fewer than 3 threads
+	 * the node has no worker processes, and its two threads share the pages
+	 * and rows, as a native plan's processes do: on 2 cores, SSB at 3M
+	 * lineorder rows, every star join cost 1.04-1.40x native's when divided
+	 * by one and ran 2.1-3.1x faster than native, forced)
 	 */
+	procs = workers > 0 || threads > 2 ? workers + 1 : threads;
 	startup = (gpu ? gpuops_gpu_setup_cost : gpuops_cpu_setup_cost) +
 		qcost.startup +
 		(seq_page_cost * input->pages * (1.0 - cached) * page_factor +
 		 input->tuples * (row_cost * (1 + 0.25 * ncols) + qcost.per_tuple)) /
-		(workers + 1) +
+		procs +
 		input->tuples * (1.0 - cached) * gpuops_cpu_row_cost * decode_weight /
 		Max(threads, workers + 1);
 	if (workers > 0)
@@ -169,6 +176,67 @@ gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos)
 			weight += 0.1;
 	}
 	return weight;
+}
+
+/*
+ * Cost of one distinct string put into a text column's dictionary.  The
+ * dictionary adds the strings its lookups miss on one thread, each a cache
+ * miss or two into tables that grow with it: on 2 cores, 1M rows of
+ * bench/wide_queries.sql, coding the 172,227 distinct URLs of the 201,094
+ * rows with a phrase took some 170 ms of the node's 275 (`searchphrase,
+ * min(url)`), while a native plan costed at 83.8K units took 246 ms;
+ * without this cost the node was costed at half that and ran 0.84x native.
+ * The statistics counted 40,038 distinct URLs (some 195,000 in the table),
+ * so the cost a string is set by that count.  A dictionary of up to
+ * GPUOPS_TEXT_CODE_FREE strings stays in the caches and costs nothing more
+ * (the pg_regress tables' text arguments, of a few thousand strings).
+ */
+#define GPUOPS_TEXT_CODE_COST	2.5
+#define GPUOPS_TEXT_CODE_FREE	16384.0
+
+/*
+ * What coding the strings of rel's text columns among attnos costs: each
+ * process codes the distinct strings among the rows it reads that pass the
+ * WHERE clause, at most the column's distinct values (its statistics) and
+ * at most its share of those rows, past the first GPUOPS_TEXT_CODE_FREE.
+ * The caller passes the argument of min, max or count(DISTINCT), coded as
+ * one more key; not the grouping keys, whose strings a native plan hashes
+ * or sorts as well.  Numerics are parsed, not coded
+ * (gpuops_agg_decode_weight).
+ */
+Cost
+gpuops_agg_text_cost(PlannerInfo *root, RelOptInfo *rel, Bitmapset *attnos,
+					 int workers)
+{
+	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+	double		share = Max(rel->rows, 1.0) / (workers + 1);
+	Cost		cost = 0;
+	int			a = -1;
+
+	while ((a = bms_next_member(attnos, a)) >= 0)
+	{
+		AttrNumber	attno = a + FirstLowInvalidHeapAttributeNumber;
+		Oid			typid;
+		int32		typmod;
+		Oid			collid;
+		Var		   *var;
+		VariableStatData vardata;
+		bool		isdefault;
+		double		distinct;
+
+		if (attno <= 0)
+			continue;
+		get_atttypetypmodcoll(rte->relid, attno, &typid, &typmod, &collid);
+		if (!OidIsValid(typid) || typid == NUMERICOID || get_typlen(typid) >= 0)
+			continue;
+		var = makeVar(rel->relid, attno, typid, typmod, collid, 0);
+		examine_variable(root, (Node *) var, 0, &vardata);
+		distinct = get_variable_numdistinct(&vardata, &isdefault);
+		ReleaseVariableStats(vardata);
+		cost += Max(Min(distinct, share) - GPUOPS_TEXT_CODE_FREE, 0.0) *
+			GPUOPS_TEXT_CODE_COST;
+	}
+	return cost;
 }
 
 /*

@@ -153,6 +153,12 @@ extern double gpuops_agg_page_factor(PlannerInfo *root, RelOptInfo *rel,
 									 int workers);
 /* The extra cost of decoding a row's columns attnos of relid (cpu_row_cost units). */
 extern double gpuops_agg_decode_weight(Oid relid, Bitmapset *attnos);
+/*
+ * What coding the distinct strings of the text columns among attnos into
+ * dictionaries costs the node's processes (workers of them).
+ */
+extern Cost gpuops_agg_text_cost(PlannerInfo *root, RelOptInfo *rel,
+								 Bitmapset *attnos, int workers);
 /* The cost of reading a row of relid for the worker count (agg_cost.c). */
 extern double gpuops_agg_read_weight(Oid relid, Bitmapset *attnos,
 									 double decode_weight);
