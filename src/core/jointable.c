@@ -61,7 +61,9 @@ join_int_value(gpo_type type, const void *p)
 static inline bool
 join_key_at(gpo_type type, const gpo_chunk *c, int64_t j, uint64_t *k)
 {
-	const char *p = (const char *) c->data + gpo_type_size(type) * j;
+	/* (the size inline: a call a row was 5% of an SSB query's profile) */
+	const char *p = (const char *) c->data +
+		(type == GPO_INT32 || type == GPO_FLOAT32 ? 4 : 8) * j;
 
 	if (!gpo_valid(c, j))
 		return false;
