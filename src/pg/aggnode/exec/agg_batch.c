@@ -71,11 +71,10 @@ gpuops_agg_keeps_failing(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 /*
  * Runs the device program and the WHERE expressions over the batch of *n
  * rows (the reader's columns); returns the rows that pass.  Where
- * gpuops_agg_keeps_failing says so, the failing rows stay and get NULL keys
- * (one key: its column's validity becomes the mask; several: their packing's
- * does, gpuops_agg_batch_keys), te->wmask is the mask and *null_key_out is
- * set: those rows then form the NULL group, which the merge drops, and no
- * column is copied.  Otherwise the passing rows of every column are
+ * gpuops_agg_keeps_failing says so, the failing rows stay, te->wmask is the
+ * mask and *null_key_out is set: gpuops_agg_batch_keys gives those rows
+ * NULL keys, they form the NULL group, which the merge drops, and no column
+ * is copied.  Otherwise the passing rows of every column are
  * compacted into new buffers (chunks updated) and *n becomes their number.
  */
 int64
@@ -115,9 +114,6 @@ gpuops_agg_filter(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	if (gpuops_agg_keeps_failing(s, te, chunks, count, n))
 	{
 		te->wmask = (uint8 *) maskc.data;
-		if (s->spec.nkeys == 1)
-			chunks[te->key_col[0]].validity =
-				gpuops_agg_mask_bits(te->wmask, n);
 		*null_key_out = true;
 		return count;
 	}
@@ -282,7 +278,14 @@ gpuops_agg_batch_keys(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	bk->free_pack.arg = bk;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &bk->free_pack);
 	if (spec->nkeys == 1)
+	{
+		/* a copy of the key's one chunk, whose validity may change below */
+		gpo_chunk  *keyc = palloc(sizeof(gpo_chunk));
+
 		bk->keyv = vecs[te->key_col[0]];
+		*keyc = bk->keyv.chunks[0];
+		bk->keyv.chunks = keyc;
+	}
 	else
 	{
 		gpo_vector	kv[GPUOPS_AGG_MAX_KEYS];
@@ -298,10 +301,14 @@ gpuops_agg_batch_keys(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_keypack_build(&ctx, spec->nkeys, kv, &bk->keyv, &bk->pack);
 		gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg key packing");
-		/* the rows the WHERE removed: NULL packed keys */
-		if (null_key_out)
-			keyc->validity = gpuops_agg_mask_bits(te->wmask, n);
 	}
+	/*
+	 * the rows the WHERE removed (null_key_out): NULL keys, the one key
+	 * having no NULL of its own and the packing none (gpuops_agg_filter)
+	 */
+	if (null_key_out)
+		bk->keyv.chunks[0].validity =
+			gpuops_agg_mask_bits(te->wmask, n);
 	bk->valvecs = gpuops_agg_value_vectors(s, te, vecs, n);
 	return bk;
 }

@@ -310,24 +310,6 @@ gpuops_agg_col_type(const GpuopsAggTableExec *te, int i)
 		te->computed[i - te->ncols].prog.out_type;
 }
 
-/*
- * True if te's batches evaluate expressions (computed columns or FILTER
- * clauses): then the rows the WHERE clause removes must be gone from a
- * batch, not kept as a dropped NULL-key group, lest they raise errors.
- */
-static inline bool
-gpuops_agg_evaluates(const GpuopsAggSpec *spec, const GpuopsAggTableExec *te)
-{
-	int			f;
-
-	if (te->ncomputed > 0)
-		return true;
-	for (f = 0; f < spec->nfilters; f++)
-		if (te->fexpr[f] != NULL)
-			return true;
-	return false;
-}
-
 /* ---- agg_eval.c ---- */
 
 /* Counts an engine call's face (for EXPLAIN ANALYZE) and raises its error, if any. */
