@@ -8,14 +8,17 @@
  * stack is 2-bit truth values packed into one 64-bit register (depth is at
  * most GPO_FILTER_MAX_DEPTH = 32, checked on the host), and the program
  * sits in shared memory when it fits.  Each thread counts its 1s and the
- * block adds them with one atomic.  Comparisons follow the same rules as
- * the CPU face (filter.c): the expression machine's three-way compare in
- * PostgreSQL's float order and its operator test (gpo_expr_eval.h).
+ * block adds them with one atomic.  gpo_cuda_filter_mask launches it over
+ * device columns, for this face and for the kept sets' (resident.cu).
+ * Comparisons follow the same rules as the CPU face (filter.c): the
+ * expression machine's three-way compare in PostgreSQL's float order and
+ * its operator test (gpo_expr_eval.h).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "filter_cuda.cuh"
 #include "gpo_cuda.cuh"
 #include "gpo_expr_eval.h"
 #include "gpo_filter.h"
@@ -27,14 +30,6 @@
 
 /* Programs up to this many bytes are staged in shared memory. */
 #define GPO_FILTER_SHARED_PROG	16384
-
-/* One column on the device: values (NULL when unread) and valid bytes (NULL = all valid). */
-struct gpo_filter_dcol
-{
-	const void *data;
-	const uint8_t *valid;
-	int32_t		type;
-};
 
 /* The truth value of a (non-NULL-constant) CMP node at row. */
 __device__ __forceinline__ unsigned int
@@ -180,6 +175,23 @@ gpo_k_filter(const gpo_filter_dcol *d_cols, const gpo_pred *d_prog,
 	gpo_block_count_add(local, d_count);
 }
 
+/* The program over rows [0, n) of device columns into a mask (see filter_cuda.cuh). */
+cudaError_t
+gpo_cuda_filter_mask(const gpo_filter_dcol *d_cols, const gpo_pred *d_prog,
+					 int nnodes, int64_t n, uint8_t *d_mask,
+					 unsigned long long *d_count)
+{
+	size_t		prog_bytes = sizeof(gpo_pred) * (size_t) nnodes;
+	bool		shared_prog = prog_bytes <= GPO_FILTER_SHARED_PROG;
+
+	if (n <= 0)
+		return cudaSuccess;
+	gpo_k_filter<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS,
+		shared_prog ? prog_bytes : 0>>>(d_cols, d_prog, nnodes, shared_prog, n,
+										d_mask, d_count);
+	return GPO_LAUNCHED();
+}
+
 /* Filter GPU face (see gpo_filter.h). */
 extern "C" gpo_status
 gpo_filter_gpu(gpo_ctx *ctx, int ncols, const gpo_vector *columns,
@@ -198,7 +210,6 @@ gpo_filter_gpu(gpo_ctx *ctx, int ncols, const gpo_vector *columns,
 	uint8_t    *d_mask = NULL;
 	unsigned long long *d_count = NULL;
 	size_t		prog_bytes = sizeof(gpo_pred) * (size_t) (nnodes > 0 ? nnodes : 1);
-	bool		shared_prog = prog_bytes <= GPO_FILTER_SHARED_PROG;
 
 	if (ctx == NULL)
 		return GPO_ERR_INVALID;
@@ -267,10 +278,7 @@ gpo_filter_gpu(gpo_ctx *ctx, int ncols, const gpo_vector *columns,
 						   "filter count"));
 	GPO_CUDA_TRY(cudaMemset(d_count, 0, sizeof(unsigned long long)));
 
-	gpo_k_filter<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS,
-		shared_prog ? prog_bytes : 0>>>(d_cols, d_prog, nnodes, shared_prog, n,
-										d_mask, d_count);
-	GPO_CUDA_TRY(GPO_LAUNCHED());
+	GPO_CUDA_TRY(gpo_cuda_filter_mask(d_cols, d_prog, nnodes, n, d_mask, d_count));
 	GPO_CUDA_TRY(cudaMemcpy(&h_count, d_count, sizeof(h_count),
 							cudaMemcpyDeviceToHost));
 	GPO_TRY(gpo_cuda_download(ctx, mask, 1, d_mask, n));

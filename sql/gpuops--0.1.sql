@@ -174,13 +174,14 @@ CREATE FUNCTION gpuops.cache_status(OUT relation regclass, OUT range_blocks int,
                                     OUT ranges bigint, OUT ranges_cached bigint,
                                     OUT ranges_fresh bigint, OUT rows_cached bigint,
                                     OUT host_bytes bigint, OUT blocks_served bigint,
-                                    OUT auto_refresh bool)
+                                    OUT auto_refresh bool, OUT ranges_on_device bigint,
+                                    OUT device_bytes bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpuops_cache_status'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuops.cache_status() IS
-'the tables of this database in the column cache: heap blocks a range, ranges of the table, ranges cached, of them fresh (served), rows and shared memory bytes cached, blocks served to queries, and whether the refresher reads its stale ranges';
+'the tables of this database in the column cache: heap blocks a range, ranges of the table, ranges cached, of them fresh (served), rows and shared memory bytes cached, blocks served to queries, whether the refresher reads its stale ranges, and the fresh ranges the GPU service keeps on its device with their device bytes';
 
 -- Histogram with even bins: width_bucket(v::float8, lo, hi, bins) counts of
 -- an int2, int4, int8, float4 or float8 array; lo and hi both NULL: the

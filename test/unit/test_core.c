@@ -6,7 +6,7 @@
  * Environment: GPO_TEST_QUICK=1 skips the cases above 10M rows;
  * GPO_TEST_SEED=n fixes the random seed (printed at the start);
  * GPO_TEST_ONLY=name runs only that group (dispatch, scan, compact, rle, agg,
- * histjoin, keypack, filter, transfer, expr or strdict).
+ * histjoin, keypack, filter, transfer, expr, strdict or resident).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,8 @@
 extern void test_expr(void);
 /* The string dictionary's group (test_strdict.c). */
 extern void test_strdict(void);
+/* The kept column sets' group (test_resident.c). */
+extern void test_resident(void);
 
 /* Runs the groups and reports. */
 int
@@ -54,6 +56,7 @@ main(void)
 	GROUP(transfer);
 	GROUP(expr);
 	GROUP(strdict);
+	GROUP(resident);
 #undef GROUP
 
 	printf("%d passed, %d failed, %d skipped\n",

@@ -298,5 +298,7 @@ gpuops_cache_fill(Relation rel, GpuopsCacheTable *t, int64 *skipped,
 	}
 	pfree(row_end);
 	gpuops_scan_end(reader);
+	/* the GPU service keeps a copy of each fresh range it lacks */
+	(void) gpuops_cache_push_kept(t);
 	return filled;
 }

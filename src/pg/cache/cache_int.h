@@ -97,6 +97,37 @@ typedef struct GpuopsCacheLayout
 	size_t		size;
 } GpuopsCacheLayout;
 
+/* The reader's source: what it needs of one cached table. */
+typedef struct GpuopsCacheSource
+{
+	GpuopsScanSource src;
+	GpuopsCacheTable *t;
+	uint32		serial;
+	RelFileNode node;
+	int			range_blocks;
+	int			ncols;			/* the reader's columns */
+	int		   *cidx;			/* [ncols] the cached column of each */
+	bool	   *presence;		/* [ncols] only whether each is NULL */
+	int			nthreads;
+	int64		nhint;
+	bool	   *hint;			/* [nhint] ranges fresh when attached */
+	bool		any_fresh;		/* a range was fresh when attached */
+	int			maxseg;
+	struct GpuopsCacheSeg *segs;	/* [maxseg] scratch of serve */
+	/* the ranges the GPU service aggregated: their blocks give no rows */
+	int64		nskip;
+	BlockNumber *skip_end;		/* [nskip]: range i's blocks end there */
+} GpuopsCacheSource;
+
+/* Whether the reader passes over blkno (the GPU service aggregated it). */
+static inline bool
+gpuops_cache_skipped(const GpuopsCacheSource *cs, BlockNumber blkno)
+{
+	int64		i = blkno / cs->range_blocks;
+
+	return i < cs->nskip && blkno < cs->skip_end[i];
+}
+
 /* ---- cache_shmem.c ---- */
 /* Defines the cache's settings and, when preloaded, asks for its shared memory. */
 extern void gpuops_cache_shmem_init(void);
@@ -125,6 +156,10 @@ extern void gpuops_cache_register_refresher(void);
 /* ---- cache_serve.c ---- */
 /* Whether rel has the cache's triggers, enabled ALWAYS. */
 extern bool gpuops_cache_triggers_ok(Relation rel);
+
+/* ---- cache_device.c ---- */
+/* Hands the GPU service t's fresh ranges it does not keep; returns how many. */
+extern int64 gpuops_cache_push_kept(GpuopsCacheTable *t);
 
 /* ---- cache_fill.c ---- */
 /* Reads the ranges of rel that are not fresh; returns how many it filled. */

@@ -32,24 +32,6 @@
 /* Rows of one piece of the copying. */
 #define GPUOPS_CACHE_COPY_PIECE 32768
 
-/* The reader's source: what it needs of one cached table. */
-typedef struct GpuopsCacheSource
-{
-	GpuopsScanSource src;
-	GpuopsCacheTable *t;
-	uint32		serial;
-	RelFileNode node;
-	int			range_blocks;
-	int			ncols;			/* the reader's columns */
-	int		   *cidx;			/* [ncols] the cached column of each */
-	bool	   *presence;		/* [ncols] only whether each is NULL */
-	int			nthreads;
-	int64		nhint;
-	bool	   *hint;			/* [nhint] ranges fresh when attached */
-	int			maxseg;
-	struct GpuopsCacheSeg *segs;	/* [maxseg] scratch of serve */
-} GpuopsCacheSource;
-
 /* A run of rows of one range copied to the batch. */
 typedef struct GpuopsCacheSeg
 {
@@ -119,7 +101,7 @@ gpuops_cache_has_block(void *arg, BlockNumber blkno)
 	GpuopsCacheSource *cs = (GpuopsCacheSource *) arg;
 	int64		i = blkno / cs->range_blocks;
 
-	return i < cs->nhint && cs->hint[i];
+	return i < cs->nhint && (cs->hint[i] || gpuops_cache_skipped(cs, blkno));
 }
 
 /* The fresh range of blkno and the rows of blkno in it, or NULL (lock held). */
@@ -260,8 +242,16 @@ gpuops_cache_serve(void *arg, const BlockNumber *blocks, int nblocks,
 	{
 		int64		lo = 0;
 		int64		hi = 0;
-		const char *base = gpuops_cache_block_rows(cs, ranges, blocks[k], &lo, &hi);
+		const char *base;
 		GpuopsCacheSeg *last = nseg > 0 ? &cs->segs[nseg - 1] : NULL;
+
+		/* a block the GPU service aggregated from its kept range: no rows */
+		if (gpuops_cache_skipped(cs, blocks[k]))
+		{
+			served++;
+			continue;
+		}
+		base = gpuops_cache_block_rows(cs, ranges, blocks[k], &lo, &hi);
 
 		if (base != NULL && dst + (hi - lo) > batch->capacity)
 		{
@@ -361,7 +351,7 @@ gpuops_cache_fresh_share(Oid relid, double pages, Bitmapset *attnos)
 }
 
 /* Makes the reader take the blocks the cache holds fresh from it. */
-void
+GpuopsCacheSource *
 gpuops_cache_attach_reader(GpuopsScanReader *r, Relation rel, int ncols,
 						   const GpuopsScanCol *cols, int nthreads)
 {
@@ -376,7 +366,7 @@ gpuops_cache_attach_reader(GpuopsScanReader *r, Relation rel, int ncols,
 		RecoveryInProgress() ||
 		(t = gpuops_cache_find(RelationGetRelid(rel))) == NULL ||
 		!gpuops_cache_triggers_ok(rel))
-		return;
+		return NULL;
 	cs = palloc0(sizeof(GpuopsCacheSource));
 	cs->cidx = palloc(sizeof(int) * Max(ncols, 1));
 	cs->presence = palloc(sizeof(bool) * Max(ncols, 1));
@@ -410,10 +400,13 @@ gpuops_cache_attach_reader(GpuopsScanReader *r, Relation rel, int ncols,
 		}
 	}
 	LWLockRelease(t->lock);
-	if (!any)
-		return;
+	/* (without a fresh range: for the ranges the GPU service keeps) */
+	if (cs->hint == NULL)
+		return NULL;
+	cs->any_fresh = any;
 	cs->src.has_block = gpuops_cache_has_block;
 	cs->src.serve = gpuops_cache_serve;
 	cs->src.arg = cs;
 	gpuops_scan_set_source(r, &cs->src);
+	return cs;
 }

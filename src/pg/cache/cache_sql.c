@@ -366,8 +366,11 @@ gpuops_cache_status(PG_FUNCTION_ARGS)
 	{
 		GpuopsCacheTable *t = &gpuops_cache->tables[i];
 		GpuopsCacheRange *ranges;
-		Datum		values[9];
-		bool		nulls[9] = {0};
+		Datum		values[11];
+		bool		nulls[11] = {0};
+		GpuopsServiceRangeKey *found;
+		int64		on_device = 0;
+		int64		device_bytes = 0;
 		int64		cached = 0;
 		int64		fresh = 0;
 		int64		rows = 0;
@@ -400,6 +403,18 @@ gpuops_cache_status(PG_FUNCTION_ARGS)
 		values[6] = Int64GetDatum(bytes);
 		values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&t->hits));
 		values[8] = BoolGetDatum(t->auto_refresh);
+		/* the ranges the GPU service keeps as they are fresh now */
+		found = palloc(sizeof(GpuopsServiceRangeKey) * Max(t->nranges, 1));
+		(void) gpuops_service_kept_ranges(gpuops_service_for_relation(t->relid),
+										  t->dbid, t->relid, t->serial,
+										  t->nranges, found, &device_bytes);
+		for (r = 0; r < t->nranges; r++)
+			on_device += found[r].entry >= 0 && !t->broken &&
+				found[r].filled_gen == ranges[r].filled_gen &&
+				pg_atomic_read_u32(&ranges[r].gen) == ranges[r].filled_gen;
+		pfree(found);
+		values[9] = Int64GetDatum(on_device);
+		values[10] = Int64GetDatum(device_bytes);
 		LWLockRelease(t->lock);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

@@ -61,6 +61,17 @@ gpuops_cache_wants_refresh(GpuopsCacheTable *t)
 		for (r = 0; !wants && r < t->nranges; r++)
 			wants = !DsaPointerIsValid(ranges[r].data) ||
 				pg_atomic_read_u32(&ranges[r].gen) != ranges[r].filled_gen;
+		/* or the GPU service, with room, lacks a fresh range (it restarted) */
+		if (!wants && gpuops_service_kept_room(gpuops_service_for_relation(t->relid)))
+		{
+			GpuopsServiceRangeKey *found = palloc(sizeof(GpuopsServiceRangeKey) *
+												  Max(t->nranges, 1));
+
+			wants = gpuops_service_kept_ranges(gpuops_service_for_relation(t->relid),
+											   t->dbid, t->relid, t->serial,
+											   t->nranges, found, NULL) < t->nranges;
+			pfree(found);
+		}
 	}
 	LWLockRelease(t->lock);
 	return wants;

@@ -9,6 +9,7 @@
 #define GPUOPS_CACHE_H
 
 #include "heapscan/gpuops_scan.h"
+#include "service/gpuops_service.h"
 
 /* gpuops.use_cache: queries read cached ranges. */
 extern bool gpuops_use_cache;
@@ -16,14 +17,45 @@ extern bool gpuops_use_cache;
 /* Defines the cache's settings and, when preloaded, asks for its shared memory. */
 extern void gpuops_cache_init(void);
 
+/* The cache's source of a reader. */
+typedef struct GpuopsCacheSource GpuopsCacheSource;
+
 /*
  * Makes the reader of cols of rel take the blocks the cache holds fresh
  * from it (the fast path only, and only when every column is cached);
- * memory in CurrentMemoryContext, which must outlive the reader.
+ * memory in CurrentMemoryContext, which must outlive the reader.  Returns
+ * the reader's source, or NULL when the cache can't serve it.
  */
-extern void gpuops_cache_attach_reader(GpuopsScanReader *r, Relation rel,
-									   int ncols, const GpuopsScanCol *cols,
-									   int nthreads);
+extern GpuopsCacheSource *gpuops_cache_attach_reader(GpuopsScanReader *r,
+													 Relation rel, int ncols,
+													 const GpuopsScanCol *cols,
+													 int nthreads);
+
+/* The ranges the GPU service keeps fresh for a reader's columns. */
+typedef struct GpuopsCacheKept
+{
+	int			service;		/* the service that keeps them */
+	int			nsets;
+	GpuopsServiceRangeKey *sets;	/* [nsets] */
+	BlockNumber *ends;			/* [nsets] where each one's blocks end */
+	const int  *cidx;			/* [reader columns] each one's kept column */
+	int64		rows;			/* rows in them */
+	int64		blocks;			/* blocks they cover */
+	bool		whole;			/* every block of the table is in them */
+} GpuopsCacheKept;
+
+/*
+ * The ranges of the reader's table that are fresh now and kept by the GPU
+ * service with every column the reader reads (after the query's snapshot
+ * was taken); NULL when there is none.
+ */
+extern GpuopsCacheKept *gpuops_cache_kept(GpuopsCacheSource *cs, Relation rel);
+/*
+ * Makes the reader pass over the blocks of kept's ranges (aggregated
+ * already); NULL: over none.
+ */
+extern void gpuops_cache_skip_kept(GpuopsCacheSource *cs,
+								   const GpuopsCacheKept *kept);
 
 /*
  * For the planner: the share of relation relid's blocks (by its pages) that

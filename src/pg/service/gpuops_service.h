@@ -11,6 +11,7 @@
 
 #include "common/gpuops.h"
 #include "gpo_agg.h"
+#include "gpo_filter.h"
 
 extern bool gpuops_gpu_service;
 extern int	gpuops_gpu_service_memory;	/* MB */
@@ -72,5 +73,67 @@ extern gpo_status gpuops_service_agg_wait(GpuopsServiceCall *call,
 										  gpo_ctx *ctx, gpo_agg_strategy *used,
 										  int64 *ngroups, double *device_ms,
 										  double *copy_ms, bool *lost);
+
+/*
+ * One block range of the column cache as the service keeps it on its
+ * device: the range's identity and the change count its data was read at.
+ */
+typedef struct GpuopsServiceRangeKey
+{
+	Oid			dbid;
+	Oid			relid;
+	uint32		serial;			/* the cache slot's (new each time it is taken) */
+	uint32		filled_gen;
+	int64		range;
+	int32		entry;			/* the directory entry (a hint), -1: none */
+} GpuopsServiceRangeKey;
+
+/* gpuops.cache_memory_limit: device memory per GPU for kept ranges (MB). */
+extern int	gpuops_cache_memory_limit;
+
+/* The service that keeps relid's ranges (-1: no service serves). */
+extern int	gpuops_service_for_relation(Oid relid);
+/*
+ * Looks up which of the nranges ranges of (dbid, relid, serial) service
+ * svc keeps now: found[i] gets range i's key (entry -1 when not kept);
+ * returns how many are kept, and their device bytes into *bytes (bytes
+ * may be NULL).  A hint: the service checks again.
+ */
+extern int64 gpuops_service_kept_ranges(int svc, Oid dbid, Oid relid,
+										uint32 serial, int64 nranges,
+										GpuopsServiceRangeKey *found,
+										int64 *bytes);
+/* Whether service svc keeps ranges and has room for more (under half full). */
+extern bool gpuops_service_kept_room(int svc);
+/*
+ * Hands service svc a cached range's ncols columns to keep on its device
+ * (replacing what it kept of that range) and waits; GPO_OK when kept.
+ */
+extern gpo_status gpuops_service_load(int svc, const GpuopsServiceRangeKey *key,
+									  int ncols, const gpo_vector *cols,
+									  char *detail, size_t len);
+/*
+ * Asks service svc for the group aggregation of the rows of its kept
+ * ranges sets[0 .. nsets) that pass prog: by column key_col (-1: one
+ * group) of key_type, request r over column val_cols[r] (-1: rows only) of
+ * val_types[r] for aggs[r], into outs (nreqs of them, one for rows only),
+ * whose capacity bounds the groups; wait: for room (as
+ * gpuops_service_agg_submit's).  Waited for with
+ * gpuops_service_agg_wait; NULL when not handed over (see *why).
+ */
+extern GpuopsServiceCall *gpuops_service_cached_submit(int svc, int nsets,
+													   const GpuopsServiceRangeKey *sets,
+													   const gpo_pred *prog,
+													   int nnodes, int key_col,
+													   gpo_type key_type,
+													   int nreqs,
+													   const int *val_cols,
+													   const gpo_type *val_types,
+													   const unsigned *aggs,
+													   int64 est_groups,
+													   gpo_agg_out *outs,
+													   bool wait,
+													   gpo_status *why,
+													   char *detail, size_t len);
 
 #endif							/* GPUOPS_SERVICE_H */

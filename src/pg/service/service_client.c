@@ -103,7 +103,7 @@ gpuops_svc_client_exit(int code, Datum arg)
 }
 
 /* Bytes of n values of size sz, rounded up to the arena's alignment. */
-static Size
+Size
 gpuops_svc_span(int64 n, size_t sz)
 {
 	return TYPEALIGN(GPUOPS_SVC_ALIGN, (Size) n * sz);
@@ -131,7 +131,6 @@ gpuops_svc_layout(GpuopsSvcAggReq *req, const gpo_vector *keys,
 {
 	Size		at = TYPEALIGN(GPUOPS_SVC_ALIGN, sizeof(GpuopsSvcAggReq));
 	int			v;
-	int			f;
 
 	req->off_keys = at;
 	at += gpuops_svc_span(req->nrows, gpo_type_size(keys->type));
@@ -150,6 +149,17 @@ gpuops_svc_layout(GpuopsSvcAggReq *req, const gpo_vector *keys,
 			at += gpuops_svc_span((req->nrows + 7) / 8, 1);
 		}
 	}
+	return gpuops_svc_layout_outs(req, outs, nouts, at);
+}
+
+/* Lays out the output arrays of req's nouts outputs from at (see service_int.h). */
+Size
+gpuops_svc_layout_outs(GpuopsSvcAggReq *req, gpo_agg_out *outs, int nouts,
+					   Size at)
+{
+	int			v;
+	int			f;
+
 	for (v = 0; v < nouts; v++)
 		for (f = 0; f < GPUOPS_SVC_NOUT; f++)
 			if (*gpuops_svc_out_field(&outs[v], f) != NULL)
@@ -221,6 +231,73 @@ gpuops_svc_track(GpuopsServiceCall *call)
 	elog(ERROR, "gpuops: too many GPU service requests in flight");
 }
 
+/* Claims room for a request and ties it to this context (see service_int.h). */
+GpuopsServiceCall *
+gpuops_svc_call_begin(Size bytes, int only, bool wait, gpo_status *why,
+					  char *detail, size_t len)
+{
+	GpuopsServiceCall *call;
+
+	call = MemoryContextAllocZero(CurrentMemoryContext, sizeof(GpuopsServiceCall));
+	call->slot = gpuops_svc_place(bytes, only, wait, &call->svc, why, detail,
+								  len);
+	if (call->slot < 0)
+	{
+		pfree(call);
+		return NULL;
+	}
+	call->ticket = call->svc->slots[call->slot].ticket;
+	call->wait = wait;
+	call->cb.func = gpuops_svc_call_reset;
+	call->cb.arg = call;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &call->cb);
+	gpuops_svc_track(call);
+	return call;
+}
+
+/* The arena range of call. */
+char *
+gpuops_svc_call_base(GpuopsServiceCall *call)
+{
+	return gpuops_svc_arena(call->svc) + call->svc->slots[call->slot].off;
+}
+
+/* The service that has call. */
+GpuopsSvcShared *
+gpuops_svc_call_service(GpuopsServiceCall *call)
+{
+	return call->svc;
+}
+
+/* Sets where call's results go. */
+void
+gpuops_svc_call_outputs(GpuopsServiceCall *call, gpo_agg_out *outs, int nouts,
+						double copy_ms)
+{
+	call->outs = outs;
+	call->nouts = nouts;
+	call->copy_ms = copy_ms;
+}
+
+/* Queues call's filled request and wakes the executor. */
+void
+gpuops_svc_call_queue(GpuopsServiceCall *call)
+{
+	GpuopsSvcShared *svc = call->svc;
+	GpuopsSvcSlot *sl = &svc->slots[call->slot];
+
+	sl->owner_pid = MyProcPid;
+	sl->owner_latch = MyLatch;
+	SpinLockAcquire(&svc->lock);
+	sl->seq = svc->next_seq++;
+	SpinLockRelease(&svc->lock);
+	pg_write_barrier();
+	pg_atomic_write_u32(&sl->state, GPUOPS_SVC_QUEUED);
+	pg_memory_barrier();
+	/* the executor waits on the semaphore */
+	(void) sem_post(&svc->work);
+}
+
 /* Hands a group aggregation to the service (see gpuops_service.h). */
 GpuopsServiceCall *
 gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
@@ -231,8 +308,6 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 {
 	GpuopsSvcAggReq *req = palloc0(sizeof(GpuopsSvcAggReq));
 	GpuopsServiceCall *call;
-	GpuopsSvcShared *svc;
-	GpuopsSvcSlot *sl;
 	int			nouts = Max(nvals, 1);
 	char	   *base;
 	Size		bytes;
@@ -245,6 +320,7 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 		snprintf(why_detail, why_len, "too many value columns");
 		return NULL;
 	}
+	req->kind = GPUOPS_SVC_KIND_AGG;
 	req->nrows = gpo_vector_rows(keys);
 	req->cap = outs[0].capacity;
 	req->est_groups = est_groups;
@@ -254,28 +330,15 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 	for (v = 0; v < nvals; v++)
 		req->val_type[v] = values[v].type;
 	bytes = gpuops_svc_layout(req, keys, values, outs, nouts);
-	call = MemoryContextAllocZero(CurrentMemoryContext, sizeof(GpuopsServiceCall));
-	call->slot = gpuops_svc_place(bytes, wait, &call->svc, why, why_detail,
-								  why_len);
-	if (call->slot < 0)
+	call = gpuops_svc_call_begin(bytes, -1, wait, why, why_detail, why_len);
+	if (call == NULL)
 	{
-		pfree(call);
 		pfree(req);
 		return NULL;
 	}
-	svc = call->svc;
-	sl = &svc->slots[call->slot];
-	call->ticket = sl->ticket;
-	call->wait = wait;
-	call->outs = outs;
-	call->nouts = nouts;
-	call->cb.func = gpuops_svc_call_reset;
-	call->cb.arg = call;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, &call->cb);
-	gpuops_svc_track(call);
 
 	INSTR_TIME_SET_CURRENT(copy_start);
-	base = gpuops_svc_arena(svc) + sl->off;
+	base = gpuops_svc_call_base(call);
 	memcpy(base, req, sizeof(GpuopsSvcAggReq));
 	gpuops_svc_flatten(keys, base + req->off_keys,
 					   req->off_keys_valid ? (uint8 *) base + req->off_keys_valid : NULL);
@@ -283,19 +346,9 @@ gpuops_service_agg_submit(const gpo_vector *keys, const gpo_vector *values,
 		gpuops_svc_flatten(&values[v], base + req->off_vals[v],
 						   req->off_vals_valid[v] ?
 						   (uint8 *) base + req->off_vals_valid[v] : NULL);
-	call->copy_ms = gpuops_svc_since(copy_start);
+	gpuops_svc_call_outputs(call, outs, nouts, gpuops_svc_since(copy_start));
 	pfree(req);
-
-	sl->owner_pid = MyProcPid;
-	sl->owner_latch = MyLatch;
-	SpinLockAcquire(&svc->lock);
-	sl->seq = svc->next_seq++;
-	SpinLockRelease(&svc->lock);
-	pg_write_barrier();
-	pg_atomic_write_u32(&sl->state, GPUOPS_SVC_QUEUED);
-	pg_memory_barrier();
-	/* the executor waits on the semaphore */
-	(void) sem_post(&svc->work);
+	gpuops_svc_call_queue(call);
 	return call;
 }
 

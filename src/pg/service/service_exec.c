@@ -278,7 +278,12 @@ gpuops_svc_run_counted(GpuopsSvcLane *lane, GpuopsSvcAggReq *req, char *base,
 	gpuops_svc_raise(&svc->running_peak, now);
 	if (delay > 0)
 		gpuops_svc_exec_delay(delay);
-	gpuops_svc_run_agg(lane, req, base);
+	if (req->kind == GPUOPS_SVC_KIND_LOAD)
+		gpuops_svc_run_load(svc, req, base, lane->on_gpu);
+	else if (req->kind == GPUOPS_SVC_KIND_CACHED)
+		gpuops_svc_run_cached(svc, req, base);
+	else
+		gpuops_svc_run_agg(lane, req, base);
 	pg_atomic_sub_fetch_u64(&svc->running, 1);
 	pthread_rwlock_unlock(&exec_alone);
 }
@@ -421,6 +426,8 @@ gpuops_svc_exec_main(GpuopsSvcShared *me, pid_t supervisor)
 
 	/* service i runs on GPU i, chosen before CUDA's first call */
 	(void) gpo_gpu_use_device(svc->index);
+	/* a new executor keeps no range: the directory says so before it serves */
+	gpuops_svc_res_reset(svc);
 	state = gpuops_svc_exec_start(gpuops_debug_gpu_service);
 	if (svc->latch != NULL)
 		SetLatch(svc->latch);

@@ -38,6 +38,9 @@
 
 #include <semaphore.h>
 
+#include "gpo_filter.h"
+#include "gpo_resident.h"
+
 #include "port/atomics.h"
 #include "portability/instr_time.h"
 #include "storage/condition_variable.h"
@@ -72,10 +75,24 @@ typedef enum GpuopsSvcState
 /* The output arrays of one gpo_agg_out, in its field order. */
 #define GPUOPS_SVC_NOUT			10
 
-/* One request for gpo_groupagg_many, at the start of its arena range. */
+/* What a request asks (GpuopsSvcAggReq.kind). */
+#define GPUOPS_SVC_KIND_AGG		0	/* gpo_groupagg_many of the columns sent */
+#define GPUOPS_SVC_KIND_LOAD	1	/* keep a cached range's columns */
+#define GPUOPS_SVC_KIND_CACHED	2	/* gpo_resident_groupagg of kept ranges */
+
+/* Ranges one service keeps (its directory's entries). */
+#define GPUOPS_SVC_RESIDENT_MAX 4096
+
+/*
+ * A request, at the start of its arena range: a batch's gpo_groupagg_many
+ * (AGG), a cached range's columns to keep on the device (LOAD), or the
+ * filtered group aggregation of kept ranges (CACHED), whose groups come back
+ * in the output arrays as AGG's do.
+ */
 typedef struct GpuopsSvcAggReq
 {
 	/* in */
+	int32		kind;			/* GPUOPS_SVC_KIND_* */
 	int64		nrows;
 	int64		cap;			/* every output's capacity */
 	int64		est_groups;
@@ -88,7 +105,22 @@ typedef struct GpuopsSvcAggReq
 	uint64		off_vals[GPO_AGG_MAX_REQS];
 	uint64		off_vals_valid[GPO_AGG_MAX_REQS];	/* 0: no NULL value */
 	uint64		off_out[GPO_AGG_MAX_REQS][GPUOPS_SVC_NOUT];	/* 0: not wanted */
+	/* CACHED: the ranges, the WHERE program, the key and the values */
+	int32		nsets;
+	uint64		off_sets;		/* [nsets] GpuopsServiceRangeKey */
+	int32		nnodes;
+	uint64		off_prog;		/* [nnodes] gpo_pred */
+	int32		key_col;		/* -1: no key */
+	int32		val_col[GPO_AGG_MAX_REQS];	/* -1: rows only */
+	uint32		aggs[GPO_AGG_MAX_REQS];
+	/* LOAD: the range and its columns (nrows rows) */
+	GpuopsServiceRangeKey load_key;
+	int32		ncols;
+	int32		col_type[GPO_RESIDENT_MAX_COLS];
+	uint64		off_cols[GPO_RESIDENT_MAX_COLS];
+	uint64		off_cols_valid[GPO_RESIDENT_MAX_COLS];	/* 0: no NULL */
 	/* out */
+	int32		missing;		/* CACHED: a range was not kept */
 	int32		status;			/* gpo_status */
 	int32		strategy_used;
 	int32		face_used;		/* gpo_device */
@@ -97,6 +129,22 @@ typedef struct GpuopsSvcAggReq
 	double		device_ms;		/* the engine call, in the service */
 	char		detail[256];
 } GpuopsSvcAggReq;
+
+/*
+ * One entry of a service's directory of kept ranges, written by its
+ * executor alone (a sequence lock: version is odd while it rewrites the
+ * entry) and read by backends without a lock, as a hint: the executor
+ * checks a CACHED request's ranges again against what it holds.
+ */
+typedef struct GpuopsSvcResEntry
+{
+	pg_atomic_uint32 version;
+	bool		used;
+	GpuopsServiceRangeKey key;
+	uint64		generation;		/* the executor's that keeps it */
+	int64		nrows;
+	int64		bytes;
+} GpuopsSvcResEntry;
 
 /* One request's place. */
 typedef struct GpuopsSvcSlot
@@ -125,6 +173,7 @@ typedef struct GpuopsSvcShared
 	/* published by the supervisor for the executor (which reads no GUCs) */
 	pg_atomic_uint32 memory_limit_mb;	/* gpuops.gpu_memory_limit */
 	pg_atomic_uint32 delay_ms;	/* gpuops.debug_gpu_service_delay */
+	pg_atomic_uint32 cache_limit_mb;	/* gpuops.cache_memory_limit */
 	int			streams;		/* gpuops.gpu_service_streams (set at start) */
 	/* written by the executor, which takes no lock */
 	pg_atomic_uint64 served;
@@ -132,6 +181,10 @@ typedef struct GpuopsSvcShared
 	pg_atomic_uint64 device_peak;	/* the most the pool held */
 	pg_atomic_uint64 running;	/* requests being run now */
 	pg_atomic_uint64 running_peak;	/* the most run at once */
+	pg_atomic_uint64 resident_bytes;	/* kept ranges' device bytes */
+	pg_atomic_uint64 resident_sets;	/* ranges kept */
+	pg_atomic_uint64 resident_evictions;	/* ranges dropped for others */
+	pg_atomic_uint64 resident_served;	/* CACHED requests answered */
 	bool		pinned;			/* the arena is page-locked */
 	char		device_name[128];
 	uint64		next_ticket;
@@ -144,6 +197,7 @@ typedef struct GpuopsSvcShared
 	Size		arena_peak;
 	Size		arena_size;
 	GpuopsSvcSlot slots[GPUOPS_SVC_SLOTS];
+	GpuopsSvcResEntry resident[GPUOPS_SVC_RESIDENT_MAX];
 } GpuopsSvcShared;
 
 /* Most services (GPUs) one server runs. */
@@ -208,10 +262,12 @@ extern bool gpuops_svc_release(GpuopsSvcShared *svc, int i, uint64 ticket,
 							   uint32 from);
 /*
  * A slot with bytes of arena room in the service the placement rule picks
- * (*svc): at once, or (wait) once room frees up or a service is back; -1
- * with *why and detail set when none is had (service_place.c).
+ * (*svc; service only when only >= 0): at once, or (wait) once room frees
+ * up or a service is back; -1 with *why and detail set when none is had
+ * (service_place.c).
  */
-extern int	gpuops_svc_place(Size bytes, bool wait, GpuopsSvcShared **svc,
+extern int	gpuops_svc_place(Size bytes, int only, bool wait,
+							 GpuopsSvcShared **svc,
 							 gpo_status *why, char *detail, size_t len);
 /* Milliseconds since start. */
 extern double gpuops_svc_since(instr_time start);
@@ -225,5 +281,40 @@ extern size_t gpuops_svc_out_elem(int f, gpo_type key_type, gpo_type val_type);
 extern size_t gpuops_svc_req_elem(const GpuopsSvcAggReq *req, int v, int f);
 /* The address of array f of outs (as a void ** into the struct). */
 extern void **gpuops_svc_out_field(gpo_agg_out *out, int f);
+
+/* ---- service_client.c: a request's life on the backend's side ---- */
+/*
+ * Claims room for a request of bytes (see gpuops_svc_place), tied to the
+ * current memory context and to this backend's exit; NULL with *why set
+ * when none is had.  The caller fills the range, then queues it.
+ */
+extern GpuopsServiceCall *gpuops_svc_call_begin(Size bytes, int only,
+												bool wait,
+												gpo_status *why, char *detail,
+												size_t len);
+/* The arena range of call. */
+extern char *gpuops_svc_call_base(GpuopsServiceCall *call);
+/* Sets where call's results go (nouts outputs). */
+extern void gpuops_svc_call_outputs(GpuopsServiceCall *call, gpo_agg_out *outs,
+									int nouts, double copy_ms);
+/* Queues call's filled request and wakes the executor. */
+extern void gpuops_svc_call_queue(GpuopsServiceCall *call);
+/* The service that has call. */
+extern GpuopsSvcShared *gpuops_svc_call_service(GpuopsServiceCall *call);
+/* Bytes of n values of size sz, rounded up to the arena's alignment. */
+extern Size gpuops_svc_span(int64 n, size_t sz);
+/* Lays out the output arrays of req's nouts outputs from at; returns the end. */
+extern Size gpuops_svc_layout_outs(GpuopsSvcAggReq *req, gpo_agg_out *outs,
+								   int nouts, Size at);
+
+/* ---- service_resident.c: the executor's kept ranges ---- */
+/* Forgets every kept range (a new executor starts with none). */
+extern void gpuops_svc_res_reset(GpuopsSvcShared *svc);
+/* Runs a LOAD request (in the arena at base) on the executor's face. */
+extern void gpuops_svc_run_load(GpuopsSvcShared *svc, GpuopsSvcAggReq *req,
+								char *base, bool on_gpu);
+/* Runs a CACHED request over the kept ranges it names. */
+extern void gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req,
+								  char *base);
 
 #endif							/* GPUOPS_SERVICE_INT_H */

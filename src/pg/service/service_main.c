@@ -127,6 +127,8 @@ gpuops_svc_publish_settings(void)
 						(uint32) gpuops_gpu_memory_limit);
 	pg_atomic_write_u32(&svc->delay_ms,
 						(uint32) gpuops_debug_gpu_service_delay);
+	pg_atomic_write_u32(&svc->cache_limit_mb,
+						(uint32) gpuops_cache_memory_limit);
 }
 
 /* Forks a new executor. */

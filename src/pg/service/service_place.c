@@ -107,18 +107,19 @@ gpuops_svc_census(int *serving, int *down)
 }
 
 /*
- * Claims a slot with bytes of arena room in the serving services, in the
- * placement's order; -1 when none has room.  *svc: where it was claimed,
+ * Claims a slot with bytes of arena room in the serving services (only
+ * service only, when >= 0), in the placement's order; -1 when none has room.  *svc: where it was claimed,
  * or NULL; *first: the first service tried (NULL when none serves).
  */
 static int
-gpuops_svc_claim_any(Size bytes, GpuopsSvcShared **svc,
+gpuops_svc_claim_any(Size bytes, int only, GpuopsSvcShared **svc,
 					 GpuopsSvcShared **first)
 {
 	bool		tried[GPUOPS_SVC_MAX];
 	int			k;
 
-	memset(tried, 0, sizeof(tried));
+	for (k = 0; k < GPUOPS_SVC_MAX; k++)
+		tried[k] = only >= 0 && k != only;
 	*svc = NULL;
 	*first = NULL;
 	while ((k = gpuops_svc_pick(tried)) >= 0)
@@ -138,12 +139,12 @@ gpuops_svc_claim_any(Size bytes, GpuopsSvcShared **svc,
 }
 
 /*
- * A slot with bytes of arena room in some service (*svc): at once, or
- * (wait) once a service runs and room frees up; -1 with *why set when none
- * is had.
+ * A slot with bytes of arena room in some service (*svc; service only when
+ * only >= 0): at once, or (wait) once a service runs and room frees up; -1
+ * with *why set when none is had.
  */
 int
-gpuops_svc_place(Size bytes, bool wait, GpuopsSvcShared **svc,
+gpuops_svc_place(Size bytes, int only, bool wait, GpuopsSvcShared **svc,
 				 gpo_status *why, char *detail, size_t len)
 {
 	instr_time	start;
@@ -167,7 +168,7 @@ gpuops_svc_place(Size bytes, bool wait, GpuopsSvcShared **svc,
 		int			serving;
 		int			down;
 
-		if ((i = gpuops_svc_claim_any(bytes, svc, &first)) >= 0)
+		if ((i = gpuops_svc_claim_any(bytes, only, svc, &first)) >= 0)
 			break;
 		gpuops_svc_census(&serving, &down);
 		if (serving == 0 && down == 0)

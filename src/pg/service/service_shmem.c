@@ -122,6 +122,17 @@ gpuops_service_init(void)
 							start_only,
 							0,
 							NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuops.cache_memory_limit",
+							"Device memory per GPU that the GPU service gives to cached tables' ranges.",
+							"Ranges of tables marked with gpuops.cache_table are kept on the "
+							"device within it, the least recently used dropped first; "
+							"queries over them send no column to the GPU.  0 keeps none.",
+							&gpuops_cache_memory_limit,
+							4096,
+							0, INT_MAX / 2,
+							PGC_SIGHUP,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuops.debug_gpu_service",
 							 "Runs the GPU service on the CPU face where there is no GPU, for tests.",
 							 "Sessions then hand their GPU work to the service as they would "
@@ -189,6 +200,13 @@ gpuops_service_shmem_init(GpuopsSvcShared *svc, int i, Size bytes)
 	pg_atomic_init_u64(&svc->generation, 0);
 	pg_atomic_init_u32(&svc->memory_limit_mb, 0);
 	pg_atomic_init_u32(&svc->delay_ms, 0);
+	pg_atomic_init_u32(&svc->cache_limit_mb, 0);
+	pg_atomic_init_u64(&svc->resident_bytes, 0);
+	pg_atomic_init_u64(&svc->resident_sets, 0);
+	pg_atomic_init_u64(&svc->resident_evictions, 0);
+	pg_atomic_init_u64(&svc->resident_served, 0);
+	for (j = 0; j < GPUOPS_SVC_RESIDENT_MAX; j++)
+		pg_atomic_init_u32(&svc->resident[j].version, 0);
 	pg_atomic_init_u64(&svc->served, 0);
 	pg_atomic_init_u64(&svc->device_held, 0);
 	pg_atomic_init_u64(&svc->device_peak, 0);

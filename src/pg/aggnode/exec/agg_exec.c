@@ -159,19 +159,25 @@ gpuops_agg_take_threads(GpuopsAggScanState *s)
 static void
 gpuops_agg_run(GpuopsAggScanState *s)
 {
+	bool		parallel;
 	int			t;
 
 	gpuops_agg_take_threads(s);
 	/* a star join's dimensions first (its fact table is the one table) */
 	gpuops_agg_join_build(s, &s->tables[0]);
 	/* with worker processes the first time (a rescan reads alone) */
-	if (s->workers_allowed > 0 && !s->rescanned && s->spec.ntables == 1 &&
-		gpuops_agg_parallel_run(s, &s->tables[0]))
-		t = 1;
-	else
-		t = 0;
-	for (; t < s->spec.ntables; t++)
-		gpuops_agg_run_table(s, &s->tables[t]);
+	parallel = s->workers_allowed > 0 && !s->rescanned && s->spec.ntables == 1;
+	for (t = 0; t < s->spec.ntables; t++)
+	{
+		bool		whole = false;
+
+		/* ranges the GPU service keeps: aggregated there, passed over here */
+		if (s->tables[t].reader != NULL &&
+			gpuops_agg_kept_run(s, &s->tables[t], parallel, &whole) && whole)
+			continue;
+		if (t > 0 || !parallel || !gpuops_agg_parallel_run(s, &s->tables[0]))
+			gpuops_agg_run_table(s, &s->tables[t]);
+	}
 	/* groups on disk: merged back as they come out */
 	gpuops_aggstate_finish(&s->groups);
 	gpuops_budget_release(s->lease);

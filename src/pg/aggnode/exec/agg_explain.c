@@ -270,6 +270,13 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Rows In", NULL, s->rows_in, es);
 		if (s->cached_rows > 0)
 			ExplainPropertyInteger("Rows From Cache", NULL, s->cached_rows, es);
+		if (s->kept_ranges > 0)
+		{
+			ExplainPropertyInteger("Ranges On Device", NULL, s->kept_ranges, es);
+			ExplainPropertyInteger("Rows On Device", NULL, s->kept_rows, es);
+			if (es->timing)
+				ExplainPropertyFloat("Device Cache Time", "ms", s->kept_ms, 3, es);
+		}
 		if (s->early_filtered > 0)
 			ExplainPropertyInteger("Rows Filtered Before Decoding", NULL,
 								   s->early_filtered, es);

@@ -560,8 +560,8 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 								   te->cols, gpuops_agg_batch_rows(s, te),
 								   te->cpu_qual, s->qual_cxt, true,
 								   Max(1, threads));
-	gpuops_cache_attach_reader(te->reader, te->rel, te->nread, te->cols,
-							   gpo_threads(&ctx));
+	te->cache_src = gpuops_cache_attach_reader(te->reader, te->rel, te->nread,
+											   te->cols, gpo_threads(&ctx));
 	gpuops_agg_set_prefilter(s, te);
 }
 

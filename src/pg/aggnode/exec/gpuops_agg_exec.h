@@ -62,6 +62,8 @@ typedef struct GpuopsAggTableExec
 	int		   *fnprog;
 	ExprState  *cpu_qual;
 	GpuopsScanReader *reader;
+	struct GpuopsCacheSource *cache_src;	/* the column cache's source of
+											 * the reader, or NULL */
 	int			nlen;			/* length columns (agg_length.c): reader
 								 * columns len_col0 ... of the lengths of
 								 * columns len_attnos[] of len_kinds[] */
@@ -229,6 +231,12 @@ typedef struct GpuopsAggScanState
 	double		merge_ms;		/* of engine_ms: batches' groups into the running ones */
 	double		read_ms;
 	double		pin_ms;			/* of read_ms: the backend alone, page by page */
+	int64		kept_ranges;	/* ranges the GPU service aggregated from
+								 * its device copy (agg_kept.c) */
+	int64		kept_rows;		/* their rows */
+	double		kept_ms;		/* the request, waited for */
+	double		kept_device_ms; /* its engine call in the service */
+	char		kept_why[128];	/* why kept ranges were not used, if so */
 	int64		cached_rows;	/* rows the column cache served (worker
 								 * processes' included) */
 	bool		fast_read;		/* some table was read in page batches */
@@ -279,6 +287,14 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
  * there are several) into the running state's key codes and merges them
  * into s->groups; with null_key_out the NULL-key group (last) is dropped.
  */
+/*
+ * Aggregates te's table's ranges that the GPU service keeps on its device
+ * and makes the reader pass over them (agg_kept.c); parallel: worker
+ * processes would read the table, so only the whole table will do.
+ * *whole: nothing is left to read.  False when nothing was done.
+ */
+extern bool gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+								bool parallel, bool *whole);
 extern void gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups,
 								  gpo_type ktype, const gpo_keypack *pack,
 								  gpo_agg_out *outs, bool null_key_out);

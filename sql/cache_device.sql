@@ -1,0 +1,113 @@
+-- The column cache's ranges kept by the GPU service on its device: a cached
+-- table's fresh ranges are handed to the service when they are filled, and
+-- GpuOpsAgg sends the service its WHERE program, key and value columns
+-- instead of the rows; the service filters and groups the kept ranges, and
+-- the reader reads only the rest.  Every query is checked against
+-- PostgreSQL's own answer, with the ranges the service aggregated shown:
+-- all of them; after updates (stale ranges from the heap, the rest from the
+-- device); inside the changing transaction; after VACUUM and
+-- gpuops.cache_refresh (kept again); after TRUNCATE; and what keeps a query
+-- off the kept ranges.  (In CI the service runs on the CPU face:
+-- gpuops.debug_gpu_service.)
+\getenv abs_srcdir PG_ABS_SRCDIR
+\i :abs_srcdir/sql/include/agg_check.psql
+
+-- the ranges the GPU service aggregated from its device when q ran
+CREATE FUNCTION pg_temp.on_device(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	n bigint := 0;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF line LIKE '%Ranges On Device:%' THEN
+			n := split_part(line, ':', 2)::bigint;
+		END IF;
+	END LOOP;
+	RETURN n;
+END
+$$;
+
+-- what the service keeps of this database's cached tables
+CREATE FUNCTION pg_temp.kept() RETURNS TABLE (relation regclass, ranges bigint,
+	fresh bigint, on_device bigint, has_bytes boolean)
+LANGUAGE sql AS $$
+	SELECT relation, ranges, ranges_fresh, ranges_on_device, device_bytes > 0
+	FROM gpuops.cache_status() ORDER BY relation::text
+$$;
+
+SET gpuops.cache_range_blocks = 4;
+CREATE TABLE kd (id int, k int, v int8, w int4, x float8, s int2, d date);
+INSERT INTO kd
+SELECT i,
+	   CASE WHEN i % 101 = 0 THEN NULL ELSE i % 37 END,
+	   CASE WHEN i % 97 = 0 THEN NULL WHEN i = 17 THEN 9223372036854775807
+			WHEN i = 18 THEN -9223372036854775807 ELSE i * 1000 END,
+	   i % 100,
+	   CASE WHEN i % 89 = 0 THEN NULL WHEN i = 5 THEN 'NaN'::float8
+			WHEN i = 6 THEN '-Infinity' WHEN i = 7 THEN '-0' ELSE (i % 50) * 0.5 END,
+	   (i % 7)::int2,
+	   date '2020-01-01' + i % 400
+FROM generate_series(1, 20000) i;
+VACUUM (FREEZE, ANALYZE) kd;
+SELECT gpuops.cache_table('kd', auto_refresh => false) > 0 AS cached;
+SELECT * FROM pg_temp.kept();
+
+-- the GPU face, through the service (which keeps the ranges)
+SET gpuops.device = gpu;
+SELECT pg_temp.on_device('SELECT k, count(*), sum(v) FROM kd GROUP BY k') AS ranges_on_device;
+SELECT pg_temp.check('SELECT k, count(*), sum(v), min(v), max(v), avg(w) FROM kd GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*), sum(v) FROM kd WHERE w < 50 GROUP BY k');
+SELECT pg_temp.check('SELECT s, count(x), min(x), max(x), sum(x) FROM kd WHERE x > 3 OR x IS NULL GROUP BY s');
+SELECT pg_temp.check('SELECT d, count(*), max(id) FROM kd WHERE NOT (w BETWEEN 10 AND 80) GROUP BY d');
+SELECT pg_temp.check('SELECT w, sum(s), count(k) FROM kd WHERE k IS NULL OR v IS NULL GROUP BY w');
+SELECT pg_temp.check('SELECT x, count(*) FROM kd GROUP BY x');
+SELECT pg_temp.check('SELECT count(*), sum(v), min(d), max(x), avg(w) FROM kd');
+SELECT pg_temp.check('SELECT count(*), sum(w) FROM kd WHERE w BETWEEN 10 AND 12');
+SELECT pg_temp.check('SELECT variance(w), stddev(s) FROM kd WHERE k = 3');
+-- nothing passes: no group, and one row without GROUP BY
+SELECT pg_temp.check('SELECT k, count(*) FROM kd WHERE w > 1000 GROUP BY k');
+SELECT pg_temp.check('SELECT count(*), sum(v) FROM kd WHERE w > 1000');
+SELECT pg_temp.on_device('SELECT count(*), sum(v) FROM kd WHERE w > 1000') AS ranges_on_device;
+
+-- stale ranges come from the heap, the others from the device
+UPDATE kd SET w = w + 1 WHERE id % 1000 = 1;
+SELECT fresh < ranges AS some_stale, on_device = fresh AS fresh_ones_kept FROM pg_temp.kept();
+SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') BETWEEN 1 AND
+	   (SELECT fresh FROM pg_temp.kept()) AS some_on_device;
+SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
+SELECT pg_temp.check('SELECT count(*), sum(w) FROM kd WHERE w < 50');
+-- inside the changing transaction: its own change is seen
+BEGIN;
+DELETE FROM kd WHERE id % 500 = 7;
+SELECT pg_temp.check('SELECT k, count(*), sum(v) FROM kd GROUP BY k');
+ROLLBACK;
+-- VACUUM and cache_refresh: the ranges are fresh and kept again
+VACUUM kd;
+SELECT gpuops.cache_refresh('kd') > 0 AS refreshed;
+SELECT fresh = ranges AS all_fresh, on_device = fresh AS all_kept FROM pg_temp.kept();
+SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
+SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') =
+	   (SELECT ranges FROM pg_temp.kept()) AS all_on_device;
+
+-- what keeps a query off the kept ranges: expressions, FILTER, several keys,
+-- the CPU face
+SELECT pg_temp.on_device('SELECT k % 5, count(*) FROM kd GROUP BY 1') AS expression_key;
+SELECT pg_temp.on_device('SELECT k, count(*) FILTER (WHERE w > 3) FROM kd GROUP BY k') AS filter;
+SELECT pg_temp.on_device('SELECT k, s, count(*) FROM kd GROUP BY k, s') AS two_keys;
+SET gpuops.device = cpu;
+SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') AS cpu_face;
+SET gpuops.device = gpu;
+-- gpuops.use_cache off: nothing from the cache at all
+SET gpuops.use_cache = off;
+SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') AS use_cache_off;
+RESET gpuops.use_cache;
+
+-- TRUNCATE: nothing is kept fresh, every row from the heap
+TRUNCATE kd;
+INSERT INTO kd SELECT i, i % 3, i, i, i, 1, date '2020-01-01' FROM generate_series(1, 100) i;
+SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') AS after_truncate;
+SELECT pg_temp.check('SELECT k, count(*), sum(v) FROM kd GROUP BY k');
+SELECT gpuops.uncache_table('kd');
+DROP TABLE kd;
+RESET gpuops.device;
+RESET gpuops.cache_range_blocks;

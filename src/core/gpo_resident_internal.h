@@ -1,0 +1,96 @@
+/*
+ * gpo_resident_internal.h
+ *	  The layout of a kept column set, the pieces of gpo_resident.h that both
+ *	  faces share (resident.c), and the GPU face's entry points
+ *	  (kernels/resident.cu; src/core/resident_gpu_stub.c without CUDA).
+ *
+ * Plain C11 (also compiles as C++ under nvcc); never includes postgres.h.
+ */
+#ifndef GPO_RESIDENT_INTERNAL_H
+#define GPO_RESIDENT_INTERNAL_H
+
+#include "gpo_resident.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/*
+ * One kept column: its rows' values, contiguous (NULL for 0 rows), and,
+ * only when some row is NULL, their validity: a bitmap (bit r = row r) on
+ * the CPU face, one byte a row (1 = valid) on the GPU face.
+ */
+typedef struct gpo_resident_col
+{
+	gpo_type	type;
+	void	   *data;
+	uint8_t    *valid;
+} gpo_resident_col;
+
+/* A kept column set (gpo_resident.h). */
+struct gpo_resident
+{
+	gpo_device	face;			/* GPO_DEVICE_CPU or GPO_DEVICE_GPU */
+	int			ncols;
+	int64_t		rows;
+	size_t		bytes;			/* values and validity held */
+	gpo_resident_col cols[GPO_RESIDENT_MAX_COLS];
+};
+
+/*
+ * The distinct set columns an aggregation reads: need[0 .. nneed), the
+ * key column first when there is one; key and req[r] index need (-1: the
+ * INT32 zero key, or no values).
+ */
+typedef struct gpo_resident_plan
+{
+	int			nneed;
+	int			need[GPO_AGG_MAX_REQS + 1];
+	int			key;
+	int			req[GPO_AGG_MAX_REQS];
+} gpo_resident_plan;
+
+/* The plan of a (checked) query. */
+extern void gpo_resident_plan_of(const gpo_resident_query *q,
+								 gpo_resident_plan *plan);
+/* The key type of a (checked) query over sets of set's columns. */
+extern gpo_type gpo_resident_key_type(const gpo_resident *set,
+									  const gpo_resident_query *q);
+/* True if some row of v is NULL. */
+extern bool gpo_resident_has_null(const gpo_vector *v);
+/* dst[i] = 1 if row from + i of v is valid, else 0, for i < len. */
+extern void gpo_resident_valid_bytes(const gpo_vector *v, int64_t from,
+									 int64_t len, uint8_t *dst);
+/*
+ * The answer of an aggregation that no row passes: 0 groups, and the
+ * strategy gpo_agg_choose picks for no key when *strategy is AUTO.
+ */
+extern void gpo_resident_no_rows(gpo_type key_type,
+								 gpo_agg_strategy *strategy,
+								 int64_t *ngroups);
+
+/* ---- the GPU face ---- */
+
+/*
+ * Copies the set->rows rows of cols into set's columns on the device
+ * (set->face, ncols, rows and the column types are filled in; bytes is 0).
+ * On failure nothing stays allocated.
+ */
+extern gpo_status gpo_resident_put_gpu(gpo_ctx *ctx, const gpo_vector *cols,
+									   gpo_resident *set);
+/* Frees the device memory of a GPU set's columns (not the set itself). */
+extern void gpo_resident_free_gpu(gpo_resident *set);
+/* gpo_resident_groupagg over GPU sets (arguments checked, nsets > 0). */
+extern gpo_status gpo_resident_groupagg_gpu(gpo_ctx *ctx, int nsets,
+											gpo_resident *const *sets,
+											const gpo_resident_query *q,
+											gpo_agg_strategy *strategy,
+											gpo_agg_out *outs,
+											int64_t *ngroups);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPO_RESIDENT_INTERNAL_H */

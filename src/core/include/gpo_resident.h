@@ -1,0 +1,112 @@
+/*
+ * gpo_resident.h
+ *	  Column sets that a face keeps between calls (the GPU face in device
+ *	  memory, the CPU face in host memory), and the filtered group
+ *	  aggregation of several of them in one call: for a process that serves
+ *	  many queries over the same data (the GPU service's column cache), so
+ *	  that a query moves no column at all, only its program and its groups.
+ *
+ * Plain C11 (also compiles as C++ and under nvcc); never includes
+ * postgres.h.  Same conventions as gpo.h.  Both faces give identical
+ * results (fsum within rounding, as gpo_groupagg_many).
+ */
+#ifndef GPO_RESIDENT_H
+#define GPO_RESIDENT_H
+
+#include "gpo.h"
+#include "gpo_agg.h"
+#include "gpo_filter.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* Most columns one set holds. */
+#define GPO_RESIDENT_MAX_COLS	64
+
+/* One kept column set (opaque); freed by gpo_resident_free only. */
+typedef struct gpo_resident gpo_resident;
+
+/*
+ * Copies ncols columns of equal row counts (any chunking; types INT32,
+ * UINT32, INT64, FLOAT32, FLOAT64, UINT8; NULLs as validity bitmaps) into
+ * a new set kept by the face ctx->device names: GPU (device memory,
+ * allocated outside the engine's pool, so that gpo_gpu_set_memory_limit
+ * does not count it) or CPU (malloc'd host memory); AUTO takes the GPU
+ * when one is usable, whatever the row count, and the CPU when the GPU
+ * face fails with a device error, as the other dispatchers do (ctx->used
+ * and gpo_resident_face say which).  A column without NULLs keeps no
+ * validity.
+ * GPO_ERR_INVALID for bad arguments (ncols outside 1..GPO_RESIDENT_MAX_COLS,
+ * a bad vector, unequal rows); GPO_ERR_DEVICE_NOMEM / GPO_ERR_NOMEM when
+ * the memory can't be had (nothing is kept then).  0 rows is fine.
+ */
+extern gpo_status gpo_resident_put(gpo_ctx *ctx, int ncols,
+								   const gpo_vector *cols, gpo_resident **out);
+/* Frees a set (NULL is fine); never fails. */
+extern void gpo_resident_free(gpo_resident *set);
+/* Rows of a set. */
+extern int64_t gpo_resident_rows(const gpo_resident *set);
+/* Bytes a set holds (values and validity). */
+extern size_t gpo_resident_bytes(const gpo_resident *set);
+/* The face that keeps a set (GPO_DEVICE_GPU or GPO_DEVICE_CPU). */
+extern gpo_device gpo_resident_face(const gpo_resident *set);
+/* Columns of a set; the type of column c ((gpo_type) -1: no such column). */
+extern int	gpo_resident_ncols(const gpo_resident *set);
+extern gpo_type gpo_resident_type(const gpo_resident *set, int c);
+
+/*
+ * What one gpo_resident_groupagg call computes over the rows of its sets.
+ *
+ * prog (nnodes nodes; nnodes 0: every row passes) is a gpo_filter program
+ * whose column indices are the sets' column numbers.  key_col is the set
+ * column grouped by (any gpo_groupagg key type), or -1: every passing row
+ * in one group whose key is INT32 0, never NULL (no group when no row
+ * passes).
+ * Request r aggregates set column val_cols[r] (-1: rows only) for aggs[r]
+ * (GPO_AGG_WANT_*), into outs[r] as gpo_groupagg_many writes it; nreqs 0:
+ * the rows alone into outs[0].
+ */
+typedef struct gpo_resident_query
+{
+	const gpo_pred *prog;
+	int			nnodes;
+	int			key_col;
+	int			nreqs;
+	const int  *val_cols;		/* [nreqs] */
+	const unsigned *aggs;		/* [nreqs] */
+	int64_t		est_groups;		/* as gpo_groupagg's; <= 0 unknown */
+} gpo_resident_query;
+
+/*
+ * Groups the rows of sets[0 .. nsets) that pass q->prog and aggregates
+ * them as q says, as gpo_groupagg_many over those rows (in set order)
+ * would: one entry per distinct key in key order, the NULL-key group last;
+ * *strategy in/out and *ngroups as there (GPO_ERR_CAPACITY with *ngroups
+ * set when an output is too small).  Every set must be of one face and
+ * have the same column types; the call runs on that face (ctx->device is
+ * ignored; ctx->threads applies to the CPU face), and ctx->used says it.
+ * At most 2^31 - 1 passing rows on the GPU face.  GPO_ERR_INVALID (detail
+ * says why) for: nsets < 0, a set of another face or other columns, a bad
+ * program (as gpo_filter checks it), a column index out of range, a key or
+ * value column of a type gpo_groupagg does not take, nreqs outside
+ * 0..GPO_AGG_MAX_REQS, GPO_AGG_DENSE forced over float keys.  nsets 0, or
+ * no passing row: 0 groups, and AUTO becomes what gpo_agg_choose picks for
+ * no rows (GPO_AGG_SORT); with nsets 0 there are no columns, so column
+ * indices are checked against GPO_RESIDENT_MAX_COLS, and ctx->used is the
+ * CPU.
+ * The sets are only read: several calls may run over the same sets at
+ * once (the GPU face on their threads' own streams).
+ */
+extern gpo_status gpo_resident_groupagg(gpo_ctx *ctx, int nsets,
+										gpo_resident *const *sets,
+										const gpo_resident_query *q,
+										gpo_agg_strategy *strategy,
+										gpo_agg_out *outs, int64_t *ngroups);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPO_RESIDENT_H */

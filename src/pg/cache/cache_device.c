@@ -1,0 +1,203 @@
+/*
+ * cache_device.c
+ *	  The cache's ranges kept on the GPU by the GPU service: handed over
+ *	  after they are filled (never in a query's own time), found for a
+ *	  query (every block range of the table that is fresh and kept with the
+ *	  query's columns), and skipped by the query's reader once the service
+ *	  aggregated them.
+ *
+ * Why a kept range is right for the query: it holds the data the host
+ * range was filled with at filled_gen, and it is used only while the
+ * range's gen still equals that filled_gen (checked under the slot's lock
+ * after the query's snapshot was taken), as cache_serve.c explains.
+ */
+#include "cache/cache_int.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+
+/* A range's key as the service keeps it. */
+static GpuopsServiceRangeKey
+gpuops_cache_range_key(const GpuopsCacheTable *t, int64 i, uint32 filled_gen)
+{
+	GpuopsServiceRangeKey key;
+
+	memset(&key, 0, sizeof(key));
+	key.dbid = t->dbid;
+	key.relid = t->relid;
+	key.serial = t->serial;
+	key.filled_gen = filled_gen;
+	key.range = i;
+	key.entry = -1;
+	return key;
+}
+
+/*
+ * Copies fresh range i of t (its lock held shared) into one-chunk vectors
+ * in the current memory context; false when it holds no data now.
+ */
+static bool
+gpuops_cache_copy_range(GpuopsCacheTable *t, int64 i, gpo_vector *cols,
+						uint32 *filled_gen)
+{
+	GpuopsCacheRange *rng = &gpuops_cache_ranges(t)[i];
+	GpuopsCacheLayout lay;
+	const char *base;
+	int			c;
+
+	if (!DsaPointerIsValid(rng->data) ||
+		pg_atomic_read_u32(&rng->gen) != rng->filled_gen)
+		return false;
+	base = dsa_get_address(gpuops_cache_area(), rng->data);
+	gpuops_cache_layout(t, rng->nblocks, rng->nrows, &lay);
+	for (c = 0; c < t->ncols; c++)
+	{
+		gpo_chunk  *ch = palloc(sizeof(gpo_chunk));
+		size_t		w = gpo_type_size(t->cols[c].type);
+		bool		nulls = ((const bool *) (base + lay.has_nulls))[c];
+
+		ch->n = rng->nrows;
+		ch->data = palloc_extended(Max(w * rng->nrows, 1), MCXT_ALLOC_HUGE);
+		memcpy(ch->data, base + lay.values[c], w * rng->nrows);
+		ch->validity = NULL;
+		if (nulls)
+		{
+			ch->validity = palloc((rng->nrows + 7) / 8 + 1);
+			memcpy(ch->validity, base + lay.validity[c], (rng->nrows + 7) / 8);
+		}
+		cols[c].type = t->cols[c].type;
+		cols[c].nchunks = 1;
+		cols[c].chunks = ch;
+	}
+	*filled_gen = rng->filled_gen;
+	return true;
+}
+
+/*
+ * Hands the GPU service every fresh range of t that it does not keep as it
+ * is now (see cache_int.h); returns how many it took.
+ */
+int64
+gpuops_cache_push_kept(GpuopsCacheTable *t)
+{
+	int			si = gpuops_service_for_relation(t->relid);
+	MemoryContext cxt;
+	MemoryContext old;
+	GpuopsServiceRangeKey *found;
+	int64		nranges;
+	int64		pushed = 0;
+	int64		i;
+
+	if (si < 0 || gpuops_cache_memory_limit <= 0 || t->ncols == 0)
+		return 0;
+	LWLockAcquire(t->lock, LW_SHARED);
+	nranges = t->in_use ? t->nranges : 0;
+	LWLockRelease(t->lock);
+	found = palloc(sizeof(GpuopsServiceRangeKey) * Max(nranges, 1));
+	(void) gpuops_service_kept_ranges(si, t->dbid, t->relid, t->serial, nranges,
+									  found, NULL);
+	/* one range's copy at a time */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuops cache push",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	for (i = 0; i < nranges; i++)
+	{
+		gpo_vector *cols = palloc(sizeof(gpo_vector) * t->ncols);
+		GpuopsServiceRangeKey key;
+		uint32		filled_gen = 0;
+		bool		have;
+		char		detail[256];
+
+		CHECK_FOR_INTERRUPTS();
+		LWLockAcquire(t->lock, LW_SHARED);
+		have = t->in_use && i < t->nranges &&
+			!(found[i].entry >= 0 &&
+			  found[i].filled_gen == gpuops_cache_ranges(t)[i].filled_gen) &&
+			gpuops_cache_copy_range(t, i, cols, &filled_gen);
+		key = gpuops_cache_range_key(t, i, filled_gen);
+		LWLockRelease(t->lock);
+		if (have &&
+			gpuops_service_load(si, &key, t->ncols, cols, detail,
+								sizeof(detail)) != GPO_OK)
+			break;				/* (no room on the device, or no service) */
+		pushed += have;
+		MemoryContextReset(cxt);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	pfree(found);
+	return pushed;
+}
+
+/* The ranges the GPU service keeps fresh for the reader's columns (see gpuops_cache.h). */
+GpuopsCacheKept *
+gpuops_cache_kept(GpuopsCacheSource *cs, Relation rel)
+{
+	GpuopsCacheTable *t = cs->t;
+	int			si = gpuops_service_for_relation(RelationGetRelid(rel));
+	BlockNumber relblocks = RelationGetNumberOfBlocks(rel);
+	GpuopsCacheKept *kept;
+	GpuopsServiceRangeKey *found;
+	GpuopsCacheRange *ranges;
+	int64		nranges;
+	int64		i;
+
+	if (si < 0 || cs->nhint == 0)
+		return NULL;
+	nranges = cs->nhint;
+	found = palloc(sizeof(GpuopsServiceRangeKey) * nranges);
+	if (gpuops_service_kept_ranges(si, MyDatabaseId, RelationGetRelid(rel),
+								   cs->serial, nranges, found, NULL) == 0)
+		return NULL;
+	kept = palloc0(sizeof(GpuopsCacheKept));
+	kept->service = si;
+	kept->cidx = cs->cidx;
+	kept->sets = palloc(sizeof(GpuopsServiceRangeKey) * nranges);
+	kept->ends = palloc(sizeof(BlockNumber) * nranges);
+	kept->whole = true;
+	LWLockAcquire(t->lock, LW_SHARED);
+	ranges = t->in_use && t->serial == cs->serial &&
+		RelFileNodeEquals(t->node, cs->node) ? gpuops_cache_ranges(t) : NULL;
+	for (i = 0; i < nranges; i++)
+	{
+		BlockNumber lo = (BlockNumber) (i * cs->range_blocks);
+		BlockNumber hi = Min(relblocks, lo + (BlockNumber) cs->range_blocks);
+		bool		fresh;
+
+		if (lo >= relblocks)
+			break;
+		fresh = ranges != NULL && i < t->nranges && found[i].entry >= 0 &&
+			pg_atomic_read_u32(&ranges[i].gen) == found[i].filled_gen &&
+			ranges[i].filled_gen == found[i].filled_gen;
+		if (!fresh || lo + (BlockNumber) ranges[i].nblocks < hi)
+			kept->whole = false;
+		if (!fresh)
+			continue;
+		kept->ends[kept->nsets] = lo + (BlockNumber) ranges[i].nblocks;
+		kept->sets[kept->nsets++] = found[i];
+		kept->rows += ranges[i].nrows;
+		kept->blocks += ranges[i].nblocks;
+	}
+	if (i * cs->range_blocks < relblocks)
+		kept->whole = false;
+	LWLockRelease(t->lock);
+	pfree(found);
+	return kept->nsets > 0 ? kept : NULL;
+}
+
+/* Makes the reader pass over the blocks of kept's ranges (see gpuops_cache.h). */
+void
+gpuops_cache_skip_kept(GpuopsCacheSource *cs, const GpuopsCacheKept *kept)
+{
+	int			k;
+
+	cs->nskip = 0;
+	if (kept == NULL)
+		return;
+	cs->nskip = cs->nhint;
+	cs->skip_end = palloc0(sizeof(BlockNumber) * Max(cs->nskip, 1));
+	for (k = 0; k < kept->nsets; k++)
+		cs->skip_end[kept->sets[k].range] = kept->ends[k];
+}

@@ -1,0 +1,234 @@
+/*
+ * service_cached.c
+ *	  A backend's side of the ranges the GPU service keeps on its device:
+ *	  which service keeps a table's ranges, which ranges it keeps now (its
+ *	  directory, read without a lock), a range's columns handed over to be
+ *	  kept (LOAD), and a query's filtered group aggregation over kept ranges
+ *	  (CACHED), whose groups come back as a batch's do.
+ *
+ * The column cache (src/pg/cache) decides what is kept and when it is
+ * fresh; the service only keeps what it is given, within
+ * gpuops.cache_memory_limit, and checks every CACHED request's ranges
+ * against what it holds.
+ */
+#include "service/service_int.h"
+
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+
+int			gpuops_cache_memory_limit = 4096;	/* MB */
+
+/* The service that keeps relid's ranges: one per table, by its OID. */
+int
+gpuops_service_for_relation(Oid relid)
+{
+	int			n;
+	int			i;
+
+	if (gpuops_svc_set == NULL || (n = gpuops_svc_set->nservices) == 0)
+		return -1;
+	i = (int) (relid % (Oid) n);
+	return gpuops_svc_serving(gpuops_svc_at(i)) ? i : -1;
+}
+
+/* Reads directory entry e into *out; false while it is rewritten. */
+static bool
+gpuops_svc_res_read(GpuopsSvcResEntry *e, GpuopsSvcResEntry *out)
+{
+	uint32		v1 = pg_atomic_read_u32(&e->version);
+
+	if (v1 & 1)
+		return false;
+	pg_read_barrier();
+	out->used = e->used;
+	out->key = e->key;
+	out->generation = e->generation;
+	out->nrows = e->nrows;
+	out->bytes = e->bytes;
+	pg_read_barrier();
+	return pg_atomic_read_u32(&e->version) == v1;
+}
+
+/* Which ranges of (dbid, relid, serial) service si keeps (see gpuops_service.h). */
+int64
+gpuops_service_kept_ranges(int si, Oid dbid, Oid relid, uint32 serial,
+						   int64 nranges, GpuopsServiceRangeKey *found,
+						   int64 *bytes)
+{
+	GpuopsSvcShared *svc;
+	uint64		gen;
+	int64		kept = 0;
+	int64		r;
+	int			i;
+
+	for (r = 0; r < nranges; r++)
+		found[r].entry = -1;
+	if (bytes != NULL)
+		*bytes = 0;
+	if (si < 0 || si >= gpuops_svc_set->nservices)
+		return 0;
+	svc = gpuops_svc_at(si);
+	if (pg_atomic_read_u32(&svc->state) != GPUOPS_SVC_READY &&
+		pg_atomic_read_u32(&svc->state) != GPUOPS_SVC_READY_CPU)
+		return 0;
+	gen = pg_atomic_read_u64(&svc->generation);
+	for (i = 0; i < GPUOPS_SVC_RESIDENT_MAX; i++)
+	{
+		GpuopsSvcResEntry e;
+
+		if (!gpuops_svc_res_read(&svc->resident[i], &e) || !e.used ||
+			e.generation != gen || e.key.dbid != dbid ||
+			e.key.relid != relid || e.key.serial != serial ||
+			e.key.range < 0 || e.key.range >= nranges)
+			continue;
+		if (found[e.key.range].entry < 0)
+			kept++;
+		if (bytes != NULL)
+			*bytes += e.bytes;
+		found[e.key.range] = e.key;
+		found[e.key.range].entry = i;
+	}
+	return kept;
+}
+
+/* Whether service si keeps ranges and has room for more (see gpuops_service.h). */
+bool
+gpuops_service_kept_room(int si)
+{
+	GpuopsSvcShared *svc;
+	uint64		limit;
+
+	if (si < 0 || si >= gpuops_svc_set->nservices)
+		return false;
+	svc = gpuops_svc_at(si);
+	limit = (uint64) pg_atomic_read_u32(&svc->cache_limit_mb) * 1024 * 1024;
+	return gpuops_svc_serving(svc) &&
+		pg_atomic_read_u64(&svc->resident_bytes) < limit / 2;
+}
+
+/* Hands a cached range's columns to service si and waits (see gpuops_service.h). */
+gpo_status
+gpuops_service_load(int si, const GpuopsServiceRangeKey *key, int ncols,
+					const gpo_vector *cols, char *detail, size_t len)
+{
+	GpuopsSvcAggReq *req = palloc0(sizeof(GpuopsSvcAggReq));
+	GpuopsServiceCall *call;
+	gpo_agg_out out;
+	gpo_ctx		ctx;
+	gpo_agg_strategy used;
+	gpo_status	why = GPO_OK;
+	int64		ngroups;
+	double		ms;
+	double		copy_ms;
+	bool		lost;
+	Size		at = TYPEALIGN(GPUOPS_SVC_ALIGN, sizeof(GpuopsSvcAggReq));
+	char	   *base;
+	int			c;
+
+	if (ncols < 1 || ncols > GPO_RESIDENT_MAX_COLS)
+	{
+		snprintf(detail, len, "%d columns", ncols);
+		return GPO_ERR_INVALID;
+	}
+	req->kind = GPUOPS_SVC_KIND_LOAD;
+	req->load_key = *key;
+	req->ncols = ncols;
+	req->nrows = gpo_vector_rows(&cols[0]);
+	for (c = 0; c < ncols; c++)
+	{
+		req->col_type[c] = cols[c].type;
+		req->off_cols[c] = at;
+		at += gpuops_svc_span(req->nrows, gpo_type_size(cols[c].type));
+		if (cols[c].chunks[0].validity != NULL)
+		{
+			req->off_cols_valid[c] = at;
+			at += gpuops_svc_span((req->nrows + 7) / 8, 1);
+		}
+	}
+	call = gpuops_svc_call_begin(at, si, false, &why, detail, len);
+	if (call == NULL)
+		return why;
+	base = gpuops_svc_call_base(call);
+	memcpy(base, req, sizeof(GpuopsSvcAggReq));
+	for (c = 0; c < ncols; c++)
+	{
+		/* the cache's columns are one chunk each */
+		Assert(cols[c].nchunks == 1);
+		memcpy(base + req->off_cols[c], cols[c].chunks[0].data,
+			   (size_t) req->nrows * gpo_type_size(cols[c].type));
+		if (req->off_cols_valid[c] != 0)
+			memcpy(base + req->off_cols_valid[c], cols[c].chunks[0].validity,
+				   (size_t) (req->nrows + 7) / 8);
+	}
+	memset(&out, 0, sizeof(out));
+	gpuops_svc_call_outputs(call, &out, 1, 0.0);
+	gpuops_svc_call_queue(call);
+	pfree(req);
+	gpo_ctx_init(&ctx);
+	why = gpuops_service_agg_wait(call, &ctx, &used, &ngroups, &ms, &copy_ms,
+								  &lost);
+	if (why != GPO_OK)
+		strlcpy(detail, ctx.detail, len);
+	return why;
+}
+
+/* Asks service si for a group aggregation of kept ranges (see gpuops_service.h). */
+GpuopsServiceCall *
+gpuops_service_cached_submit(int si, int nsets,
+							 const GpuopsServiceRangeKey *sets,
+							 const gpo_pred *prog, int nnodes, int key_col,
+							 gpo_type key_type, int nreqs, const int *val_cols,
+							 const gpo_type *val_types, const unsigned *aggs,
+							 int64 est_groups, gpo_agg_out *outs, bool wait,
+							 gpo_status *why, char *detail, size_t len)
+{
+	GpuopsSvcAggReq *req = palloc0(sizeof(GpuopsSvcAggReq));
+	GpuopsServiceCall *call;
+	int			nouts = Max(nreqs, 1);
+	Size		at = TYPEALIGN(GPUOPS_SVC_ALIGN, sizeof(GpuopsSvcAggReq));
+	char	   *base;
+	int			v;
+
+	if (nreqs > GPO_AGG_MAX_REQS)
+	{
+		*why = GPO_ERR_INVALID;
+		snprintf(detail, len, "too many value columns");
+		return NULL;
+	}
+	req->kind = GPUOPS_SVC_KIND_CACHED;
+	req->cap = outs[0].capacity;
+	req->est_groups = est_groups;
+	req->strategy = GPO_AGG_AUTO;
+	req->nvals = nreqs;
+	req->key_type = key_col >= 0 ? key_type : GPO_INT32;
+	req->key_col = key_col;
+	for (v = 0; v < nreqs; v++)
+	{
+		req->val_type[v] = val_cols[v] >= 0 ? val_types[v] : GPO_INT32;
+		req->val_col[v] = val_cols[v];
+		req->aggs[v] = aggs[v];
+	}
+	req->nsets = nsets;
+	req->off_sets = at;
+	at += gpuops_svc_span(Max(nsets, 1), sizeof(GpuopsServiceRangeKey));
+	req->nnodes = nnodes;
+	req->off_prog = at;
+	at += gpuops_svc_span(Max(nnodes, 1), sizeof(gpo_pred));
+	at = gpuops_svc_layout_outs(req, outs, nouts, at);
+	call = gpuops_svc_call_begin(at, si, wait, why, detail, len);
+	if (call == NULL)
+	{
+		pfree(req);
+		return NULL;
+	}
+	base = gpuops_svc_call_base(call);
+	memcpy(base, req, sizeof(GpuopsSvcAggReq));
+	if (nsets > 0)
+		memcpy(base + req->off_sets, sets, sizeof(GpuopsServiceRangeKey) * nsets);
+	if (nnodes > 0)
+		memcpy(base + req->off_prog, prog, sizeof(gpo_pred) * nnodes);
+	gpuops_svc_call_outputs(call, outs, nouts, 0.0);
+	pfree(req);
+	gpuops_svc_call_queue(call);
+	return call;
+}

@@ -1,0 +1,365 @@
+/*
+ * service_resident.c
+ *	  The executor's kept ranges: the column cache's block ranges that
+ *	  backends handed over (LOAD) kept by the engine's face (gpo_resident:
+ *	  device memory on the GPU), within gpuops.cache_memory_limit, the least
+ *	  recently used dropped first; and the queries over them (CACHED), which
+ *	  send no column, only their WHERE program, and get their groups back.
+ *
+ * The executor's lanes run requests at once, so the kept ranges are under
+ * one mutex (never held across an engine call: a query holds a reference
+ * to each of its ranges instead, and a range replaced or dropped meanwhile
+ * is freed by its last reference).  The directory in shared memory
+ * (service_int.h) mirrors them for backends; it is written here alone.
+ */
+#include "service/service_int.h"
+
+#include <pthread.h>
+
+#include "portability/instr_time.h"
+
+/* One kept range. */
+typedef struct GpuopsSvcKept
+{
+	gpo_resident *set;			/* NULL: the entry is free */
+	GpuopsServiceRangeKey key;
+	int			refs;			/* queries running over it */
+	bool		dropped;		/* gone from the directory; freed at refs 0 */
+	uint64		last_used;
+} GpuopsSvcKept;
+
+static GpuopsSvcKept kept[GPUOPS_SVC_RESIDENT_MAX];
+/* Sets dropped while referenced (their entry reused), freed at refs 0. */
+static GpuopsSvcKept *orphans[GPUOPS_SVC_RESIDENT_MAX];
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64 kept_clock = 0;
+
+/* Rewrites directory entry i from kept[i] (kept_lock held). */
+static void
+gpuops_svc_res_publish(GpuopsSvcShared *svc, int i)
+{
+	GpuopsSvcResEntry *e = &svc->resident[i];
+	GpuopsSvcKept *k = &kept[i];
+
+	pg_atomic_fetch_add_u32(&e->version, 1);
+	pg_write_barrier();
+	e->used = k->set != NULL && !k->dropped;
+	e->key = k->key;
+	e->generation = pg_atomic_read_u64(&svc->generation);
+	e->nrows = k->set ? gpo_resident_rows(k->set) : 0;
+	e->bytes = k->set ? (int64) gpo_resident_bytes(k->set) : 0;
+	pg_write_barrier();
+	pg_atomic_fetch_add_u32(&e->version, 1);
+}
+
+/* Forgets every kept range (see service_int.h). */
+void
+gpuops_svc_res_reset(GpuopsSvcShared *svc)
+{
+	int			i;
+
+	for (i = 0; i < GPUOPS_SVC_RESIDENT_MAX; i++)
+	{
+		memset(&kept[i], 0, sizeof(kept[i]));
+		gpuops_svc_res_publish(svc, i);
+	}
+	pg_atomic_write_u64(&svc->resident_bytes, 0);
+	pg_atomic_write_u64(&svc->resident_sets, 0);
+}
+
+/* Whether two keys name the same range (the change count aside). */
+static bool
+gpuops_svc_same_range(const GpuopsServiceRangeKey *a,
+					  const GpuopsServiceRangeKey *b)
+{
+	return a->dbid == b->dbid && a->relid == b->relid &&
+		a->serial == b->serial && a->range == b->range;
+}
+
+/*
+ * Takes entry i's set out of the directory (kept_lock held): freed now, or
+ * by its last query when one runs over it.
+ */
+static void
+gpuops_svc_res_drop(GpuopsSvcShared *svc, int i)
+{
+	GpuopsSvcKept *k = &kept[i];
+	int			j;
+
+	pg_atomic_fetch_sub_u64(&svc->resident_bytes, gpo_resident_bytes(k->set));
+	pg_atomic_fetch_sub_u64(&svc->resident_sets, 1);
+	if (k->refs == 0)
+		gpo_resident_free(k->set);
+	else
+	{
+		for (j = 0; j < GPUOPS_SVC_RESIDENT_MAX && orphans[j] != NULL; j++)
+			;
+		if (j < GPUOPS_SVC_RESIDENT_MAX)
+		{
+			orphans[j] = malloc(sizeof(GpuopsSvcKept));
+			if (orphans[j] != NULL)
+			{
+				*orphans[j] = *k;
+				orphans[j]->dropped = true;
+			}
+		}
+		/* (no room to remember it: it leaks until the executor restarts) */
+	}
+	memset(k, 0, sizeof(*k));
+	gpuops_svc_res_publish(svc, i);
+}
+
+/*
+ * Makes room for bytes more within limit, dropping the least recently used
+ * ranges that no query runs over (kept_lock held); false if it can't.
+ */
+static bool
+gpuops_svc_res_room(GpuopsSvcShared *svc, uint64 bytes, uint64 limit)
+{
+	while (pg_atomic_read_u64(&svc->resident_bytes) + bytes > limit)
+	{
+		int			victim = -1;
+		int			i;
+
+		for (i = 0; i < GPUOPS_SVC_RESIDENT_MAX; i++)
+			if (kept[i].set != NULL && kept[i].refs == 0 &&
+				(victim < 0 || kept[i].last_used < kept[victim].last_used))
+				victim = i;
+		if (victim < 0)
+			return false;
+		gpuops_svc_res_drop(svc, victim);
+		pg_atomic_fetch_add_u64(&svc->resident_evictions, 1);
+	}
+	return true;
+}
+
+/* The entry for key: its own, else a free one; -1 when none is free. */
+static int
+gpuops_svc_res_slot(const GpuopsServiceRangeKey *key)
+{
+	int			free_i = -1;
+	int			i;
+
+	for (i = 0; i < GPUOPS_SVC_RESIDENT_MAX; i++)
+	{
+		if (kept[i].set != NULL && gpuops_svc_same_range(&kept[i].key, key))
+			return i;
+		if (kept[i].set == NULL && free_i < 0)
+			free_i = i;
+	}
+	return free_i;
+}
+
+/* Installs set as key's range (kept_lock held); false when it can't. */
+static bool
+gpuops_svc_res_install(GpuopsSvcShared *svc, const GpuopsServiceRangeKey *key,
+					   gpo_resident *set, uint64 limit, char *detail,
+					   size_t len)
+{
+	int			i = gpuops_svc_res_slot(key);
+
+	if (i >= 0 && kept[i].set != NULL)
+		gpuops_svc_res_drop(svc, i);	/* the range's older data */
+	if (!gpuops_svc_res_room(svc, gpo_resident_bytes(set), limit))
+	{
+		snprintf(detail, len, "gpuops.cache_memory_limit is spent by ranges in use");
+		return false;
+	}
+	if (i < 0 && (i = gpuops_svc_res_slot(key)) < 0)
+	{
+		snprintf(detail, len, "the GPU service keeps %d ranges at most",
+				 GPUOPS_SVC_RESIDENT_MAX);
+		return false;
+	}
+	kept[i].set = set;
+	kept[i].key = *key;
+	kept[i].key.entry = i;
+	kept[i].refs = 0;
+	kept[i].dropped = false;
+	kept[i].last_used = ++kept_clock;
+	pg_atomic_fetch_add_u64(&svc->resident_bytes, gpo_resident_bytes(set));
+	pg_atomic_fetch_add_u64(&svc->resident_sets, 1);
+	gpuops_svc_res_publish(svc, i);
+	return true;
+}
+
+/* Runs a LOAD request (see service_int.h). */
+void
+gpuops_svc_run_load(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base,
+					bool on_gpu)
+{
+	gpo_vector	cols[GPO_RESIDENT_MAX_COLS];
+	gpo_chunk	chunks[GPO_RESIDENT_MAX_COLS];
+	uint64		limit = (uint64) pg_atomic_read_u32(&svc->cache_limit_mb) *
+		1024 * 1024;
+	gpo_resident *set = NULL;
+	gpo_ctx		ctx;
+	int			c;
+
+	req->face_used = on_gpu ? GPO_DEVICE_GPU : GPO_DEVICE_CPU;
+	if (req->ncols < 1 || req->ncols > GPO_RESIDENT_MAX_COLS)
+	{
+		req->status = GPO_ERR_INVALID;
+		return;
+	}
+	for (c = 0; c < req->ncols; c++)
+	{
+		chunks[c].data = base + req->off_cols[c];
+		chunks[c].validity = req->off_cols_valid[c] != 0 ?
+			(uint8_t *) (base + req->off_cols_valid[c]) : NULL;
+		chunks[c].n = req->nrows;
+		cols[c].type = (gpo_type) req->col_type[c];
+		cols[c].nchunks = 1;
+		cols[c].chunks = &chunks[c];
+	}
+	gpo_ctx_init(&ctx);
+	ctx.device = on_gpu ? GPO_DEVICE_GPU : GPO_DEVICE_CPU;
+	ctx.threads = 1;
+	req->status = limit == 0 ? GPO_ERR_DEVICE_NOMEM :
+		gpo_resident_put(&ctx, req->ncols, cols, &set);
+	if (limit == 0)
+		snprintf(req->detail, sizeof(req->detail), "gpuops.cache_memory_limit is 0");
+	else
+		strlcpy(req->detail, ctx.detail, sizeof(req->detail));
+	if (req->status != GPO_OK)
+		return;
+	pthread_mutex_lock(&kept_lock);
+	if (!gpuops_svc_res_install(svc, &req->load_key, set, limit, req->detail,
+								sizeof(req->detail)))
+	{
+		gpo_resident_free(set);
+		req->status = GPO_ERR_DEVICE_NOMEM;
+	}
+	pthread_mutex_unlock(&kept_lock);
+}
+
+/*
+ * Takes a reference to each of the request's n ranges into sets[]; false
+ * (none taken) when one is not kept as the request names it.
+ */
+static bool
+gpuops_svc_res_acquire(const GpuopsServiceRangeKey *keys, int n,
+					   gpo_resident **sets, GpuopsSvcKept **refs)
+{
+	int			i;
+
+	pthread_mutex_lock(&kept_lock);
+	for (i = 0; i < n; i++)
+	{
+		int			e = keys[i].entry;
+
+		if (e < 0 || e >= GPUOPS_SVC_RESIDENT_MAX || kept[e].set == NULL ||
+			!gpuops_svc_same_range(&kept[e].key, &keys[i]) ||
+			kept[e].key.filled_gen != keys[i].filled_gen)
+			break;
+		refs[i] = &kept[e];
+		sets[i] = kept[e].set;
+	}
+	if (i == n)
+		for (i = 0; i < n; i++)
+		{
+			refs[i]->refs++;
+			refs[i]->last_used = ++kept_clock;
+		}
+	pthread_mutex_unlock(&kept_lock);
+	return i == n;
+}
+
+/* Gives back the references of gpuops_svc_res_acquire; frees orphans. */
+static void
+gpuops_svc_res_release(gpo_resident **sets, int n)
+{
+	int			i;
+	int			j;
+
+	pthread_mutex_lock(&kept_lock);
+	for (i = 0; i < n; i++)
+	{
+		for (j = 0; j < GPUOPS_SVC_RESIDENT_MAX; j++)
+			if (kept[j].set == sets[i])
+			{
+				kept[j].refs--;
+				break;
+			}
+		if (j < GPUOPS_SVC_RESIDENT_MAX)
+			continue;
+		for (j = 0; j < GPUOPS_SVC_RESIDENT_MAX; j++)
+			if (orphans[j] != NULL && orphans[j]->set == sets[i] &&
+				--orphans[j]->refs == 0)
+			{
+				gpo_resident_free(orphans[j]->set);
+				free(orphans[j]);
+				orphans[j] = NULL;
+				break;
+			}
+	}
+	pthread_mutex_unlock(&kept_lock);
+}
+
+/* Runs a CACHED request (see service_int.h). */
+void
+gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
+{
+	const GpuopsServiceRangeKey *keys =
+		(const GpuopsServiceRangeKey *) (base + req->off_sets);
+	gpo_resident **sets;
+	GpuopsSvcKept **refs;
+	gpo_agg_out outs[GPO_AGG_MAX_REQS];
+	gpo_resident_query q;
+	gpo_agg_strategy strategy = GPO_AGG_AUTO;
+	gpo_ctx		ctx;
+	instr_time	start;
+	int			nouts = Max(req->nvals, 1);
+	int			v;
+	int			f;
+
+	sets = malloc(sizeof(gpo_resident *) * Max(req->nsets, 1));
+	refs = malloc(sizeof(GpuopsSvcKept *) * Max(req->nsets, 1));
+	if (sets == NULL || refs == NULL || req->nsets < 0 ||
+		req->nvals < 0 || req->nvals > GPO_AGG_MAX_REQS)
+	{
+		req->status = sets == NULL || refs == NULL ? GPO_ERR_NOMEM : GPO_ERR_INVALID;
+		free(sets);
+		free(refs);
+		return;
+	}
+	if (!gpuops_svc_res_acquire(keys, req->nsets, sets, refs))
+	{
+		req->missing = 1;
+		req->status = GPO_ERR_INVALID;
+		snprintf(req->detail, sizeof(req->detail),
+				 "a cached range is no longer kept by the GPU service");
+		free(sets);
+		free(refs);
+		return;
+	}
+	memset(outs, 0, sizeof(outs));
+	for (v = 0; v < nouts; v++)
+	{
+		outs[v].capacity = req->cap;
+		for (f = 0; f < GPUOPS_SVC_NOUT; f++)
+			if (req->off_out[v][f] != 0)
+				*gpuops_svc_out_field(&outs[v], f) = base + req->off_out[v][f];
+	}
+	memset(&q, 0, sizeof(q));
+	q.prog = (const gpo_pred *) (base + req->off_prog);
+	q.nnodes = req->nnodes;
+	q.key_col = req->key_col;
+	q.nreqs = req->nvals;
+	q.val_cols = req->val_col;
+	q.aggs = req->aggs;
+	q.est_groups = req->est_groups;
+	gpo_ctx_init(&ctx);
+	ctx.threads = 1;
+	INSTR_TIME_SET_CURRENT(start);
+	req->status = gpo_resident_groupagg(&ctx, req->nsets, sets, &q, &strategy,
+										outs, &req->ngroups);
+	req->device_ms = gpuops_svc_since(start);
+	req->strategy_used = strategy;
+	req->face_used = ctx.used;
+	strlcpy(req->detail, ctx.detail, sizeof(req->detail));
+	gpuops_svc_res_release(sets, req->nsets);
+	pg_atomic_fetch_add_u64(&svc->resident_served, 1);
+	free(sets);
+	free(refs);
+}
