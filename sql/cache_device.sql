@@ -27,6 +27,25 @@ BEGIN
 END
 $$;
 
+-- the worker processes launched when q ran, and whether the service
+-- aggregated some ranges from its device
+CREATE FUNCTION pg_temp.workers(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	w text := '0';
+	d bigint := 0;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF line LIKE '%Workers Launched:%' THEN
+			w := btrim(split_part(line, ':', 2));
+		ELSIF line LIKE '%Ranges On Device:%' THEN
+			d := split_part(line, ':', 2)::bigint;
+		END IF;
+	END LOOP;
+	RETURN format('%s workers, ranges on device: %s', w, d > 0);
+END
+$$;
+
 -- what the service keeps of this database's cached tables
 CREATE FUNCTION pg_temp.kept() RETURNS TABLE (relation regclass, ranges bigint,
 	fresh bigint, on_device bigint, has_bytes boolean)
@@ -36,6 +55,10 @@ LANGUAGE sql AS $$
 $$;
 
 SET gpuops.cache_range_blocks = 4;
+-- (room for worker processes on a machine of 2 cores)
+ALTER SYSTEM SET gpuops.max_threads = 6;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
 CREATE TABLE kd (id int, k int, v int8, w int4, x float8, s int2, d date);
 INSERT INTO kd
 SELECT i,
@@ -76,6 +99,29 @@ SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') BETWEEN 1 AND
 	   (SELECT fresh FROM pg_temp.kept()) AS some_on_device;
 SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
 SELECT pg_temp.check('SELECT count(*), sum(w) FROM kd WHERE w < 50');
+-- worker processes read the stale ranges beside the backend, passing over
+-- the blocks the service aggregated
+SET gpuops.threads = 6;
+SET gpuops.parallel_workers = 2;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET gpuops.gpu_row_cost = 0;
+SELECT pg_temp.workers('SELECT k, count(*) FROM kd GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
+SELECT pg_temp.check('SELECT count(*), sum(v), min(x) FROM kd WHERE w BETWEEN 20 AND 70');
+RESET gpuops.parallel_workers;
+RESET gpuops.threads;
+RESET parallel_setup_cost;
+RESET gpuops.gpu_row_cost;
+SET max_parallel_workers_per_gather = 0;
+-- a rescan aggregates the kept ranges again
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT pg_temp.check('SELECT g, s.n, s.sv FROM generate_series(1, 3) g LEFT JOIN (SELECT k, count(*) n, sum(v) sv FROM kd GROUP BY k) s ON s.k = g');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
 -- inside the changing transaction: its own change is seen
 BEGIN;
 DELETE FROM kd WHERE id % 500 = 7;
@@ -88,6 +134,19 @@ SELECT fresh = ranges AS all_fresh, on_device = fresh AS all_kept FROM pg_temp.k
 SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
 SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') =
 	   (SELECT ranges FROM pg_temp.kept()) AS all_on_device;
+-- the whole table kept: no worker process starts
+SET gpuops.threads = 6;
+SET gpuops.parallel_workers = 2;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET gpuops.gpu_row_cost = 0;
+SELECT pg_temp.workers('SELECT k, count(*) FROM kd GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
+RESET gpuops.parallel_workers;
+RESET gpuops.threads;
+RESET parallel_setup_cost;
+RESET gpuops.gpu_row_cost;
+SET max_parallel_workers_per_gather = 0;
 
 -- what keeps a query off the kept ranges: expressions, FILTER, several keys,
 -- the CPU face
@@ -111,3 +170,5 @@ SELECT gpuops.uncache_table('kd');
 DROP TABLE kd;
 RESET gpuops.device;
 RESET gpuops.cache_range_blocks;
+ALTER SYSTEM RESET gpuops.max_threads;
+SELECT pg_reload_conf();

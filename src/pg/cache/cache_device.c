@@ -201,3 +201,21 @@ gpuops_cache_skip_kept(GpuopsCacheSource *cs, const GpuopsCacheKept *kept)
 	for (k = 0; k < kept->nsets; k++)
 		cs->skip_end[kept->sets[k].range] = kept->ends[k];
 }
+
+/* Where the reader's passed-over blocks end, per range (see gpuops_cache.h). */
+int64
+gpuops_cache_skip_ends(const GpuopsCacheSource *cs, const BlockNumber **ends)
+{
+	*ends = cs->skip_end;
+	return cs->nskip;
+}
+
+/* Makes a worker's reader pass over the same blocks (see gpuops_cache.h). */
+void
+gpuops_cache_skip_set(GpuopsCacheSource *cs, int64 nskip,
+					  const BlockNumber *ends)
+{
+	cs->skip_end = palloc(sizeof(BlockNumber) * Max(nskip, 1));
+	memcpy(cs->skip_end, ends, sizeof(BlockNumber) * nskip);
+	cs->nskip = nskip;
+}

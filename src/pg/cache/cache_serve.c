@@ -101,7 +101,7 @@ gpuops_cache_has_block(void *arg, BlockNumber blkno)
 	GpuopsCacheSource *cs = (GpuopsCacheSource *) arg;
 	int64		i = blkno / cs->range_blocks;
 
-	return i < cs->nhint && (cs->hint[i] || gpuops_cache_skipped(cs, blkno));
+	return gpuops_cache_skipped(cs, blkno) || (i < cs->nhint && cs->hint[i]);
 }
 
 /* The fresh range of blkno and the rows of blkno in it, or NULL (lock held). */

@@ -56,6 +56,15 @@ extern GpuopsCacheKept *gpuops_cache_kept(GpuopsCacheSource *cs, Relation rel);
  */
 extern void gpuops_cache_skip_kept(GpuopsCacheSource *cs,
 								   const GpuopsCacheKept *kept);
+/*
+ * The blocks a reader passes over, for worker processes: per range, where
+ * its passed-over blocks end (*ends); returns the ranges (0: none).
+ */
+extern int64 gpuops_cache_skip_ends(const GpuopsCacheSource *cs,
+									const BlockNumber **ends);
+/* Makes a worker's reader pass over the same blocks (nskip ranges of ends). */
+extern void gpuops_cache_skip_set(GpuopsCacheSource *cs, int64 nskip,
+								  const BlockNumber *ends);
 
 /*
  * For the planner: the share of relation relid's blocks (by its pages) that

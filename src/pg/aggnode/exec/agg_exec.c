@@ -173,7 +173,7 @@ gpuops_agg_run(GpuopsAggScanState *s)
 
 		/* ranges the GPU service keeps: aggregated there, passed over here */
 		if (s->tables[t].reader != NULL &&
-			gpuops_agg_kept_run(s, &s->tables[t], parallel, &whole) && whole)
+			gpuops_agg_kept_run(s, &s->tables[t], &whole) && whole)
 			continue;
 		if (t > 0 || !parallel || !gpuops_agg_parallel_run(s, &s->tables[0]))
 			gpuops_agg_run_table(s, &s->tables[t]);

@@ -6,16 +6,16 @@
  *	  the kept ranges where they lie, and the groups merge into the node's
  *	  running groups as a batch's do.  The reader then passes over those
  *	  ranges' blocks and reads the rest (stale ranges, new blocks) as
- *	  before.
+ *	  before, and so do its worker processes (agg_parallel.c hands them
+ *	  the blocks to pass over).
  *
  * Taken when the GPU face would take the batches through the service, for
  * the shapes the service runs over kept columns: at most one key, a plain
  * column; values that are plain columns; WHERE clauses all in the device
  * program; no FILTER, star join, expression or text column.  Anything
  * that goes wrong with the request (a range dropped meanwhile, no room)
- * leaves the table to the reader, as if nothing was kept.  With worker
- * processes the ranges are used only when they cover the whole table (the
- * workers then have nothing to read).
+ * leaves the table to the reader, as if nothing was kept.  When the kept
+ * ranges are the whole table, nothing is read and no worker starts.
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
 
@@ -115,7 +115,7 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
  */
 bool
 gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-					bool parallel, bool *whole)
+					bool *whole)
 {
 	GpuopsAggSpec *spec = &s->spec;
 	GpuopsCacheKept *kept;
@@ -136,8 +136,7 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	if (!gpuops_agg_kept_shape(s, te) ||
 		(kept = gpuops_cache_kept(te->cache_src, te->rel)) == NULL)
 		return false;
-	if ((parallel && !kept->whole) ||
-		(gpuops_device_now() != GPO_DEVICE_GPU && kept->rows < gpuops_gpu_min_rows))
+	if (gpuops_device_now() != GPO_DEVICE_GPU && kept->rows < gpuops_gpu_min_rows)
 		return false;
 	INSTR_TIME_SET_CURRENT(start);
 	old = MemoryContextSwitchTo(s->batch_cxt);

@@ -28,6 +28,7 @@
  * piece by piece as the merge of its runs gives them out.
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
+#include "cache/gpuops_cache.h"
 
 #include "access/parallel.h"
 #include "access/table.h"
@@ -48,6 +49,7 @@
 #define GPUOPS_PKEY_QUEUES		UINT64CONST(0x6770756F70730004)
 #define GPUOPS_PKEY_RECENT		UINT64CONST(0x6770756F70730005)
 #define GPUOPS_PKEY_JOIN		UINT64CONST(0x6770756F70730006)
+#define GPUOPS_PKEY_SKIP		UINT64CONST(0x6770756F70730007)
 
 /* Each worker's queue to the backend. */
 #define GPUOPS_PARALLEL_QUEUE_BYTES (1024 * 1024)
@@ -59,6 +61,8 @@ typedef struct GpuopsParallelShared
 	int			nworkers;		/* queues */
 	int			threads;		/* OpenMP threads of each worker */
 	BlockNumber recent_nblocks; /* the backend's remembered buffers, if any */
+	int64		nskip;			/* ranges of GPUOPS_PKEY_SKIP: the blocks the
+								 * GPU service aggregated (agg_kept.c) */
 } GpuopsParallelShared;
 
 /* The header message of a worker's groups. */
@@ -360,6 +364,8 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	BlockNumber recent_nblocks;
 	shm_mq_handle **mqh;
 	Size		scan_bytes;
+	const BlockNumber *skip_ends = NULL;
+	int64		nskip;
 	int			nworkers = s->workers_allowed;
 	int			i;
 	int64		own_rows;
@@ -389,7 +395,11 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	/* a star join's tables, built by the backend */
 	if (s->join != NULL)
 		shm_toc_estimate_chunk(&pcxt->estimator, gpuops_agg_join_shared_size(s));
-	shm_toc_estimate_keys(&pcxt->estimator, 6);
+	/* the blocks the GPU service aggregated from its kept ranges */
+	nskip = te->cache_src ? gpuops_cache_skip_ends(te->cache_src, &skip_ends) : 0;
+	if (nskip > 0)
+		shm_toc_estimate_chunk(&pcxt->estimator, sizeof(BlockNumber) * nskip);
+	shm_toc_estimate_keys(&pcxt->estimator, 7);
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
 	{
@@ -421,6 +431,14 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		memcpy(copy, recent, sizeof(Buffer) * recent_nblocks);
 		shm_toc_insert(pcxt->toc, GPUOPS_PKEY_RECENT, copy);
 		shared->recent_nblocks = recent_nblocks;
+	}
+	shared->nskip = nskip;
+	if (nskip > 0)
+	{
+		BlockNumber *copy = shm_toc_allocate(pcxt->toc, sizeof(BlockNumber) * nskip);
+
+		memcpy(copy, skip_ends, sizeof(BlockNumber) * nskip);
+		shm_toc_insert(pcxt->toc, GPUOPS_PKEY_SKIP, copy);
 	}
 	if (s->join != NULL)
 	{
@@ -546,6 +564,15 @@ gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
 										 "GpuOpsAgg worker batch",
 										 ALLOCSET_DEFAULT_SIZES);
 	gpuops_agg_begin_table(s, te, estate, 0);
+	/* the blocks the GPU service aggregated: never read twice */
+	if (shared->nskip > 0)
+	{
+		if (te->cache_src == NULL)
+			elog(ERROR, "GpuOpsAgg worker cannot pass over the blocks of \"%s\" that the GPU service aggregated",
+				 RelationGetRelationName(te->rel));
+		gpuops_cache_skip_set(te->cache_src, shared->nskip,
+							  shm_toc_lookup(toc, GPUOPS_PKEY_SKIP, false));
+	}
 	if (s->join != NULL)
 		gpuops_agg_join_shared_attach(s, te,
 									  shm_toc_lookup(toc, GPUOPS_PKEY_JOIN, false));

@@ -289,12 +289,12 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
  */
 /*
  * Aggregates te's table's ranges that the GPU service keeps on its device
- * and makes the reader pass over them (agg_kept.c); parallel: worker
- * processes would read the table, so only the whole table will do.
- * *whole: nothing is left to read.  False when nothing was done.
+ * and makes the reader (and worker processes') pass over them
+ * (agg_kept.c); *whole: nothing is left to read.  False when nothing was
+ * done.
  */
 extern bool gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-								bool parallel, bool *whole);
+								bool *whole);
 extern void gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups,
 								  gpo_type ktype, const gpo_keypack *pack,
 								  gpo_agg_out *outs, bool null_key_out);
