@@ -5,8 +5,9 @@
 -- of 3 times after a warm-up, the speed-ups and whether each face returned
 -- native's rows.  Then a new session's first query, from the cache.
 --   psql -v rows=N -f bench/cache_queries.sql
--- rows defaults to 10000000.  Needs gpuops in shared_preload_libraries and
--- gpuops.host_cache_memory large enough (the table's 4 columns take about
+-- rows defaults to 10000000; -v skip_heap=1 leaves out the uncached run.
+-- Needs gpuops in shared_preload_libraries and gpuops.host_cache_memory
+-- large enough (the table's 4 columns take about
 -- 28 bytes a row).  It drops and recreates the table cache_bench.
 \if :{?rows}
 \else
@@ -23,18 +24,27 @@ SELECT gpuops.uncache_table('cache_bench') IS NOT NULL AS reset;
 
 \ir cache_bq.psql
 
+\if :{?skip_heap}
+\else
 \echo == from the heap (gpuops.use_cache = off)
 SET gpuops.use_cache = off;
 \ir faces.psql
+\endif
 
 \c
 \ir setup.psql
 \echo == from the cache
 SELECT gpuops.cache_table('cache_bench', auto_refresh => false) AS ranges_cached;
-SELECT ranges, ranges_cached, ranges_fresh, rows_cached, pg_size_pretty(host_bytes) AS host
+SELECT ranges, ranges_cached, ranges_fresh, rows_cached, pg_size_pretty(host_bytes) AS host,
+	   ranges_on_device, pg_size_pretty(device_bytes) AS device
 FROM gpuops.cache_status() WHERE relation = 'cache_bench'::regclass;
 \ir cache_bq.psql
 \ir faces.psql
+\echo == where the GPU face's groups_1000 took its time
+SET gpuops.device = gpu;
+EXPLAIN (ANALYZE, COSTS OFF)
+SELECT k, count(*), sum(v) FROM cache_bench WHERE w < 50 GROUP BY k;
+RESET gpuops.device;
 
 \c
 \ir setup.psql
