@@ -161,6 +161,27 @@ SET gpuops.use_cache = off;
 SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') AS use_cache_off;
 RESET gpuops.use_cache;
 
+-- gpuops.cache_memory_limit: past it the least recently used ranges go, and
+-- a query aggregates those still kept and reads the others
+ALTER SYSTEM SET gpuops.cache_memory_limit = '1MB';
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+CREATE TABLE ke (k int, v int8, w int8, x float8);
+INSERT INTO ke SELECT i % 13, i, i % 1000, i * 0.25 FROM generate_series(1, 100000) i;
+VACUUM (FREEZE, ANALYZE) ke;
+SELECT gpuops.cache_table('ke', auto_refresh => false) > 0 AS cached;
+SELECT on_device BETWEEN 1 AND fresh - 1 AS some_dropped FROM pg_temp.kept()
+WHERE relation = 'ke'::regclass;
+SELECT pg_temp.on_device('SELECT k, count(*) FROM ke GROUP BY k') BETWEEN 1 AND
+	   (SELECT fresh - 1 FROM pg_temp.kept() WHERE relation = 'ke'::regclass) AS some_on_device;
+SELECT pg_temp.check('SELECT k, count(*), sum(v), min(w), max(x) FROM ke GROUP BY k');
+SELECT pg_temp.check('SELECT count(*), sum(v) FROM ke WHERE w < 500');
+SELECT gpuops.uncache_table('ke');
+DROP TABLE ke;
+ALTER SYSTEM RESET gpuops.cache_memory_limit;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+
 -- TRUNCATE: nothing is kept fresh, every row from the heap
 TRUNCATE kd;
 INSERT INTO kd SELECT i, i % 3, i, i, i, 1, date '2020-01-01' FROM generate_series(1, 100) i;
