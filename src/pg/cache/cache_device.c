@@ -157,6 +157,7 @@ gpuops_cache_kept(GpuopsCacheSource *cs, Relation rel)
 	kept->sets = palloc(sizeof(GpuopsServiceRangeKey) * nranges);
 	kept->ends = palloc(sizeof(BlockNumber) * nranges);
 	kept->whole = true;
+	kept->table_blocks = relblocks;
 	LWLockAcquire(t->lock, LW_SHARED);
 	ranges = t->in_use && t->serial == cs->serial &&
 		RelFileNodeEquals(t->node, cs->node) ? gpuops_cache_ranges(t) : NULL;

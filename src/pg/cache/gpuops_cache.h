@@ -41,6 +41,7 @@ typedef struct GpuopsCacheKept
 	const int  *cidx;			/* [reader columns] each one's kept column */
 	int64		rows;			/* rows in them */
 	int64		blocks;			/* blocks they cover */
+	int64		table_blocks;	/* the table's, when they were found */
 	bool		whole;			/* every block of the table is in them */
 } GpuopsCacheKept;
 

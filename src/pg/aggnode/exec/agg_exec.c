@@ -38,6 +38,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "portability/instr_time.h"
+#include "storage/bufmgr.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -155,6 +156,13 @@ gpuops_agg_take_threads(GpuopsAggScanState *s)
 										  (gpuops_agg_overlaps(INT64_MAX) ? 1 : 0)));
 }
 
+/*
+ * Blocks left to read after the GPU service aggregated the kept ranges
+ * (32 MB, and an eighth of the table at most) that the backend reads
+ * alone, since starting worker processes (10-20 ms) costs more.
+ */
+#define GPUOPS_AGG_KEPT_SERIAL_BLOCKS	4096
+
 /* Reads and aggregates every table within the read's share of the cores. */
 static void
 gpuops_agg_run(GpuopsAggScanState *s)
@@ -169,12 +177,19 @@ gpuops_agg_run(GpuopsAggScanState *s)
 	parallel = s->workers_allowed > 0 && !s->rescanned && s->spec.ntables == 1;
 	for (t = 0; t < s->spec.ntables; t++)
 	{
-		bool		whole = false;
+		int64		rest = -1;
 
 		/* ranges the GPU service keeps: aggregated there, passed over here */
 		if (s->tables[t].reader != NULL &&
-			gpuops_agg_kept_run(s, &s->tables[t], &whole) && whole)
-			continue;
+			gpuops_agg_kept_run(s, &s->tables[t], &rest))
+		{
+			if (rest == 0)
+				continue;
+			/* a few stale blocks are read sooner than workers start */
+			if (rest < GPUOPS_AGG_KEPT_SERIAL_BLOCKS &&
+				rest * 8 < (int64) RelationGetNumberOfBlocks(s->tables[t].rel))
+				parallel = false;
+		}
 		if (t > 0 || !parallel || !gpuops_agg_parallel_run(s, &s->tables[0]))
 			gpuops_agg_run_table(s, &s->tables[t]);
 	}

@@ -110,12 +110,12 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 /*
  * Aggregates te's table's kept ranges in the GPU service and makes the
- * reader pass over them (see the file header); *whole: they were the whole
- * table, so nothing is left to read.  False when nothing was done.
+ * reader pass over them (see the file header); *rest: the blocks left to
+ * read (0: none).  False when nothing was done.
  */
 bool
 gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-					bool *whole)
+					int64 *rest)
 {
 	GpuopsAggSpec *spec = &s->spec;
 	GpuopsCacheKept *kept;
@@ -130,7 +130,7 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	MemoryContext old;
 	int			i;
 
-	*whole = false;
+	*rest = -1;
 	if (te->cache_src != NULL)
 		gpuops_cache_skip_kept(te->cache_src, NULL);	/* (a rescan's) */
 	if (!gpuops_agg_kept_shape(s, te) ||
@@ -181,6 +181,6 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	s->kept_ms += INSTR_TIME_GET_MILLISEC(end);
-	*whole = kept->whole;
+	*rest = kept->whole ? 0 : Max(kept->table_blocks - kept->blocks, 1);
 	return true;
 }

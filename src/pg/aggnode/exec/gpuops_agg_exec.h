@@ -290,11 +290,11 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
 /*
  * Aggregates te's table's ranges that the GPU service keeps on its device
  * and makes the reader (and worker processes') pass over them
- * (agg_kept.c); *whole: nothing is left to read.  False when nothing was
- * done.
+ * (agg_kept.c); *rest: the blocks left to read (0: none).  False when
+ * nothing was done.
  */
 extern bool gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-								bool *whole);
+								int64 *rest);
 extern void gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups,
 								  gpo_type ktype, const gpo_keypack *pack,
 								  gpo_agg_out *outs, bool null_key_out);
