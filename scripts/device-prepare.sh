@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SHARED:-../shared}
+# a CPU-only gpuops.so newer than the kernel objects would not be relinked
+rm -f gpuops.so
 make -j2 CUDA=1
 make CUDA=1 test/unit/test_core gpubench
 rm -rf /tmp/gpuops-stage

@@ -129,7 +129,7 @@ gpuops_service_init(void)
 							"queries over them send no column to the GPU.  0 keeps none.",
 							&gpuops_cache_memory_limit,
 							4096,
-							0, INT_MAX / 2,
+							0, 1048576,
 							PGC_SIGHUP,
 							GUC_UNIT_MB,
 							NULL, NULL, NULL);

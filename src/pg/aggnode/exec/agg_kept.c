@@ -21,6 +21,14 @@
 
 #include "cache/gpuops_cache.h"
 
+/* Whether the service groups by and aggregates columns of type t. */
+static bool
+gpuops_agg_kept_type(gpo_type t)
+{
+	return t == GPO_INT32 || t == GPO_INT64 || t == GPO_FLOAT32 ||
+		t == GPO_FLOAT64;
+}
+
 /* Whether the node's batches of te have a shape the service runs over kept ranges. */
 static bool
 gpuops_agg_kept_shape(GpuopsAggScanState *s, GpuopsAggTableExec *te)
@@ -40,6 +48,12 @@ gpuops_agg_kept_shape(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 			return false;
 	for (i = 0; i < te->nread; i++)
 		if (te->cols[i].presence || te->cols[i].encode != NULL)
+			return false;
+	/* keys and values the engine groups and sums (not bool's UINT8) */
+	if (spec->nkeys == 1 && !gpuops_agg_kept_type(te->cols[te->key_col[0]].type))
+		return false;
+	for (i = 0; i < spec->nvals; i++)
+		if (!gpuops_agg_kept_type(te->cols[te->val_col[i]].type))
 			return false;
 	return true;
 }
