@@ -144,12 +144,16 @@ gpo_filter_row(const gpo_filter_dcol *d_cols, const gpo_pred *prog,
 	return gpo_filter_get(stk, 0);
 }
 
-/* Writes d_mask[row] (1 where TRUE) for every row and adds the 1s to *d_count. */
+/*
+ * Writes d_mask[row] (1 where TRUE) for every row and adds the 1s to
+ * *d_count; with d_offsets, row belongs to set gpo_cuda_set_of(...), whose
+ * columns are d_cols[set * nc ...], at its row row - d_offsets[set].
+ */
 __global__ void
 __launch_bounds__(GPO_CUDA_THREADS)
-gpo_k_filter(const gpo_filter_dcol *d_cols, const gpo_pred *d_prog,
-			 int nnodes, bool shared_prog, int64_t n, uint8_t *d_mask,
-			 unsigned long long *d_count)
+gpo_k_filter(const gpo_filter_dcol *d_cols, int nc, const int64_t *d_offsets,
+			 int nsets, const gpo_pred *d_prog, int nnodes, bool shared_prog,
+			 int64_t n, uint8_t *d_mask, unsigned long long *d_count)
 {
 	extern __shared__ unsigned long long s_raw[];
 	const gpo_pred *prog = d_prog;
@@ -167,12 +171,40 @@ gpo_k_filter(const gpo_filter_dcol *d_cols, const gpo_pred *d_prog,
 	for (int64_t row = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; row < n;
 		 row += (int64_t) gridDim.x * blockDim.x)
 	{
-		uint8_t		r = gpo_filter_row(d_cols, prog, nnodes, row) == GPO_FV_TRUE;
+		const gpo_filter_dcol *cols = d_cols;
+		int64_t		at = row;
+		uint8_t		r;
 
+		if (d_offsets != NULL)
+		{
+			int			set = gpo_cuda_set_of(d_offsets, nsets, row);
+
+			cols = d_cols + (size_t) set * nc;
+			at = row - d_offsets[set];
+		}
+		r = gpo_filter_row(cols, prog, nnodes, at) == GPO_FV_TRUE;
 		d_mask[row] = r;
 		local += r;
 	}
 	gpo_block_count_add(local, d_count);
+}
+
+/* The program over the rows of several sets of device columns (see filter_cuda.cuh). */
+cudaError_t
+gpo_cuda_filter_masks(const gpo_filter_dcol *d_cols, int nc,
+					  const int64_t *d_offsets, int nsets,
+					  const gpo_pred *d_prog, int nnodes, int64_t n,
+					  uint8_t *d_mask, unsigned long long *d_count)
+{
+	size_t		prog_bytes = sizeof(gpo_pred) * (size_t) nnodes;
+	bool		shared_prog = prog_bytes <= GPO_FILTER_SHARED_PROG;
+
+	if (n <= 0)
+		return cudaSuccess;
+	gpo_k_filter<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS,
+		shared_prog ? prog_bytes : 0>>>(d_cols, nc, d_offsets, nsets, d_prog,
+										nnodes, shared_prog, n, d_mask, d_count);
+	return GPO_LAUNCHED();
 }
 
 /* The program over rows [0, n) of device columns into a mask (see filter_cuda.cuh). */
@@ -187,8 +219,8 @@ gpo_cuda_filter_mask(const gpo_filter_dcol *d_cols, const gpo_pred *d_prog,
 	if (n <= 0)
 		return cudaSuccess;
 	gpo_k_filter<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS,
-		shared_prog ? prog_bytes : 0>>>(d_cols, d_prog, nnodes, shared_prog, n,
-										d_mask, d_count);
+		shared_prog ? prog_bytes : 0>>>(d_cols, 0, NULL, 1, d_prog, nnodes,
+										shared_prog, n, d_mask, d_count);
 	return GPO_LAUNCHED();
 }
 

@@ -10,14 +10,14 @@
  * waits for its copies, so that any thread's stream may read the set at
  * once.
  *
- * An aggregation evaluates the program over each set into mask bytes
- * (filter.cu's kernel, all sets' masks and counts in one buffer each, one
- * copy of the counts back), selects each set's passing row numbers (CUB's
- * selection, as compact.cu), and gathers the passing rows of the columns
- * read (key, values, their validity) into contiguous buffers, set after
- * set, one kernel a set for all columns.  A set whose rows all pass (every
- * set, without a program) is copied by the same kernel without a map, and
- * one set whose rows all pass is read where it is kept.  The device group
+ * An aggregation takes the sets as laid end to end (each row finds its
+ * set by a binary search of their offsets), so that its work is a few
+ * launches however many sets (a table of 1e8 rows is 640 ranges): the
+ * program over every set's rows into one mask (filter.cu's kernel), the
+ * passing rows' numbers by one CUB selection over it (as compact.cu), and
+ * one gather of the passing rows of the columns read (key, values, their
+ * validity) into contiguous buffers.  Without a program the gather takes
+ * every row, and one set whose rows all pass is read where it is kept.  The device group
  * aggregation (groupagg.cu) then runs over the gathered rows, and its
  * groups are downloaded into the outputs.  Working memory comes from the
  * pool (gpo_dmem); the work runs on stream 0, which the build makes the
@@ -56,36 +56,45 @@ struct gpo_resident_run
 	gpo_resident *const *sets;
 	const gpo_resident_query *q;
 	gpo_resident_plan plan;
-	int64_t    *kept;			/* per set: passing rows */
+	int64_t    *offsets;		/* [nsets + 1]: each set's first row, end to end */
+	int64_t    *d_offsets;		/* the same on the device */
+	int64_t		all;			/* rows of all sets */
 	int64_t		total;			/* passing rows of all sets */
-	uint8_t    *d_masks;		/* every set's mask bytes, set after set */
+	uint8_t    *d_masks;		/* every set's mask bytes, set after set
+								 * (NULL: every row passes) */
 	const void *d_data[GPO_RESIDENT_NEED];	/* the gathered columns */
 	const uint8_t *d_valid[GPO_RESIDENT_NEED];
 	gpo_dmem	mem;			/* masks and gathered columns */
 };
 
-/* Copies rows d_map[j] (NULL: j) for j < kept of nmoves columns into their gathered places. */
+/*
+ * Copies rows g = d_map[j] (NULL: j) of the sets laid end to end, for
+ * j < total, into row j of the gathered columns: set s's nmoves columns
+ * are d_moves[s * nmoves ...], whose dst is the gathered column's start.
+ */
 __global__ void
 gpo_k_resident_gather(const gpo_resident_move *d_moves, int nmoves,
-					  const int64_t *d_map, int64_t kept)
+					  const int64_t *d_offsets, int nsets,
+					  const int64_t *d_map, int64_t total)
 {
 	int64_t		stride = (int64_t) gridDim.x * blockDim.x;
 
-	for (int64_t j = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; j < kept;
+	for (int64_t j = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; j < total;
 		 j += stride)
 	{
-		int64_t		r = d_map != NULL ? d_map[j] : j;
+		int64_t		g = d_map != NULL ? d_map[j] : j;
+		int			set = gpo_cuda_set_of(d_offsets, nsets, g);
+		int64_t		r = g - d_offsets[set];
+		const gpo_resident_move *m = d_moves + (size_t) set * nmoves;
 
 		for (int k = 0; k < nmoves; k++)
 		{
-			const gpo_resident_move m = d_moves[k];
-
-			if (m.width == 8)
-				((unsigned long long *) m.dst)[j] = ((const unsigned long long *) m.src)[r];
+			if (m[k].width == 8)
+				((unsigned long long *) m[k].dst)[j] = ((const unsigned long long *) m[k].src)[r];
 			else
-				((unsigned int *) m.dst)[j] = ((const unsigned int *) m.src)[r];
-			if (m.dst_valid != NULL)
-				m.dst_valid[j] = m.src_valid != NULL ? m.src_valid[r] : 1;
+				((unsigned int *) m[k].dst)[j] = ((const unsigned int *) m[k].src)[r];
+			if (m[k].dst_valid != NULL)
+				m[k].dst_valid[j] = m[k].src_valid != NULL ? m[k].src_valid[r] : 1;
 		}
 	}
 }
@@ -193,8 +202,9 @@ gpo_resident_free_gpu(gpo_resident *set)
 }
 
 /*
- * Every set's passing rows into run->kept and run->total: all rows without
- * a program, else the program's mask (run->d_masks) and count per set.
+ * The sets' row offsets (on the host and the device), and their passing
+ * rows into run->total: all rows without a program, else the count of the
+ * program's mask over every set at once (run->d_masks).
  */
 static gpo_status
 gpo_resident_masks(gpo_ctx *ctx, gpo_resident_run *run)
@@ -202,19 +212,23 @@ gpo_resident_masks(gpo_ctx *ctx, gpo_resident_run *run)
 	gpo_status	st = GPO_OK;
 	const gpo_resident_query *q = run->q;
 	int			nc = run->sets[0]->ncols;
-	int64_t		all = 0;
 	gpo_filter_dcol *h_cols = NULL;
 	gpo_filter_dcol *d_cols = NULL;
 	gpo_pred   *d_prog = NULL;
-	unsigned long long *d_counts = NULL;
+	unsigned long long *d_count = NULL;
+	unsigned long long count = 0;
 	size_t		ncells = (size_t) run->nsets * nc;
 
+	run->offsets[0] = 0;
 	for (int s = 0; s < run->nsets; s++)
-	{
-		run->kept[s] = run->sets[s]->rows;
-		all += run->sets[s]->rows;
-	}
-	if (q->nnodes == 0 || all == 0)
+		run->offsets[s + 1] = run->offsets[s] + run->sets[s]->rows;
+	run->all = run->offsets[run->nsets];
+	run->total = run->all;
+	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &run->d_offsets,
+								sizeof(int64_t) * (run->nsets + 1)));
+	GPO_CUDA_TRY(cudaMemcpy(run->d_offsets, run->offsets,
+							sizeof(int64_t) * (run->nsets + 1), cudaMemcpyHostToDevice));
+	if (q->nnodes == 0 || run->all == 0)
 		goto cleanup;
 	if ((h_cols = (gpo_filter_dcol *) malloc(sizeof(*h_cols) * ncells)) == NULL)
 	{
@@ -233,95 +247,36 @@ gpo_resident_masks(gpo_ctx *ctx, gpo_resident_run *run)
 	GPO_CUDA_TRY(cudaMemcpy(d_cols, h_cols, sizeof(*h_cols) * ncells, cudaMemcpyHostToDevice));
 	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &d_prog, sizeof(gpo_pred) * q->nnodes));
 	GPO_CUDA_TRY(cudaMemcpy(d_prog, q->prog, sizeof(gpo_pred) * q->nnodes, cudaMemcpyHostToDevice));
-	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &run->d_masks, (size_t) all));
-	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &d_counts, 8 * (size_t) run->nsets));
-	GPO_CUDA_TRY(cudaMemsetAsync(d_counts, 0, 8 * (size_t) run->nsets, 0));
-	all = 0;
-	for (int s = 0; s < run->nsets; s++)
-	{
-		GPO_CUDA_TRY(gpo_cuda_filter_mask(d_cols + (size_t) s * nc, d_prog, q->nnodes,
-										  run->sets[s]->rows, run->d_masks + all,
-										  d_counts + s));
-		all += run->sets[s]->rows;
-	}
-	/* the counts are int64_t-sized: read them back in place */
-	GPO_CUDA_TRY(cudaMemcpy(run->kept, d_counts, 8 * (size_t) run->nsets,
-							cudaMemcpyDeviceToHost));
+	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &run->d_masks, (size_t) run->all));
+	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &d_count, sizeof(*d_count)));
+	GPO_CUDA_TRY(cudaMemsetAsync(d_count, 0, sizeof(*d_count), 0));
+	GPO_CUDA_TRY(gpo_cuda_filter_masks(d_cols, nc, run->d_offsets, run->nsets, d_prog,
+									   q->nnodes, run->all, run->d_masks, d_count));
+	GPO_CUDA_TRY(cudaMemcpy(&count, d_count, sizeof(count), cudaMemcpyDeviceToHost));
+	run->total = (int64_t) count;
 cleanup:
 	free(h_cols);
-	run->total = 0;
-	for (int s = 0; s < run->nsets && st == GPO_OK; s++)
-		run->total += run->kept[s];
 	return st;
 }
 
-/*
- * The row map of a set of n rows whose mask is d_mask: its passing rows'
- * numbers into d_map (room for them), with CUB's temporary memory d_temp
- * of *temp_bytes (d_temp NULL: only store the bytes needed).
- */
-static cudaError_t
-gpo_resident_select(const uint8_t *d_mask, int64_t n, int64_t *d_map,
-					int64_t *d_count, void *d_temp, size_t *temp_bytes)
-{
-	return gpo_cuda_compact(d_mask, NULL, n, false, d_map, d_count, d_temp,
-							temp_bytes, 0);
-}
-
-/* The moves of set s (nneed of them) into the gathered columns at row at. */
+/* The moves of set s into the gathered columns (d_out, d_vout: their starts). */
 static void
-gpo_resident_moves_of(const gpo_resident_run *run, int s, int64_t at,
-					  void *const *d_out, uint8_t *const *d_vout,
-					  gpo_resident_move *moves)
+gpo_resident_moves_of(const gpo_resident_run *run, int s, void *const *d_out,
+					  uint8_t *const *d_vout, gpo_resident_move *moves)
 {
 	for (int k = 0; k < run->plan.nneed; k++)
 	{
 		const gpo_resident_col *rc = &run->sets[s]->cols[run->plan.need[k]];
-		int			w = (int) gpo_type_size(rc->type);
 
 		moves[k].src = rc->data;
 		moves[k].src_valid = rc->valid;
-		moves[k].dst = (char *) d_out[k] + at * w;
-		moves[k].dst_valid = d_vout[k] != NULL ? d_vout[k] + at : NULL;
-		moves[k].width = w;
+		moves[k].dst = d_out[k];
+		moves[k].dst_valid = d_vout[k];
+		moves[k].width = (int) gpo_type_size(rc->type);
 	}
 }
 
-/* Selection memory for the sets that pass in part: the map and CUB's temporary. */
-static gpo_status
-gpo_resident_select_mem(gpo_ctx *ctx, gpo_resident_run *run, int64_t **d_map,
-						int64_t **d_count, void **d_temp, size_t *temp_bytes)
-{
-	gpo_status	st = GPO_OK;
-	int64_t		most = 0;
-	int64_t		off = 0;
-
-	*temp_bytes = 0;
-	for (int s = 0; s < run->nsets; s++)
-		if (run->kept[s] > 0 && run->kept[s] < run->sets[s]->rows)
-			most = run->kept[s] > most ? run->kept[s] : most;
-	if (most == 0)
-		return GPO_OK;
-	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) d_map, sizeof(int64_t) * most));
-	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) d_count, sizeof(int64_t)));
-	for (int s = 0; s < run->nsets; s++)
-	{
-		size_t		b = 0;
-
-		if (run->kept[s] > 0 && run->kept[s] < run->sets[s]->rows)
-		{
-			GPO_CUDA_TRY(gpo_resident_select(run->d_masks + off, run->sets[s]->rows,
-											 *d_map, *d_count, NULL, &b));
-			*temp_bytes = b > *temp_bytes ? b : *temp_bytes;
-		}
-		off += run->sets[s]->rows;
-	}
-	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, d_temp, *temp_bytes));
-cleanup:
-	return st;
-}
-
-/* The gathered columns' buffers (validity where some passing set has a NULL). */
+/* The gathered columns' buffers (validity where some set has a NULL). */
 static gpo_status
 gpo_resident_gathered(gpo_ctx *ctx, gpo_resident_run *run, void **d_out,
 					  uint8_t **d_vout)
@@ -334,7 +289,7 @@ gpo_resident_gathered(gpo_ctx *ctx, gpo_resident_run *run, void **d_out,
 		bool		nulls = false;
 
 		for (int s = 0; s < run->nsets; s++)
-			nulls |= run->kept[s] > 0 && run->sets[s]->cols[c].valid != NULL;
+			nulls |= run->sets[s]->rows > 0 && run->sets[s]->cols[c].valid != NULL;
 		GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, &d_out[k],
 									gpo_type_size(run->sets[0]->cols[c].type) *
 									(size_t) run->total));
@@ -350,9 +305,35 @@ cleanup:
 }
 
 /*
+ * The passing rows' numbers (of the sets end to end) into *d_map, by CUB's
+ * selection over every set's mask at once; NULL when every row passes.
+ */
+static gpo_status
+gpo_resident_select(gpo_ctx *ctx, gpo_resident_run *run, int64_t **d_map)
+{
+	gpo_status	st = GPO_OK;
+	int64_t    *d_count = NULL;
+	void	   *d_temp = NULL;
+	size_t		temp_bytes = 0;
+
+	*d_map = NULL;
+	if (run->d_masks == NULL || run->total == run->all)
+		return GPO_OK;
+	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) d_map, sizeof(int64_t) * run->total));
+	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &d_count, sizeof(int64_t)));
+	GPO_CUDA_TRY(gpo_cuda_compact(run->d_masks, NULL, run->all, false, *d_map, d_count,
+								  NULL, &temp_bytes, 0));
+	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, &d_temp, temp_bytes));
+	GPO_CUDA_TRY(gpo_cuda_compact(run->d_masks, NULL, run->all, false, *d_map, d_count,
+								  d_temp, &temp_bytes, 0));
+cleanup:
+	return st;
+}
+
+/*
  * The passing rows of the columns read into run->d_data and run->d_valid:
- * gathered set after set, or, for one set whose rows all pass, where it is
- * kept.
+ * one gather over every set, or, for one set whose rows all pass, where it
+ * is kept.
  */
 static gpo_status
 gpo_resident_gather(gpo_ctx *ctx, gpo_resident_run *run)
@@ -364,15 +345,10 @@ gpo_resident_gather(gpo_ctx *ctx, gpo_resident_run *run)
 	gpo_resident_move *h_moves = NULL;
 	gpo_resident_move *d_moves = NULL;
 	int64_t    *d_map = NULL;
-	int64_t    *d_count = NULL;
-	void	   *d_temp = NULL;
-	size_t		temp_bytes = 0;
-	int64_t		at = 0;
-	int64_t		off = 0;
 
 	if (nn == 0)
 		return GPO_OK;
-	if (run->nsets == 1 && run->kept[0] == run->sets[0]->rows)
+	if (run->nsets == 1 && run->total == run->all)
 	{
 		for (int k = 0; k < nn; k++)
 		{
@@ -382,7 +358,7 @@ gpo_resident_gather(gpo_ctx *ctx, gpo_resident_run *run)
 		return GPO_OK;
 	}
 	GPO_TRY(gpo_resident_gathered(ctx, run, d_out, d_vout));
-	GPO_TRY(gpo_resident_select_mem(ctx, run, &d_map, &d_count, &d_temp, &temp_bytes));
+	GPO_TRY(gpo_resident_select(ctx, run, &d_map));
 	if ((h_moves = (gpo_resident_move *) malloc(sizeof(*h_moves) * nn * run->nsets)) == NULL)
 	{
 		snprintf(ctx->detail, sizeof(ctx->detail), "could not allocate the gather table");
@@ -390,29 +366,13 @@ gpo_resident_gather(gpo_ctx *ctx, gpo_resident_run *run)
 		goto cleanup;
 	}
 	for (int s = 0; s < run->nsets; s++)
-	{
-		gpo_resident_moves_of(run, s, at, d_out, d_vout, h_moves + (size_t) s * nn);
-		at += run->kept[s];
-	}
+		gpo_resident_moves_of(run, s, d_out, d_vout, h_moves + (size_t) s * nn);
 	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &d_moves, sizeof(*h_moves) * nn * run->nsets));
 	GPO_CUDA_TRY(cudaMemcpy(d_moves, h_moves, sizeof(*h_moves) * nn * run->nsets,
 							cudaMemcpyHostToDevice));
-	for (int s = 0; s < run->nsets; s++)
-	{
-		int64_t		n = run->sets[s]->rows;
-		int64_t		kept = run->kept[s];
-
-		if (kept > 0 && kept < n)
-			GPO_CUDA_TRY(gpo_resident_select(run->d_masks + off, n, d_map, d_count,
-											 d_temp, &temp_bytes));
-		if (kept > 0)
-		{
-			gpo_k_resident_gather<<<gpo_cuda_blocks(kept), GPO_CUDA_THREADS>>>
-				(d_moves + (size_t) s * nn, nn, kept < n ? d_map : NULL, kept);
-			GPO_CUDA_TRY(GPO_LAUNCHED());
-		}
-		off += n;
-	}
+	gpo_k_resident_gather<<<gpo_cuda_blocks(run->total), GPO_CUDA_THREADS>>>
+		(d_moves, nn, run->d_offsets, run->nsets, d_map, run->total);
+	GPO_CUDA_TRY(GPO_LAUNCHED());
 cleanup:
 	free(h_moves);
 	return st;
@@ -503,7 +463,8 @@ gpo_resident_groupagg_gpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 		goto cleanup;
 	/* gpo_dmem is large: the run lives on the heap */
 	run = (gpo_resident_run *) calloc(1, sizeof(*run));
-	if (run == NULL || (run->kept = (int64_t *) malloc(sizeof(int64_t) * nsets)) == NULL)
+	if (run == NULL ||
+		(run->offsets = (int64_t *) malloc(sizeof(int64_t) * (nsets + 1))) == NULL)
 	{
 		snprintf(ctx->detail, sizeof(ctx->detail), "could not allocate an aggregation");
 		st = GPO_ERR_NOMEM;
@@ -533,7 +494,7 @@ cleanup:
 	if (run != NULL)
 	{
 		gpo_dmem_release(&run->mem);
-		free(run->kept);
+		free(run->offsets);
 		free(run);
 	}
 	gpo_cuda_end(&old);
