@@ -46,6 +46,19 @@ BEGIN
 END
 $$;
 
+-- the lines of q's EXPLAIN ANALYZE that start with one of names
+CREATE FUNCTION pg_temp.lines(q text, names text[]) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF split_part(btrim(line), ':', 1) = ANY (names) THEN
+			RETURN NEXT btrim(line);
+		END IF;
+	END LOOP;
+END
+$$;
+
 -- what the service keeps of this database's cached tables
 CREATE FUNCTION pg_temp.kept() RETURNS TABLE (relation regclass, ranges bigint,
 	fresh bigint, on_device bigint, has_bytes boolean)
@@ -155,6 +168,10 @@ SELECT pg_temp.on_device('SELECT k, count(*) FILTER (WHERE w > 3) FROM kd GROUP 
 SELECT pg_temp.on_device('SELECT k, s, count(*) FROM kd GROUP BY k, s') AS two_keys;
 SET gpuops.device = cpu;
 SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') AS cpu_face;
+-- (which aggregates the host cache's ranges in place)
+SELECT line FROM pg_temp.lines('SELECT k, count(*) FROM kd GROUP BY k',
+							   ARRAY['Ranges Aggregated In Cache']) line;
+SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd WHERE w < 90 GROUP BY k');
 SET gpuops.device = gpu;
 -- gpuops.use_cache off: nothing from the cache at all
 SET gpuops.use_cache = off;

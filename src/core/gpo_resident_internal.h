@@ -32,6 +32,7 @@ typedef struct gpo_resident_col
 struct gpo_resident
 {
 	gpo_device	face;			/* GPO_DEVICE_CPU or GPO_DEVICE_GPU */
+	bool		borrowed;		/* a view: its columns are the caller's */
 	int			ncols;
 	int64_t		rows;
 	size_t		bytes;			/* values and validity held */

@@ -226,13 +226,57 @@ done:
 	return st;
 }
 
+/* A CPU-face set over the caller's columns (see gpo_resident.h). */
+gpo_status
+gpo_resident_view(gpo_ctx *ctx, int ncols, const gpo_vector *cols,
+				  gpo_resident **out)
+{
+	gpo_resident *set;
+	gpo_status	st;
+	int64_t		rows = 0;
+
+	if (!gpo_call_begin(ctx))
+		return GPO_ERR_INVALID;
+	if (out != NULL)
+		*out = NULL;
+	if ((st = put_check(ctx, ncols, cols, out, &rows)) != GPO_OK)
+		return st;
+	for (int c = 0; c < ncols; c++)
+		if (cols[c].nchunks != 1)
+		{
+			gpo_set_detail(ctx, "a view's column %d has %d chunks, not one",
+						   c, (int) cols[c].nchunks);
+			return GPO_ERR_INVALID;
+		}
+	if ((set = calloc(1, sizeof(*set))) == NULL)
+	{
+		gpo_set_detail(ctx, "could not allocate a kept set");
+		return GPO_ERR_NOMEM;
+	}
+	set->face = GPO_DEVICE_CPU;
+	set->borrowed = true;
+	set->ncols = ncols;
+	set->rows = rows;
+	for (int c = 0; c < ncols; c++)
+	{
+		set->cols[c].type = cols[c].type;
+		set->cols[c].data = rows > 0 ? cols[c].chunks[0].data : NULL;
+		set->cols[c].valid = rows > 0 ? cols[c].chunks[0].validity : NULL;
+	}
+	ctx->used = GPO_DEVICE_CPU;
+	*out = set;
+	return GPO_OK;
+}
+
 /* Frees a set (see gpo_resident.h). */
 void
 gpo_resident_free(gpo_resident *set)
 {
 	if (set == NULL)
 		return;
-	if (set->face == GPO_DEVICE_GPU)
+	if (set->borrowed)
+		;						/* the caller's columns */
+	else if (set->face == GPO_DEVICE_GPU)
 		gpo_resident_free_gpu(set);
 	else
 		for (int c = 0; c < set->ncols; c++)

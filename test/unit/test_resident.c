@@ -1257,6 +1257,79 @@ concurrent_case(tgroup *g, int f)
 		free_set(&sets[s]);
 }
 
+/*
+ * Views (gpo_resident_view) over the CPU copies of sets give the reference
+ * groups, and freeing them leaves the copies alone.
+ */
+static void
+view_case(tgroup *g)
+{
+	static const gpo_type types[] = {GPO_INT32, GPO_FLOAT64, GPO_INT64};
+	tset		sets[3];
+	gpo_resident *views[3];
+	gpo_pred	p = p_cmp(2, GPO_CMP_GE, 0, 0);
+	int			cols[2] = {1, 2};
+	unsigned	aggs[2] = {GPO_AGG_WANT_SUM | GPO_AGG_WANT_COUNT, GPO_AGG_WANT_MIN};
+	gpo_resident_query q = {&p, 1, 0, 2, cols, aggs, 0};
+	gpo_agg_out outs[2];
+	gpo_agg_strategy strat = GPO_AGG_AUTO;
+	gpo_status	st = GPO_OK;
+	gpo_ctx		ctx;
+	int64_t		ng = 0;
+	rgroups		rg;
+	tcase		c;
+
+	case_begin(&c, "views over kept sets' columns");
+	for (int s = 0; s < 3; s++)
+	{
+		gpo_vector	v[3];
+		gpo_chunk	ch[3];
+		const gpo_resident *k;
+
+		make_set(&sets[s], 3, types, s == 1 ? 0 : 5000 + 977 * s, 40);
+		keep_set(&c, &sets[s], 0);
+		k = sets[s].kept[0];
+		for (int j = 0; j < 3; j++)
+		{
+			ch[j].data = k->cols[j].data;
+			ch[j].validity = k->cols[j].valid;
+			ch[j].n = k->rows;
+			v[j].type = k->cols[j].type;
+			v[j].nchunks = 1;
+			v[j].chunks = &ch[j];
+		}
+		test_ctx(&ctx, GPO_DEVICE_CPU, 0);
+		views[s] = NULL;
+		if (st == GPO_OK)
+			st = gpo_resident_view(&ctx, 3, v, &views[s]);
+	}
+	expect(&c, st == GPO_OK, "view: %s", gpo_status_text(st));
+	ref_groups(sets, 3, &q, &rg);
+	make_out(&outs[0], rg.ng, true);
+	make_out(&outs[1], rg.ng, true);
+	if (st == GPO_OK)
+	{
+		test_ctx(&ctx, GPO_DEVICE_GPU, 0);	/* (a view's face decides) */
+		st = gpo_resident_groupagg(&ctx, 3, views, &q, &strat, outs, &ng);
+		expect(&c, st == GPO_OK && ng == rg.ng && ctx.used == GPO_DEVICE_CPU,
+			   "%s, %lld groups of %lld", gpo_status_text(st), (long long) ng,
+			   (long long) rg.ng);
+		if (st == GPO_OK)
+		{
+			check_out(&c, &outs[0], &rg, 0, GPO_FLOAT64);
+			check_out(&c, &outs[1], &rg, 1, GPO_INT64);
+		}
+	}
+	for (int s = 0; s < 3; s++)
+		gpo_resident_free(views[s]);
+	free_out(&outs[0]);
+	free_out(&outs[1]);
+	case_result(g, c.ok, c.msg);
+	free_groups(&rg);
+	for (int s = 0; s < 3; s++)
+		free_set(&sets[s]);
+}
+
 /* Expects gpo_resident_groupagg to reject its arguments with GPO_ERR_INVALID. */
 static void
 reject(tgroup *g, const char *name, int nsets, gpo_resident *const *sets,
@@ -1406,6 +1479,7 @@ test_resident(void)
 	put_cases(&g);
 	hand_cases(&g);
 	invalid_cases(&g);
+	view_case(&g);
 	for (int f = 0; f < 2; f++)
 		if (f == 0 || have_gpu)
 			concurrent_case(&g, f);

@@ -44,6 +44,16 @@ typedef struct gpo_resident gpo_resident;
  */
 extern gpo_status gpo_resident_put(gpo_ctx *ctx, int ncols,
 								   const gpo_vector *cols, gpo_resident **out);
+/*
+ * A CPU-face set that borrows ncols one-chunk columns of equal rows (their
+ * values, and their validity bitmaps or NULL) instead of copying them: the
+ * caller keeps that memory unchanged until the set is freed.  For a
+ * process that holds data in memory of its own (shared memory) and runs
+ * gpo_resident_groupagg on it in place.  GPO_ERR_INVALID as put, and for a
+ * column of several chunks.
+ */
+extern gpo_status gpo_resident_view(gpo_ctx *ctx, int ncols,
+									const gpo_vector *cols, gpo_resident **out);
 /* Frees a set (NULL is fine); never fails. */
 extern void gpo_resident_free(gpo_resident *set);
 /* Rows of a set. */

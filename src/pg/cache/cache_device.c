@@ -220,3 +220,117 @@ gpuops_cache_skip_set(GpuopsCacheSource *cs, int64 nskip,
 	memcpy(cs->skip_end, ends, sizeof(BlockNumber) * nskip);
 	cs->nskip = nskip;
 }
+
+/* Memory context callback: a direct read's views go with its memory. */
+static void
+gpuops_cache_direct_reset(void *arg)
+{
+	GpuopsCacheDirect *d = (GpuopsCacheDirect *) arg;
+	int			k;
+
+	for (k = 0; d->views != NULL && k < d->kept.nsets; k++)
+		gpo_resident_free(d->views[k]);
+	d->views = NULL;
+}
+
+/* View of range rng of t (its lock held), over the area's memory. */
+static gpo_resident *
+gpuops_cache_range_view(GpuopsCacheTable *t, GpuopsCacheRange *rng)
+{
+	const char *base = dsa_get_address(gpuops_cache_area(), rng->data);
+	gpo_vector	cols[GPUOPS_CACHE_MAX_COLS];
+	gpo_chunk	chunks[GPUOPS_CACHE_MAX_COLS];
+	GpuopsCacheLayout lay;
+	gpo_resident *view = NULL;
+	gpo_ctx		ctx;
+	int			c;
+
+	gpuops_cache_layout(t, rng->nblocks, rng->nrows, &lay);
+	for (c = 0; c < t->ncols; c++)
+	{
+		chunks[c].data = (void *) (base + lay.values[c]);
+		chunks[c].validity = ((const bool *) (base + lay.has_nulls))[c] ?
+			(uint8 *) (base + lay.validity[c]) : NULL;
+		chunks[c].n = rng->nrows;
+		cols[c].type = t->cols[c].type;
+		cols[c].nchunks = 1;
+		cols[c].chunks = &chunks[c];
+	}
+	gpo_ctx_init(&ctx);
+	if (gpo_resident_view(&ctx, t->ncols, cols, &view) != GPO_OK)
+		elog(ERROR, "gpuops column cache: a range's view: %s", ctx.detail);
+	return view;
+}
+
+/* The fresh host ranges as views, the lock held (see gpuops_cache.h). */
+GpuopsCacheDirect *
+gpuops_cache_direct_begin(GpuopsCacheSource *cs, Relation rel)
+{
+	GpuopsCacheTable *t = cs->t;
+	BlockNumber relblocks = RelationGetNumberOfBlocks(rel);
+	GpuopsCacheDirect *d = palloc0(sizeof(GpuopsCacheDirect));
+	GpuopsCacheKept *kept = &d->kept;
+	GpuopsCacheRange *ranges;
+	uint64		now;
+	int64		i;
+
+	if (cs->nhint == 0 || t->ncols > GPO_RESIDENT_MAX_COLS)
+		return NULL;
+	now = pg_atomic_fetch_add_u64(&gpuops_cache->clock, 1);
+	kept->service = -1;
+	kept->cidx = cs->cidx;
+	kept->whole = true;
+	kept->table_blocks = relblocks;
+	kept->sets = palloc0(sizeof(GpuopsServiceRangeKey) * cs->nhint);
+	kept->ends = palloc(sizeof(BlockNumber) * cs->nhint);
+	d->views = palloc0(sizeof(gpo_resident *) * cs->nhint);
+	d->cb.func = gpuops_cache_direct_reset;
+	d->cb.arg = d;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &d->cb);
+	LWLockAcquire(t->lock, LW_SHARED);
+	ranges = t->in_use && t->serial == cs->serial &&
+		RelFileNodeEquals(t->node, cs->node) ? gpuops_cache_ranges(t) : NULL;
+	for (i = 0; i < cs->nhint; i++)
+	{
+		BlockNumber lo = (BlockNumber) (i * cs->range_blocks);
+		BlockNumber hi = Min(relblocks, lo + (BlockNumber) cs->range_blocks);
+		GpuopsCacheRange *rng = ranges != NULL && i < t->nranges ? &ranges[i] : NULL;
+
+		if (lo >= relblocks)
+			break;
+		if (rng == NULL || !DsaPointerIsValid(rng->data) ||
+			pg_atomic_read_u32(&rng->gen) != rng->filled_gen)
+		{
+			kept->whole = false;
+			continue;
+		}
+		if (lo + (BlockNumber) rng->nblocks < hi)
+			kept->whole = false;
+		pg_atomic_write_u64(&rng->last_used, now);
+		kept->sets[kept->nsets].range = i;
+		kept->ends[kept->nsets] = lo + (BlockNumber) rng->nblocks;
+		d->views[kept->nsets++] = gpuops_cache_range_view(t, rng);
+		kept->rows += rng->nrows;
+		kept->blocks += rng->nblocks;
+	}
+	if (i * cs->range_blocks < relblocks)
+		kept->whole = false;
+	if (kept->nsets == 0)
+	{
+		LWLockRelease(t->lock);
+		return NULL;
+	}
+	pg_atomic_fetch_add_u64(&t->hits, kept->blocks);
+	d->t = t;
+	return d;
+}
+
+/* Frees the views and releases the lock (see gpuops_cache.h). */
+void
+gpuops_cache_direct_end(GpuopsCacheDirect *d)
+{
+	gpuops_cache_direct_reset(d);
+	if (d->t != NULL)
+		LWLockRelease(d->t->lock);
+	d->t = NULL;
+}

@@ -10,6 +10,7 @@
 
 #include "heapscan/gpuops_scan.h"
 #include "service/gpuops_service.h"
+#include "gpo_resident.h"
 
 /* gpuops.use_cache: queries read cached ranges. */
 extern bool gpuops_use_cache;
@@ -44,6 +45,32 @@ typedef struct GpuopsCacheKept
 	int64		table_blocks;	/* the table's, when they were found */
 	bool		whole;			/* every block of the table is in them */
 } GpuopsCacheKept;
+
+/*
+ * The fresh ranges of the reader's table in the host cache, for the CPU
+ * face to aggregate where they lie: one engine view (gpo_resident_view)
+ * of all the cached columns a range, valid while the table's slot lock is
+ * held shared, from gpuops_cache_direct_begin to gpuops_cache_direct_end
+ * (or an error).  kept.cidx maps the reader's columns to the views'.
+ */
+typedef struct GpuopsCacheDirect
+{
+	GpuopsCacheKept kept;		/* the ranges (kept.sets[].range), their
+								 * ends, rows and blocks */
+	gpo_resident **views;		/* [kept.nsets] */
+	struct GpuopsCacheTable *t; /* whose lock is held */
+	MemoryContextCallback cb;	/* frees the views on a reset */
+} GpuopsCacheDirect;
+
+/*
+ * The reader's table's fresh host ranges as views, the slot's lock taken
+ * shared (after the query's snapshot); NULL, with no lock, when there is
+ * none.  Hold it briefly: refills wait for it.
+ */
+extern GpuopsCacheDirect *gpuops_cache_direct_begin(GpuopsCacheSource *cs,
+													Relation rel);
+/* Frees the views and releases the lock. */
+extern void gpuops_cache_direct_end(GpuopsCacheDirect *d);
 
 /*
  * The ranges of the reader's table that are fresh now and kept by the GPU

@@ -277,6 +277,13 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			if (es->timing)
 				ExplainPropertyFloat("Device Cache Time", "ms", s->kept_ms, 3, es);
 		}
+		if (s->direct_ranges > 0)
+		{
+			ExplainPropertyInteger("Ranges Aggregated In Cache", NULL,
+								   s->direct_ranges, es);
+			if (es->timing)
+				ExplainPropertyFloat("In-Cache Time", "ms", s->kept_ms, 3, es);
+		}
 		if (s->early_filtered > 0)
 			ExplainPropertyInteger("Rows Filtered Before Decoding", NULL,
 								   s->early_filtered, es);

@@ -1,20 +1,21 @@
 /*
  * agg_kept.c
- *	  GpuOpsAgg over the column cache's ranges that the GPU service keeps on
- *	  its device: one request carries the node's WHERE program, its key and
- *	  its value columns (no column data), the service filters and groups
- *	  the kept ranges where they lie, and the groups merge into the node's
- *	  running groups as a batch's do.  The reader then passes over those
- *	  ranges' blocks and reads the rest (stale ranges, new blocks) as
- *	  before, and so do its worker processes (agg_parallel.c hands them
- *	  the blocks to pass over).
+ *	  GpuOpsAgg over a cached table's ranges where they lie.  On the GPU
+ *	  face, the ranges the GPU service keeps on its device: one request
+ *	  carries the node's WHERE program, its key and its value columns (no
+ *	  column data), and the service filters and groups the kept ranges
+ *	  there.  On the CPU face, the host cache's fresh ranges: the engine
+ *	  filters and groups them in the cache's shared memory (views, no copy),
+ *	  under the table's cache lock.  Either way the groups merge into the
+ *	  node's running groups as a batch's do, and the reader (and its worker
+ *	  processes, to which agg_parallel.c hands the blocks) passes over those
+ *	  ranges' blocks and reads the rest (stale ranges, new blocks) as before.
  *
- * Taken when the GPU face would take the batches through the service, for
- * the shapes the service runs over kept columns: at most one key, a plain
- * column; values that are plain columns; WHERE clauses all in the device
- * program; no FILTER, star join, expression or text column.  Anything
- * that goes wrong with the request (a range dropped meanwhile, no room)
- * leaves the table to the reader, as if nothing was kept.  When the kept
+ * Taken for the shapes the engine runs over cached columns: at most one
+ * key, a plain column; values that are plain columns; WHERE clauses all in
+ * the device program; no FILTER, star join, expression or text column.
+ * Anything that goes wrong with the request (a range dropped meanwhile, no
+ * room) leaves the table to the reader, as if nothing was kept.  When the
  * ranges are the whole table, nothing is read and no worker starts.
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
@@ -39,7 +40,7 @@ gpuops_agg_kept_shape(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	if (te->cache_src == NULL || s->join != NULL || spec->nkeys > 1 ||
 		spec->nfilters > 0 || te->nwexpr > 0 || te->cpu_qual != NULL ||
 		te->nlen > 0 || te->ncols != te->nread ||
-		spec->nvals > GPO_AGG_MAX_REQS || !gpuops_agg_served())
+		spec->nvals > GPO_AGG_MAX_REQS)
 		return false;
 	if (spec->nkeys == 1 && (te->key_col[0] < 0 || te->key_col[0] >= te->nread))
 		return false;
@@ -74,25 +75,13 @@ gpuops_agg_kept_outs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	return outs;
 }
 
-/*
- * One request over kept's ranges into outs (see gpuops_service.h); its
- * status, with *ngroups.
- */
-static gpo_status
-gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
-					 const GpuopsCacheKept *kept, const gpo_pred *prog,
-					 gpo_type ktype, gpo_agg_out *outs, int64 *ngroups)
+/* The requests of the node's value columns over the kept columns. */
+static void
+gpuops_agg_kept_reqs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+					 const GpuopsCacheKept *kept, int *val_cols,
+					 gpo_type *val_types, unsigned *aggs)
 {
 	GpuopsAggSpec *spec = &s->spec;
-	int			val_cols[GPO_AGG_MAX_REQS];
-	gpo_type	val_types[GPO_AGG_MAX_REQS];
-	unsigned	aggs[GPO_AGG_MAX_REQS];
-	GpuopsServiceCall *call;
-	gpo_agg_strategy used;
-	gpo_status	st = GPO_OK;
-	gpo_ctx		ctx;
-	double		copy_ms;
-	bool		lost;
 	int			v;
 
 	for (v = 0; v < spec->nvals; v++)
@@ -102,13 +91,52 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		aggs[v] = GPO_AGG_WANT_COUNT | GPO_AGG_WANT_SUM | GPO_AGG_WANT_MIN |
 			GPO_AGG_WANT_MAX | (gpuops_agg_val_m2(spec, v) ? GPO_AGG_WANT_M2 : 0);
 	}
+}
+
+/*
+ * The groups of kept's ranges that pass prog into outs: in place, from
+ * the host cache's views (direct), or by the GPU service from its device
+ * copies; the status, with *ngroups.
+ */
+static gpo_status
+gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+					 const GpuopsCacheKept *kept, GpuopsCacheDirect *direct,
+					 const gpo_pred *prog, gpo_type ktype, gpo_agg_out *outs,
+					 int64 *ngroups)
+{
+	GpuopsAggSpec *spec = &s->spec;
+	int			val_cols[GPO_AGG_MAX_REQS];
+	gpo_type	val_types[GPO_AGG_MAX_REQS];
+	unsigned	aggs[GPO_AGG_MAX_REQS];
+	int			key_col = spec->nkeys == 1 ? kept->cidx[te->key_col[0]] : -1;
+	GpuopsServiceCall *call;
+	gpo_agg_strategy used = GPO_AGG_AUTO;
+	gpo_status	st = GPO_OK;
+	gpo_ctx		ctx;
+	double		copy_ms;
+	bool		lost;
+
+	gpuops_agg_kept_reqs(s, te, kept, val_cols, val_types, aggs);
+	if (direct != NULL)
+	{
+		gpo_resident_query q = {prog, te->nprog, key_col, spec->nvals,
+		val_cols, aggs, (int64) spec->est_groups};
+
+		gpuops_agg_ctx_init(s, &ctx);
+		ctx.device = GPO_DEVICE_CPU;
+		st = gpo_resident_groupagg(&ctx, kept->nsets, direct->views, &q, &used,
+								   outs, ngroups);
+		if (st != GPO_OK && st != GPO_ERR_CAPACITY)
+			strlcpy(s->kept_why, ctx.detail, sizeof(s->kept_why));
+		return st;
+	}
 	gpo_ctx_init(&ctx);
 	call = gpuops_service_cached_submit(kept->service, kept->nsets, kept->sets,
-										prog, te->nprog,
-										spec->nkeys == 1 ? kept->cidx[te->key_col[0]] : -1,
-										ktype, spec->nvals, val_cols, val_types,
-										aggs, (int64) spec->est_groups, outs,
-										gpuops_device_now() == GPO_DEVICE_GPU, &st, ctx.detail, sizeof(ctx.detail));
+										prog, te->nprog, key_col, ktype,
+										spec->nvals, val_cols, val_types, aggs,
+										(int64) spec->est_groups, outs,
+										gpuops_device_now() == GPO_DEVICE_GPU,
+										&st, ctx.detail, sizeof(ctx.detail));
 	if (call == NULL)
 	{
 		strlcpy(s->kept_why, ctx.detail, sizeof(s->kept_why));
@@ -122,17 +150,52 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	return st;
 }
 
+/* The node's WHERE program over the kept columns, in the current context. */
+static gpo_pred *
+gpuops_agg_kept_prog(GpuopsAggTableExec *te, const GpuopsCacheKept *kept)
+{
+	gpo_pred   *prog = palloc(sizeof(gpo_pred) * Max(te->nprog, 1));
+	int			i;
+
+	for (i = 0; i < te->nprog; i++)
+	{
+		prog[i] = te->prog[i];
+		if (prog[i].kind == GPO_PRED_CMP || prog[i].kind == GPO_PRED_NULLTEST)
+			prog[i].column = kept->cidx[prog[i].column];
+	}
+	return prog;
+}
+
+/* Merges the groups of a kept-ranges call into the node's. */
+static void
+gpuops_agg_kept_merge(GpuopsAggScanState *s, gpo_type ktype, gpo_agg_out *outs,
+					  int64 ngroups)
+{
+	int64		g;
+
+	if (s->spec.nkeys == 1)
+		gpuops_agg_merge_outs(s, ngroups, ktype, NULL, outs, false);
+	else if (ngroups > 0)
+		gpuops_aggspill_merge(&s->groups, ngroups, NULL, NULL, outs[0].rows,
+							  outs);
+	for (g = 0; g < ngroups; g++)
+		s->rows_passed += outs[0].rows[g];
+}
+
 /*
- * Aggregates te's table's kept ranges in the GPU service and makes the
- * reader pass over them (see the file header); *rest: the blocks left to
- * read (0: none).  False when nothing was done.
+ * Aggregates te's table's ranges that the GPU service keeps (on the GPU
+ * face) or that the host cache holds (on the CPU face) where they lie, and
+ * makes the reader pass over them (see the file header); *rest: the blocks
+ * left to read (0: none).  False when nothing was done.
  */
 bool
 gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 					int64 *rest)
 {
 	GpuopsAggSpec *spec = &s->spec;
-	GpuopsCacheKept *kept;
+	GpuopsCacheKept *kept = NULL;
+	GpuopsCacheDirect *direct = NULL;
+	bool		served = gpuops_agg_served();
 	gpo_pred   *prog;
 	gpo_agg_out *outs;
 	gpo_type	ktype;
@@ -142,59 +205,66 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	instr_time	start;
 	instr_time	end;
 	MemoryContext old;
-	int			i;
 
 	*rest = -1;
 	if (te->cache_src != NULL)
 		gpuops_cache_skip_kept(te->cache_src, NULL);	/* (a rescan's) */
-	if (!gpuops_agg_kept_shape(s, te) ||
-		(kept = gpuops_cache_kept(te->cache_src, te->rel)) == NULL)
+	if (!gpuops_agg_kept_shape(s, te))
 		return false;
-	if (gpuops_device_now() != GPO_DEVICE_GPU && kept->rows < gpuops_gpu_min_rows)
+	if (served && ((kept = gpuops_cache_kept(te->cache_src, te->rel)) == NULL ||
+				   (gpuops_device_now() != GPO_DEVICE_GPU &&
+					kept->rows < gpuops_gpu_min_rows)))
 		return false;
 	INSTR_TIME_SET_CURRENT(start);
 	old = MemoryContextSwitchTo(s->batch_cxt);
-	/* the WHERE program over the kept columns */
-	prog = palloc(sizeof(gpo_pred) * Max(te->nprog, 1));
-	for (i = 0; i < te->nprog; i++)
+	if (!served)
 	{
-		prog[i] = te->prog[i];
-		if (prog[i].kind == GPO_PRED_CMP || prog[i].kind == GPO_PRED_NULLTEST)
-			prog[i].column = kept->cidx[prog[i].column];
+		/* the host cache's ranges, under the slot's lock until the groups are in */
+		if ((direct = gpuops_cache_direct_begin(te->cache_src, te->rel)) == NULL)
+		{
+			MemoryContextSwitchTo(old);
+			return false;
+		}
+		kept = &direct->kept;
 	}
+	prog = gpuops_agg_kept_prog(te, kept);
 	ktype = spec->nkeys == 1 ? te->cols[te->key_col[0]].type : GPO_INT32;
 	cap = spec->nkeys == 0 ? 1 :
 		Min(Max(kept->rows, 1), Max((int64) 1024, (int64) (2 * spec->est_groups)));
 	outs = gpuops_agg_kept_outs(s, te, ktype, cap);
-	st = gpuops_agg_kept_call(s, te, kept, prog, ktype, outs, &ngroups);
+	st = gpuops_agg_kept_call(s, te, kept, direct, prog, ktype, outs, &ngroups);
 	if (st == GPO_ERR_CAPACITY)
 	{
 		/* more groups than guessed: once more with room for them all */
 		outs = gpuops_agg_kept_outs(s, te, ktype, ngroups);
-		st = gpuops_agg_kept_call(s, te, kept, prog, ktype, outs, &ngroups);
+		st = gpuops_agg_kept_call(s, te, kept, direct, prog, ktype, outs,
+								  &ngroups);
 	}
-	if (st != GPO_OK)
-	{
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(s->batch_cxt);
-		return false;
-	}
-	if (spec->nkeys == 1)
-		gpuops_agg_merge_outs(s, ngroups, ktype, NULL, outs, false);
-	else if (ngroups > 0)
-		gpuops_aggspill_merge(&s->groups, ngroups, NULL, NULL, outs[0].rows,
-							  outs);
-	for (i = 0; i < ngroups; i++)
-		s->rows_passed += outs[0].rows[i];
+	if (direct != NULL)
+		gpuops_cache_direct_end(direct);
+	if (st == GPO_OK)
+		gpuops_agg_kept_merge(s, ktype, outs, ngroups);
+	/* (the reader's blocks to pass over live as long as the reader) */
 	MemoryContextSwitchTo(old);
+	if (st == GPO_OK)
+	{
+		gpuops_cache_skip_kept(te->cache_src, kept);
+		if (direct != NULL)
+		{
+			s->direct_ranges += kept->nsets;
+			s->cached_rows += kept->rows;
+		}
+		else
+		{
+			s->kept_ranges += kept->nsets;
+			s->kept_rows += kept->rows;
+		}
+		s->rows_in += kept->rows;
+		*rest = kept->whole ? 0 : Max(kept->table_blocks - kept->blocks, 1);
+	}
 	MemoryContextReset(s->batch_cxt);
-	gpuops_cache_skip_kept(te->cache_src, kept);
-	s->kept_ranges += kept->nsets;
-	s->kept_rows += kept->rows;
-	s->rows_in += kept->rows;
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	s->kept_ms += INSTR_TIME_GET_MILLISEC(end);
-	*rest = kept->whole ? 0 : Max(kept->table_blocks - kept->blocks, 1);
-	return true;
+	return st == GPO_OK;
 }

@@ -234,7 +234,8 @@ typedef struct GpuopsAggScanState
 	int64		kept_ranges;	/* ranges the GPU service aggregated from
 								 * its device copy (agg_kept.c) */
 	int64		kept_rows;		/* their rows */
-	double		kept_ms;		/* the request, waited for */
+	int64		direct_ranges;	/* host cache ranges aggregated in place */
+	double		kept_ms;		/* those calls, the request waited for */
 	double		kept_device_ms; /* its engine call in the service */
 	char		kept_why[128];	/* why kept ranges were not used, if so */
 	int64		cached_rows;	/* rows the column cache served (worker
