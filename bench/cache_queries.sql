@@ -40,7 +40,7 @@ SELECT ranges, ranges_cached, ranges_fresh, rows_cached, pg_size_pretty(host_byt
 FROM gpuops.cache_status() WHERE relation = 'cache_bench'::regclass;
 \ir cache_bq.psql
 \ir faces.psql
-\echo == where the GPU face's groups_1000 took its time
+\echo == where the GPU face spent groups_1000
 SET gpuops.device = gpu;
 EXPLAIN (ANALYZE, COSTS OFF)
 SELECT k, count(*), sum(v) FROM cache_bench WHERE w < 50 GROUP BY k;
