@@ -161,6 +161,25 @@ RESET parallel_setup_cost;
 RESET gpuops.gpu_row_cost;
 SET max_parallel_workers_per_gather = 0;
 
+-- row level security: the policy's clause joins the WHERE program, so the
+-- kept ranges give what the role may see
+CREATE ROLE regress_gpuops_kd;
+GRANT SELECT ON kd TO regress_gpuops_kd;
+ALTER TABLE kd ENABLE ROW LEVEL SECURITY;
+CREATE POLICY kd_low ON kd FOR SELECT TO regress_gpuops_kd USING (w < 50);
+SET ROLE regress_gpuops_kd;
+SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
+SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') > 0 AS policy_on_device;
+SELECT max(w) < 50 AS policy_held FROM kd;
+SET gpuops.device = cpu;
+SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
+SET gpuops.device = gpu;
+RESET ROLE;
+DROP POLICY kd_low ON kd;
+ALTER TABLE kd DISABLE ROW LEVEL SECURITY;
+REVOKE SELECT ON kd FROM regress_gpuops_kd;
+DROP ROLE regress_gpuops_kd;
+
 -- what keeps a query off the kept ranges: expressions, FILTER, several keys,
 -- the CPU face
 SELECT pg_temp.on_device('SELECT k % 5, count(*) FROM kd GROUP BY 1') AS expression_key;
