@@ -197,6 +197,22 @@ SET gpuops.use_cache = off;
 SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') AS use_cache_off;
 RESET gpuops.use_cache;
 
+-- VACUUM FULL rewrites the table, whose ranges start their change counts
+-- again: the copies of the old file's ranges are never taken for the new
+-- file's, whose are handed over by cache_refresh
+DELETE FROM kd WHERE id <= 2000;
+VACUUM FULL kd;
+SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') AS after_rewrite;
+SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
+VACUUM kd;
+SELECT gpuops.cache_refresh('kd') > 0 AS refreshed;
+SELECT fresh = ranges AS all_fresh, on_device = fresh AS all_kept FROM pg_temp.kept()
+WHERE relation = 'kd'::regclass;
+SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
+SELECT pg_temp.check('SELECT count(*), sum(v), min(x) FROM kd WHERE w < 30');
+SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') =
+	   (SELECT ranges FROM pg_temp.kept() WHERE relation = 'kd'::regclass) AS all_on_device;
+
 -- gpuops.cache_memory_limit: past it the least recently used ranges go, and
 -- a query aggregates those still kept and reads the others
 ALTER SYSTEM SET gpuops.cache_memory_limit = '1MB';

@@ -28,6 +28,7 @@ gpuops_cache_range_key(const GpuopsCacheTable *t, int64 i, uint32 filled_gen)
 	key.dbid = t->dbid;
 	key.relid = t->relid;
 	key.serial = t->serial;
+	key.relnode = t->node.relNode;
 	key.filled_gen = filled_gen;
 	key.range = i;
 	key.entry = -1;
@@ -96,8 +97,8 @@ gpuops_cache_push_kept(GpuopsCacheTable *t)
 	nranges = t->in_use ? t->nranges : 0;
 	LWLockRelease(t->lock);
 	found = palloc(sizeof(GpuopsServiceRangeKey) * Max(nranges, 1));
-	(void) gpuops_service_kept_ranges(si, t->dbid, t->relid, t->serial, nranges,
-									  found, NULL);
+	(void) gpuops_service_kept_ranges(si, t->dbid, t->relid, t->serial,
+									  t->node.relNode, nranges, found, NULL);
 	/* one range's copy at a time */
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuops cache push",
 								ALLOCSET_DEFAULT_SIZES);
@@ -149,7 +150,8 @@ gpuops_cache_kept(GpuopsCacheSource *cs, Relation rel)
 	nranges = cs->nhint;
 	found = palloc(sizeof(GpuopsServiceRangeKey) * nranges);
 	if (gpuops_service_kept_ranges(si, MyDatabaseId, RelationGetRelid(rel),
-								   cs->serial, nranges, found, NULL) == 0)
+								   cs->serial, cs->node.relNode, nranges, found,
+								   NULL) == 0)
 		return NULL;
 	kept = palloc0(sizeof(GpuopsCacheKept));
 	kept->service = si;

@@ -407,7 +407,8 @@ gpuops_cache_status(PG_FUNCTION_ARGS)
 		found = palloc(sizeof(GpuopsServiceRangeKey) * Max(t->nranges, 1));
 		(void) gpuops_service_kept_ranges(gpuops_service_for_relation(t->relid),
 										  t->dbid, t->relid, t->serial,
-										  t->nranges, found, &device_bytes);
+										  t->node.relNode, t->nranges, found,
+										  &device_bytes);
 		for (r = 0; r < t->nranges; r++)
 			on_device += found[r].entry >= 0 && !t->broken &&
 				found[r].filled_gen == ranges[r].filled_gen &&

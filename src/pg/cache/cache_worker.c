@@ -69,7 +69,8 @@ gpuops_cache_wants_refresh(GpuopsCacheTable *t)
 
 			wants = gpuops_service_kept_ranges(gpuops_service_for_relation(t->relid),
 											   t->dbid, t->relid, t->serial,
-											   t->nranges, found, NULL) < t->nranges;
+											   t->node.relNode, t->nranges,
+											   found, NULL) < t->nranges;
 			pfree(found);
 		}
 	}

@@ -83,6 +83,9 @@ typedef struct GpuopsServiceRangeKey
 	Oid			dbid;
 	Oid			relid;
 	uint32		serial;			/* the cache slot's (new each time it is taken) */
+	Oid			relnode;		/* the table's file when the range was read
+								 * (a rewrite starts the change counts
+								 * again) */
 	uint32		filled_gen;
 	int64		range;
 	int32		entry;			/* the directory entry (a hint), -1: none */
@@ -94,13 +97,14 @@ extern int	gpuops_cache_memory_limit;
 /* The service that keeps relid's ranges (-1: no service serves). */
 extern int	gpuops_service_for_relation(Oid relid);
 /*
- * Looks up which of the nranges ranges of (dbid, relid, serial) service
+ * Looks up which of the nranges ranges of (dbid, relid, serial, relnode) service
  * svc keeps now: found[i] gets range i's key (entry -1 when not kept);
  * returns how many are kept, and their device bytes into *bytes (bytes
  * may be NULL).  A hint: the service checks again.
  */
 extern int64 gpuops_service_kept_ranges(int svc, Oid dbid, Oid relid,
-										uint32 serial, int64 nranges,
+										uint32 serial, Oid relnode,
+										int64 nranges,
 										GpuopsServiceRangeKey *found,
 										int64 *bytes);
 /* Whether service svc keeps ranges and has room for more (under half full). */

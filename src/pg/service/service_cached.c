@@ -52,7 +52,7 @@ gpuops_svc_res_read(GpuopsSvcResEntry *e, GpuopsSvcResEntry *out)
 /* Which ranges of (dbid, relid, serial) service si keeps (see gpuops_service.h). */
 int64
 gpuops_service_kept_ranges(int si, Oid dbid, Oid relid, uint32 serial,
-						   int64 nranges, GpuopsServiceRangeKey *found,
+						   Oid relnode, int64 nranges, GpuopsServiceRangeKey *found,
 						   int64 *bytes)
 {
 	GpuopsSvcShared *svc;
@@ -79,6 +79,7 @@ gpuops_service_kept_ranges(int si, Oid dbid, Oid relid, uint32 serial,
 		if (!gpuops_svc_res_read(&svc->resident[i], &e) || !e.used ||
 			e.generation != gen || e.key.dbid != dbid ||
 			e.key.relid != relid || e.key.serial != serial ||
+			e.key.relnode != relnode ||
 			e.key.range < 0 || e.key.range >= nranges)
 			continue;
 		if (found[e.key.range].entry < 0)

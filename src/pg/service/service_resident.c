@@ -73,7 +73,8 @@ gpuops_svc_same_range(const GpuopsServiceRangeKey *a,
 					  const GpuopsServiceRangeKey *b)
 {
 	return a->dbid == b->dbid && a->relid == b->relid &&
-		a->serial == b->serial && a->range == b->range;
+		a->serial == b->serial && a->relnode == b->relnode &&
+		a->range == b->range;
 }
 
 /*
