@@ -675,6 +675,145 @@ cpu_in_filter(gpo_ctx *ctx, cpu_in *in, const gpo_resident *set, int s,
 	return cpu_in_gather(ctx, in, set, s, plan, kept);
 }
 
+/*
+ * Set s's passing rows into in when sets run one a thread (ctx1: one
+ * thread): its own mask and map buffers (*mask of the largest set's rows,
+ * *map grown as needed), the gathered copies in s's own slots of
+ * in->owned, the rows into *rows.
+ */
+static gpo_status
+filter_set_alone(gpo_ctx *ctx1, cpu_in *in, const gpo_resident *set, int s,
+				 const gpo_resident_query *q, const gpo_resident_plan *plan,
+				 uint8_t *mask, int64_t **map, int64_t *map_cap, int64_t *rows)
+{
+	gpo_vector	cols[GPO_RESIDENT_MAX_COLS];
+	gpo_chunk	chs[GPO_RESIDENT_MAX_COLS];
+	gpo_chunk	mch = {mask, NULL, set->rows};
+	gpo_vector	mv = {GPO_UINT8, 1, &mch};
+	gpo_chunk	ich;
+	gpo_vector	imap = {GPO_INT64, 1, &ich};
+	int64_t		kept = 0;
+	gpo_status	st;
+
+	*rows = 0;
+	if (set->rows == 0)
+		return GPO_OK;
+	for (int c = 0; c < set->ncols; c++)
+	{
+		chs[c].data = set->cols[c].data;
+		chs[c].validity = set->cols[c].valid;
+		chs[c].n = set->rows;
+		cols[c].type = set->cols[c].type;
+		cols[c].nchunks = 1;
+		cols[c].chunks = &chs[c];
+	}
+	st = gpo_filter_cpu(ctx1, set->ncols, cols, q->prog, q->nnodes, &mv, &kept,
+						NULL);
+	if (st != GPO_OK || kept == 0)
+		return st;
+	if (kept == set->rows)
+	{
+		for (int k = 0; k < plan->nneed; k++)
+		{
+			const gpo_resident_col *rc = &set->cols[plan->need[k]];
+			gpo_chunk  *ch = &in->vecs[k].chunks[s];
+
+			ch->data = rc->data;
+			ch->validity = rc->valid;
+			ch->n = set->rows;
+		}
+		*rows = kept;
+		return GPO_OK;
+	}
+	if (kept > *map_cap)
+	{
+		free(*map);
+		*map_cap = 0;
+		if ((*map = malloc(sizeof(int64_t) * (size_t) kept)) == NULL)
+			return GPO_ERR_NOMEM;
+		*map_cap = kept;
+	}
+	ich.data = *map;
+	ich.validity = NULL;
+	ich.n = kept;
+	if ((st = gpo_compact_cpu(ctx1, &mv, 0, &imap, &kept, NULL)) != GPO_OK)
+		return st;
+	for (int k = 0; k < plan->nneed; k++)
+	{
+		const gpo_resident_col *rc = &set->cols[plan->need[k]];
+		size_t		w = gpo_type_size(rc->type);
+		size_t		slot = ((size_t) s * plan->nneed + k) * 2;
+		gpo_chunk  *ch = &in->vecs[k].chunks[s];
+
+		in->owned[slot] = malloc(w * (size_t) kept);
+		in->owned[slot + 1] = rc->valid ? malloc((size_t) (kept + 7) / 8) : NULL;
+		if (in->owned[slot] == NULL ||
+			(rc->valid != NULL && in->owned[slot + 1] == NULL))
+			return GPO_ERR_NOMEM;
+		gather_rows(ctx1, rc, w, *map, kept, in->owned[slot], in->owned[slot + 1]);
+		ch->data = in->owned[slot];
+		ch->validity = in->owned[slot + 1];
+		ch->n = kept;
+	}
+	*rows = kept;
+	return GPO_OK;
+}
+
+/*
+ * Every set's passing rows into in, one set a thread: for many small sets
+ * (a cached table's ranges), where a team per set would start 3 parallel
+ * regions for a few thousand rows each.
+ */
+static gpo_status
+filter_sets(gpo_ctx *ctx, cpu_in *in, int nsets, gpo_resident *const *sets,
+			const gpo_resident_query *q, const gpo_resident_plan *plan)
+{
+	int			team = gpo_threads(ctx);
+	int64_t		most = 1;
+	gpo_status	st = GPO_OK;
+
+	for (int s = 0; s < nsets; s++)
+		most = sets[s]->rows > most ? sets[s]->rows : most;
+	in->nowned = (int64_t) nsets * (plan->nneed > 0 ? plan->nneed : 1) * 2;
+	gpo_omp_prepare(team);
+#pragma omp parallel num_threads(team)
+	{
+		gpo_ctx		ctx1 = *ctx;
+		uint8_t    *mask = malloc((size_t) most);
+		int64_t    *map = NULL;
+		int64_t		map_cap = 0;
+		int64_t		mine = 0;
+		gpo_status	my_st = mask == NULL ? GPO_ERR_NOMEM : GPO_OK;
+
+		ctx1.threads = 1;
+#pragma omp for schedule(dynamic, 1)
+		for (int s = 0; s < nsets; s++)
+		{
+			int64_t		rows = 0;
+
+			if (my_st == GPO_OK)
+				my_st = filter_set_alone(&ctx1, in, sets[s], s, q, plan, mask,
+										 &map, &map_cap, &rows);
+			mine += rows;
+		}
+#pragma omp critical(gpo_resident_sets)
+		{
+			in->rows += mine;
+			if (my_st != GPO_OK && st == GPO_OK)
+			{
+				st = my_st;
+				if (ctx1.detail[0])
+					memcpy(ctx->detail, ctx1.detail, sizeof(ctx->detail));
+			}
+		}
+		free(mask);
+		free(map);
+	}
+	if (st == GPO_ERR_NOMEM && !ctx->detail[0])
+		gpo_set_detail(ctx, "could not allocate the passing rows of %d kept sets", nsets);
+	return st;
+}
+
 /* in->zero: an INT32 key of in->rows zeros (in->rows > 0), chunks of one zero array. */
 static gpo_status
 cpu_in_zero_key(gpo_ctx *ctx, cpu_in *in)
@@ -715,13 +854,16 @@ groupagg_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 	gpo_resident_plan_of(q, &plan);
 	if ((st = cpu_in_make(ctx, &in, nsets, sets, q, &plan)) != GPO_OK)
 		goto done;
-	for (int s = 0; s < nsets && st == GPO_OK; s++)
-	{
-		if (q->nnodes == 0)
-			cpu_in_whole(&in, sets[s], s, &plan);
-		else
-			st = cpu_in_filter(ctx, &in, sets[s], s, q, &plan);
-	}
+	if (q->nnodes > 0 && nsets >= 2 * gpo_threads(ctx) && gpo_threads(ctx) > 1)
+		st = filter_sets(ctx, &in, nsets, sets, q, &plan);
+	else
+		for (int s = 0; s < nsets && st == GPO_OK; s++)
+		{
+			if (q->nnodes == 0)
+				cpu_in_whole(&in, sets[s], s, &plan);
+			else
+				st = cpu_in_filter(ctx, &in, sets[s], s, q, &plan);
+		}
 	if (st != GPO_OK)
 		goto done;
 	if (in.rows == 0)

@@ -22,6 +22,8 @@
 #define MAX_COLS	6
 /* Sets of a random case at most. */
 #define MAX_SETS	6
+/* Sets of the many-sets cases (one set a thread on the CPU face). */
+#define MANY_SETS	40
 /* Nodes of a random program at most (depth 4, fan-out 4: at most 85). */
 #define MAX_NODES	128
 /* Requests of a random query at most. */
@@ -638,7 +640,7 @@ static void
 run_check(tcase *c, int f, tset *sets, int nsets, const gpo_resident_query *q,
 		  gpo_agg_strategy want, const rgroups *rg, bool short_out, int threads)
 {
-	gpo_resident *kept[MAX_SETS];
+	gpo_resident *kept[MANY_SETS];
 	gpo_agg_out outs[MAX_REQS];
 	gpo_ctx		ctx;
 	gpo_agg_strategy strat = want;
@@ -742,7 +744,7 @@ rand_strategy(const rgroups *rg)
 static void
 random_case(tgroup *g, int nsets, int64_t most)
 {
-	tset		sets[MAX_SETS];
+	tset		sets[MANY_SETS];
 	gpo_type	types[MAX_COLS];
 	int			ncols = 1 + (int) rng_below(MAX_COLS);
 	int			spread = (int) (rng_chance(1, 2) ? 2 + rng_below(10) : 2 + rng_below(5000));
@@ -1488,6 +1490,9 @@ test_resident(void)
 	for (int z = 0; z < 5; z++)
 		for (int rep = 0; rep < 12; rep++)
 			random_case(&g, (int) rng_below(MAX_SETS + 1), most[z]);
+	/* many sets: the CPU face filters them one a thread */
+	for (int rep = 0; rep < 6; rep++)
+		random_case(&g, MANY_SETS - (int) rng_below(MANY_SETS / 2), 3000);
 	for (int rep = 0; rep < 2; rep++)
 		random_case(&g, 1 + (int) rng_below(3), 400000);
 	group_end(&g);
