@@ -71,6 +71,17 @@ extern void gpo_resident_no_rows(gpo_type key_type,
 								 gpo_agg_strategy *strategy,
 								 int64_t *ngroups);
 
+/*
+ * The CPU face of gpo_resident_groupagg (resident_cpu.c): arguments
+ * checked, nsets > 0, every set on the CPU face.
+ */
+extern gpo_status gpo_resident_groupagg_cpu(gpo_ctx *ctx, int nsets,
+											 gpo_resident *const *sets,
+											 const gpo_resident_query *q,
+											 gpo_agg_strategy *strategy,
+											 gpo_agg_out *outs,
+											 int64_t *ngroups);
+
 /* ---- the GPU face ---- */
 
 /*
