@@ -213,15 +213,8 @@ gpo_cuda_filter_mask(const gpo_filter_dcol *d_cols, const gpo_pred *d_prog,
 					 int nnodes, int64_t n, uint8_t *d_mask,
 					 unsigned long long *d_count)
 {
-	size_t		prog_bytes = sizeof(gpo_pred) * (size_t) nnodes;
-	bool		shared_prog = prog_bytes <= GPO_FILTER_SHARED_PROG;
-
-	if (n <= 0)
-		return cudaSuccess;
-	gpo_k_filter<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS,
-		shared_prog ? prog_bytes : 0>>>(d_cols, 0, NULL, 1, d_prog, nnodes,
-										shared_prog, n, d_mask, d_count);
-	return GPO_LAUNCHED();
+	return gpo_cuda_filter_masks(d_cols, 0, NULL, 1, d_prog, nnodes, n, d_mask,
+								 d_count);
 }
 
 /* Filter GPU face (see gpo_filter.h). */

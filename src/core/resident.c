@@ -120,13 +120,20 @@ put_cpu(gpo_ctx *ctx, const gpo_vector *cols, gpo_resident *set)
 	return GPO_OK;
 }
 
-/* Checks a put's arguments; *rows gets the columns' row count. */
+/*
+ * Begins a put or a view: checks its arguments (*out cleared); *rows gets
+ * the columns' row count.
+ */
 static gpo_status
 put_check(gpo_ctx *ctx, int ncols, const gpo_vector *cols,
 		  gpo_resident **out, int64_t *rows)
 {
 	gpo_status	st;
 
+	if (!gpo_call_begin(ctx))
+		return GPO_ERR_INVALID;
+	if (out != NULL)
+		*out = NULL;
 	if (out == NULL || cols == NULL || ncols < 1 ||
 		ncols > GPO_RESIDENT_MAX_COLS)
 	{
@@ -150,6 +157,24 @@ put_check(gpo_ctx *ctx, int ncols, const gpo_vector *cols,
 	return GPO_OK;
 }
 
+/* A new empty set of cols' ncols types and rows rows; NULL without memory. */
+static gpo_resident *
+set_new(gpo_ctx *ctx, int ncols, const gpo_vector *cols, int64_t rows)
+{
+	gpo_resident *set = calloc(1, sizeof(*set));
+
+	if (set == NULL)
+	{
+		gpo_set_detail(ctx, "could not allocate a kept set");
+		return NULL;
+	}
+	set->ncols = ncols;
+	set->rows = rows;
+	for (int c = 0; c < ncols; c++)
+		set->cols[c].type = cols[c].type;
+	return set;
+}
+
 /* Keeps a column set (see gpo_resident.h). */
 gpo_status
 gpo_resident_put(gpo_ctx *ctx, int ncols, const gpo_vector *cols,
@@ -160,25 +185,14 @@ gpo_resident_put(gpo_ctx *ctx, int ncols, const gpo_vector *cols,
 	gpo_status	st;
 	int64_t		rows = 0;
 
-	if (!gpo_call_begin(ctx))
-		return GPO_ERR_INVALID;
-	if (out != NULL)
-		*out = NULL;
 	if ((st = put_check(ctx, ncols, cols, out, &rows)) != GPO_OK)
 		return st;
 	if (ctx->device == GPO_DEVICE_AUTO)
 		face = gpo_gpu_available() ? GPO_DEVICE_GPU : GPO_DEVICE_CPU;
 	else if ((st = gpo_pick_face(ctx, rows, &face)) != GPO_OK)
 		return st;
-	if ((set = calloc(1, sizeof(*set))) == NULL)
-	{
-		gpo_set_detail(ctx, "could not allocate a kept set");
+	if ((set = set_new(ctx, ncols, cols, rows)) == NULL)
 		return GPO_ERR_NOMEM;
-	}
-	set->ncols = ncols;
-	set->rows = rows;
-	for (int c = 0; c < ncols; c++)
-		set->cols[c].type = cols[c].type;
 	if (face == GPO_DEVICE_GPU)
 	{
 		set->face = GPO_DEVICE_GPU;
@@ -209,10 +223,6 @@ gpo_resident_view(gpo_ctx *ctx, int ncols, const gpo_vector *cols,
 	gpo_status	st;
 	int64_t		rows = 0;
 
-	if (!gpo_call_begin(ctx))
-		return GPO_ERR_INVALID;
-	if (out != NULL)
-		*out = NULL;
 	if ((st = put_check(ctx, ncols, cols, out, &rows)) != GPO_OK)
 		return st;
 	for (int c = 0; c < ncols; c++)
@@ -222,18 +232,12 @@ gpo_resident_view(gpo_ctx *ctx, int ncols, const gpo_vector *cols,
 						   c, (int) cols[c].nchunks);
 			return GPO_ERR_INVALID;
 		}
-	if ((set = calloc(1, sizeof(*set))) == NULL)
-	{
-		gpo_set_detail(ctx, "could not allocate a kept set");
+	if ((set = set_new(ctx, ncols, cols, rows)) == NULL)
 		return GPO_ERR_NOMEM;
-	}
 	set->face = GPO_DEVICE_CPU;
 	set->borrowed = true;
-	set->ncols = ncols;
-	set->rows = rows;
 	for (int c = 0; c < ncols; c++)
 	{
-		set->cols[c].type = cols[c].type;
 		set->cols[c].data = rows > 0 ? cols[c].chunks[0].data : NULL;
 		set->cols[c].valid = rows > 0 ? cols[c].chunks[0].validity : NULL;
 	}

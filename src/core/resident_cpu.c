@@ -27,16 +27,22 @@ typedef struct cpu_in
 	int			nneed;
 	gpo_vector	vecs[GPO_AGG_MAX_REQS + 1]; /* vecs[k]: plan column k */
 	gpo_chunk  *chunks;			/* vecs[k]'s are chunks + k * nsets */
-	void	  **owned;			/* gathered copies, freed at the end */
+	void	  **owned;			/* gathered copies, two slots (values,
+								 * validity) a chunk; freed at the end */
 	int64_t		nowned;
 	int64_t		rows;			/* passing rows of all sets */
-	uint8_t    *mask;			/* a set's mask bytes */
-	int64_t    *map;			/* a set's passing rows' numbers */
-	int64_t		map_cap;
 	gpo_vector	zero;			/* the INT32 zero key */
 	gpo_chunk  *zchunks;
 	int32_t    *zeros;
 } cpu_in;
+
+/* One filtering thread's buffers: a set's mask and its passing rows' numbers. */
+typedef struct cpu_scratch
+{
+	uint8_t    *mask;			/* room for the largest set's rows */
+	int64_t    *map;
+	int64_t		map_cap;
+} cpu_scratch;
 /* Frees what in holds. */
 static void
 cpu_in_free(cpu_in *in)
@@ -45,10 +51,19 @@ cpu_in_free(cpu_in *in)
 		free(in->owned[i]);
 	free(in->owned);
 	free(in->chunks);
-	free(in->mask);
-	free(in->map);
 	free(in->zchunks);
 	free(in->zeros);
+}
+
+/* The largest set's rows (at least 1). */
+static int64_t
+most_rows(int nsets, gpo_resident *const *sets)
+{
+	int64_t		most = 1;
+
+	for (int s = 0; s < nsets; s++)
+		most = sets[s]->rows > most ? sets[s]->rows : most;
+	return most;
 }
 
 /* Sets up in's vectors of the plan's columns, a chunk a set (empty for now). */
@@ -57,18 +72,14 @@ cpu_in_make(gpo_ctx *ctx, cpu_in *in, int nsets, gpo_resident *const *sets,
 			const gpo_resident_query *q, const gpo_resident_plan *plan)
 {
 	size_t		per = (size_t) nsets * (plan->nneed > 0 ? plan->nneed : 1);
-	int64_t		most = 1;
 
 	memset(in, 0, sizeof(*in));
 	in->nsets = nsets;
 	in->nneed = plan->nneed;
-	for (int s = 0; s < nsets; s++)
-		most = sets[s]->rows > most ? sets[s]->rows : most;
 	in->chunks = calloc(per, sizeof(gpo_chunk));
 	in->owned = calloc(2 * per, sizeof(void *));
-	in->mask = q->nnodes > 0 ? malloc((size_t) most) : NULL;
-	if (in->chunks == NULL || in->owned == NULL ||
-		(q->nnodes > 0 && in->mask == NULL))
+	in->nowned = in->owned != NULL ? (int64_t) (2 * per) : 0;
+	if (in->chunks == NULL || in->owned == NULL)
 	{
 		gpo_set_detail(ctx, "could not allocate the inputs of %d kept sets", nsets);
 		return GPO_ERR_NOMEM;
@@ -82,8 +93,8 @@ cpu_in_make(gpo_ctx *ctx, cpu_in *in, int nsets, gpo_resident *const *sets,
 	return GPO_OK;
 }
 
-/* Set s's chunks: its columns as they stand (every row passes). */
-static void
+/* Set s's chunks: its columns as they stand (every row passes); its rows. */
+static int64_t
 cpu_in_whole(cpu_in *in, const gpo_resident *set, int s,
 			 const gpo_resident_plan *plan)
 {
@@ -96,7 +107,7 @@ cpu_in_whole(cpu_in *in, const gpo_resident *set, int s,
 		ch->validity = rc->valid;
 		ch->n = set->rows;
 	}
-	in->rows += set->rows;
+	return set->rows;
 }
 
 /* out[j] and bit j of bits (when not NULL) = value and validity of row map[j] of rc. */
@@ -137,51 +148,56 @@ gather_rows(const gpo_ctx *ctx, const gpo_resident_col *rc, size_t w,
 	}
 }
 
-/* Set s's chunks: copies of the plan's columns' rows in->map[0 .. kept). */
+/*
+ * Set s's chunks: copies of the plan's columns' rows map[0 .. kept), in
+ * s's own slots of in->owned.
+ */
 static gpo_status
 cpu_in_gather(gpo_ctx *ctx, cpu_in *in, const gpo_resident *set, int s,
-			  const gpo_resident_plan *plan, int64_t kept)
+			  const gpo_resident_plan *plan, const int64_t *map, int64_t kept)
 {
 	for (int k = 0; k < plan->nneed; k++)
 	{
 		const gpo_resident_col *rc = &set->cols[plan->need[k]];
 		size_t		w = gpo_type_size(rc->type);
+		void	  **slot = &in->owned[((size_t) s * plan->nneed + k) * 2];
 		gpo_chunk  *ch = &in->vecs[k].chunks[s];
-		void	   *data = malloc(w * (size_t) kept);
-		uint8_t    *bits = rc->valid ? malloc((size_t) (kept + 7) / 8) : NULL;
 
-		if (data != NULL)
-			in->owned[in->nowned++] = data;
-		if (bits != NULL)
-			in->owned[in->nowned++] = bits;
-		if (data == NULL || (rc->valid != NULL && bits == NULL))
+		slot[0] = malloc(w * (size_t) kept);
+		slot[1] = rc->valid ? malloc((size_t) (kept + 7) / 8) : NULL;
+		if (slot[0] == NULL || (rc->valid != NULL && slot[1] == NULL))
 		{
 			gpo_set_detail(ctx, "could not allocate %lld passing rows", (long long) kept);
 			return GPO_ERR_NOMEM;
 		}
-		gather_rows(ctx, rc, w, in->map, kept, data, bits);
-		ch->data = data;
-		ch->validity = bits;
+		gather_rows(ctx, rc, w, map, kept, slot[0], slot[1]);
+		ch->data = slot[0];
+		ch->validity = slot[1];
 		ch->n = kept;
 	}
-	in->rows += kept;
 	return GPO_OK;
 }
 
-/* Set s's passing rows into in: filtered, selected and gathered. */
+/*
+ * Set s's passing rows into in: filtered, selected and gathered with the
+ * buffers of sc, by ctx's threads; *rows gets how many.  Chunks and owned
+ * slots are s's alone, so that sets may run at once on threads of their own.
+ */
 static gpo_status
-cpu_in_filter(gpo_ctx *ctx, cpu_in *in, const gpo_resident *set, int s,
-			  const gpo_resident_query *q, const gpo_resident_plan *plan)
+cpu_in_filter(gpo_ctx *ctx, cpu_in *in, cpu_scratch *sc,
+			  const gpo_resident *set, int s, const gpo_resident_query *q,
+			  const gpo_resident_plan *plan, int64_t *rows)
 {
 	gpo_vector	cols[GPO_RESIDENT_MAX_COLS];
 	gpo_chunk	chs[GPO_RESIDENT_MAX_COLS];
-	gpo_chunk	mch = {in->mask, NULL, set->rows};
+	gpo_chunk	mch = {sc->mask, NULL, set->rows};
 	gpo_vector	mask = {GPO_UINT8, 1, &mch};
 	gpo_chunk	ich;
 	gpo_vector	imap = {GPO_INT64, 1, &ich};
 	int64_t		kept = 0;
 	gpo_status	st;
 
+	*rows = 0;
 	if (set->rows == 0)
 		return GPO_OK;			/* its chunks stay empty */
 	for (int c = 0; c < set->ncols; c++)
@@ -199,147 +215,67 @@ cpu_in_filter(gpo_ctx *ctx, cpu_in *in, const gpo_resident *set, int s,
 		return st;
 	if (kept == set->rows)
 	{
-		cpu_in_whole(in, set, s, plan);
+		*rows = cpu_in_whole(in, set, s, plan);
 		return GPO_OK;
 	}
-	if (kept > in->map_cap)
+	if (kept > sc->map_cap)
 	{
-		free(in->map);
-		in->map_cap = 0;
-		if ((in->map = malloc(sizeof(int64_t) * (size_t) kept)) == NULL)
+		free(sc->map);
+		sc->map_cap = 0;
+		if ((sc->map = malloc(sizeof(int64_t) * (size_t) kept)) == NULL)
 		{
 			gpo_set_detail(ctx, "could not allocate %lld row numbers", (long long) kept);
 			return GPO_ERR_NOMEM;
 		}
-		in->map_cap = kept;
+		sc->map_cap = kept;
 	}
-	ich.data = in->map;
+	ich.data = sc->map;
 	ich.validity = NULL;
 	ich.n = kept;
-	if ((st = gpo_compact_cpu(ctx, &mask, 0, &imap, &kept, NULL)) != GPO_OK)
+	if ((st = gpo_compact_cpu(ctx, &mask, 0, &imap, &kept, NULL)) != GPO_OK ||
+		(st = cpu_in_gather(ctx, in, set, s, plan, sc->map, kept)) != GPO_OK)
 		return st;
-	return cpu_in_gather(ctx, in, set, s, plan, kept);
-}
-
-/*
- * Set s's passing rows into in when sets run one a thread (ctx1: one
- * thread): its own mask and map buffers (*mask of the largest set's rows,
- * *map grown as needed), the gathered copies in s's own slots of
- * in->owned, the rows into *rows.
- */
-static gpo_status
-filter_set_alone(gpo_ctx *ctx1, cpu_in *in, const gpo_resident *set, int s,
-				 const gpo_resident_query *q, const gpo_resident_plan *plan,
-				 uint8_t *mask, int64_t **map, int64_t *map_cap, int64_t *rows)
-{
-	gpo_vector	cols[GPO_RESIDENT_MAX_COLS];
-	gpo_chunk	chs[GPO_RESIDENT_MAX_COLS];
-	gpo_chunk	mch = {mask, NULL, set->rows};
-	gpo_vector	mv = {GPO_UINT8, 1, &mch};
-	gpo_chunk	ich;
-	gpo_vector	imap = {GPO_INT64, 1, &ich};
-	int64_t		kept = 0;
-	gpo_status	st;
-
-	*rows = 0;
-	if (set->rows == 0)
-		return GPO_OK;
-	for (int c = 0; c < set->ncols; c++)
-	{
-		chs[c].data = set->cols[c].data;
-		chs[c].validity = set->cols[c].valid;
-		chs[c].n = set->rows;
-		cols[c].type = set->cols[c].type;
-		cols[c].nchunks = 1;
-		cols[c].chunks = &chs[c];
-	}
-	st = gpo_filter_cpu(ctx1, set->ncols, cols, q->prog, q->nnodes, &mv, &kept,
-						NULL);
-	if (st != GPO_OK || kept == 0)
-		return st;
-	if (kept == set->rows)
-	{
-		for (int k = 0; k < plan->nneed; k++)
-		{
-			const gpo_resident_col *rc = &set->cols[plan->need[k]];
-			gpo_chunk  *ch = &in->vecs[k].chunks[s];
-
-			ch->data = rc->data;
-			ch->validity = rc->valid;
-			ch->n = set->rows;
-		}
-		*rows = kept;
-		return GPO_OK;
-	}
-	if (kept > *map_cap)
-	{
-		free(*map);
-		*map_cap = 0;
-		if ((*map = malloc(sizeof(int64_t) * (size_t) kept)) == NULL)
-			return GPO_ERR_NOMEM;
-		*map_cap = kept;
-	}
-	ich.data = *map;
-	ich.validity = NULL;
-	ich.n = kept;
-	if ((st = gpo_compact_cpu(ctx1, &mv, 0, &imap, &kept, NULL)) != GPO_OK)
-		return st;
-	for (int k = 0; k < plan->nneed; k++)
-	{
-		const gpo_resident_col *rc = &set->cols[plan->need[k]];
-		size_t		w = gpo_type_size(rc->type);
-		size_t		slot = ((size_t) s * plan->nneed + k) * 2;
-		gpo_chunk  *ch = &in->vecs[k].chunks[s];
-
-		in->owned[slot] = malloc(w * (size_t) kept);
-		in->owned[slot + 1] = rc->valid ? malloc((size_t) (kept + 7) / 8) : NULL;
-		if (in->owned[slot] == NULL ||
-			(rc->valid != NULL && in->owned[slot + 1] == NULL))
-			return GPO_ERR_NOMEM;
-		gather_rows(ctx1, rc, w, *map, kept, in->owned[slot], in->owned[slot + 1]);
-		ch->data = in->owned[slot];
-		ch->validity = in->owned[slot + 1];
-		ch->n = kept;
-	}
 	*rows = kept;
 	return GPO_OK;
 }
 
 /*
- * Every set's passing rows into in, one set a thread: for many small sets
+ * Every set's passing rows into in: one set a thread when there are many
  * (a cached table's ranges), where a team per set would start 3 parallel
- * regions for a few thousand rows each.
+ * regions for a few thousand rows each; else each set by the whole team.
  */
 static gpo_status
-filter_sets(gpo_ctx *ctx, cpu_in *in, int nsets, gpo_resident *const *sets,
-			const gpo_resident_query *q, const gpo_resident_plan *plan)
+cpu_in_filter_all(gpo_ctx *ctx, cpu_in *in, int nsets, gpo_resident *const *sets,
+				  const gpo_resident_query *q, const gpo_resident_plan *plan)
 {
 	int			team = gpo_threads(ctx);
-	int64_t		most = 1;
+	bool		alone = nsets >= 2 * team && team > 1;
+	size_t		most = (size_t) most_rows(nsets, sets);
 	gpo_status	st = GPO_OK;
 
-	for (int s = 0; s < nsets; s++)
-		most = sets[s]->rows > most ? sets[s]->rows : most;
-	in->nowned = (int64_t) nsets * (plan->nneed > 0 ? plan->nneed : 1) * 2;
 	gpo_omp_prepare(team);
-#pragma omp parallel num_threads(team)
+#pragma omp parallel num_threads(team) if (alone)
 	{
-		gpo_ctx		ctx1 = *ctx;
-		uint8_t    *mask = malloc((size_t) most);
-		int64_t    *map = NULL;
-		int64_t		map_cap = 0;
+		gpo_ctx		mine_ctx = *ctx;
+		cpu_scratch sc = {malloc(most), NULL, 0};
 		int64_t		mine = 0;
-		gpo_status	my_st = mask == NULL ? GPO_ERR_NOMEM : GPO_OK;
+		gpo_status	my_st = GPO_OK;
 
-		ctx1.threads = 1;
+		if (alone)
+			mine_ctx.threads = 1;
+		if (sc.mask == NULL)
+		{
+			my_st = GPO_ERR_NOMEM;
+			gpo_set_detail(&mine_ctx, "could not allocate the masks of %d kept sets", nsets);
+		}
 #pragma omp for schedule(dynamic, 1)
 		for (int s = 0; s < nsets; s++)
 		{
 			int64_t		rows = 0;
 
 			if (my_st == GPO_OK)
-				my_st = filter_set_alone(&ctx1, in, sets[s], s, q, plan, mask,
-										 &map, &map_cap, &rows);
+				my_st = cpu_in_filter(&mine_ctx, in, &sc, sets[s], s, q, plan,
+									  &rows);
 			mine += rows;
 		}
 #pragma omp critical(gpo_resident_sets)
@@ -348,15 +284,12 @@ filter_sets(gpo_ctx *ctx, cpu_in *in, int nsets, gpo_resident *const *sets,
 			if (my_st != GPO_OK && st == GPO_OK)
 			{
 				st = my_st;
-				if (ctx1.detail[0])
-					memcpy(ctx->detail, ctx1.detail, sizeof(ctx->detail));
+				memcpy(ctx->detail, mine_ctx.detail, sizeof(ctx->detail));
 			}
 		}
-		free(mask);
-		free(map);
+		free(sc.mask);
+		free(sc.map);
 	}
-	if (st == GPO_ERR_NOMEM && !ctx->detail[0])
-		gpo_set_detail(ctx, "could not allocate the passing rows of %d kept sets", nsets);
 	return st;
 }
 
@@ -400,16 +333,11 @@ gpo_resident_groupagg_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 	gpo_resident_plan_of(q, &plan);
 	if ((st = cpu_in_make(ctx, &in, nsets, sets, q, &plan)) != GPO_OK)
 		goto done;
-	if (q->nnodes > 0 && nsets >= 2 * gpo_threads(ctx) && gpo_threads(ctx) > 1)
-		st = filter_sets(ctx, &in, nsets, sets, q, &plan);
+	if (q->nnodes > 0)
+		st = cpu_in_filter_all(ctx, &in, nsets, sets, q, &plan);
 	else
-		for (int s = 0; s < nsets && st == GPO_OK; s++)
-		{
-			if (q->nnodes == 0)
-				cpu_in_whole(&in, sets[s], s, &plan);
-			else
-				st = cpu_in_filter(ctx, &in, sets[s], s, q, &plan);
-		}
+		for (int s = 0; s < nsets; s++)
+			in.rows += cpu_in_whole(&in, sets[s], s, &plan);
 	if (st != GPO_OK)
 		goto done;
 	if (in.rows == 0)
