@@ -36,56 +36,41 @@ gpuops_cache_range_key(const GpuopsCacheTable *t, int64 i, uint32 filled_gen)
 }
 
 /*
- * Copies fresh range i of t (its lock held shared) into one-chunk vectors
- * in the current memory context; false when it holds no data now.
+ * One-chunk vectors over the columns of range rng of t in the area (its
+ * lock held: valid while it is), into cols with their chunks.
  */
-static bool
-gpuops_cache_copy_range(GpuopsCacheTable *t, int64 i, gpo_vector *cols,
-						uint32 *filled_gen)
+static void
+gpuops_cache_range_vectors(const GpuopsCacheTable *t,
+						   const GpuopsCacheRange *rng, gpo_vector *cols,
+						   gpo_chunk *chunks)
 {
-	GpuopsCacheRange *rng = &gpuops_cache_ranges(t)[i];
+	const char *base = dsa_get_address(gpuops_cache_area(), rng->data);
 	GpuopsCacheLayout lay;
-	const char *base;
 	int			c;
 
-	if (!DsaPointerIsValid(rng->data) ||
-		pg_atomic_read_u32(&rng->gen) != rng->filled_gen)
-		return false;
-	base = dsa_get_address(gpuops_cache_area(), rng->data);
 	gpuops_cache_layout(t, rng->nblocks, rng->nrows, &lay);
 	for (c = 0; c < t->ncols; c++)
 	{
-		gpo_chunk  *ch = palloc(sizeof(gpo_chunk));
-		size_t		w = gpo_type_size(t->cols[c].type);
-		bool		nulls = ((const bool *) (base + lay.has_nulls))[c];
-
-		ch->n = rng->nrows;
-		ch->data = palloc_extended(Max(w * rng->nrows, 1), MCXT_ALLOC_HUGE);
-		memcpy(ch->data, base + lay.values[c], w * rng->nrows);
-		ch->validity = NULL;
-		if (nulls)
-		{
-			ch->validity = palloc((rng->nrows + 7) / 8 + 1);
-			memcpy(ch->validity, base + lay.validity[c], (rng->nrows + 7) / 8);
-		}
+		chunks[c].data = (void *) (base + lay.values[c]);
+		chunks[c].validity = ((const bool *) (base + lay.has_nulls))[c] ?
+			(uint8 *) (base + lay.validity[c]) : NULL;
+		chunks[c].n = rng->nrows;
 		cols[c].type = t->cols[c].type;
 		cols[c].nchunks = 1;
-		cols[c].chunks = ch;
+		cols[c].chunks = &chunks[c];
 	}
-	*filled_gen = rng->filled_gen;
-	return true;
 }
 
 /*
  * Hands the GPU service every fresh range of t that it does not keep as it
- * is now (see cache_int.h); returns how many it took.
+ * is now (see cache_int.h); returns how many it took.  Each range goes
+ * into the service's staging memory straight from the area, under the
+ * slot's lock, which is released before the service is waited for.
  */
 int64
 gpuops_cache_push_kept(GpuopsCacheTable *t)
 {
 	int			si = gpuops_service_for_relation(t->relid);
-	MemoryContext cxt;
-	MemoryContext old;
 	GpuopsServiceRangeKey *found;
 	int64		nranges;
 	int64		pushed = 0;
@@ -99,37 +84,83 @@ gpuops_cache_push_kept(GpuopsCacheTable *t)
 	found = palloc(sizeof(GpuopsServiceRangeKey) * Max(nranges, 1));
 	(void) gpuops_service_kept_ranges(si, t->dbid, t->relid, t->serial,
 									  t->node.relNode, nranges, found, NULL);
-	/* one range's copy at a time */
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuops cache push",
-								ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(cxt);
 	for (i = 0; i < nranges; i++)
 	{
-		gpo_vector *cols = palloc(sizeof(gpo_vector) * t->ncols);
-		GpuopsServiceRangeKey key;
-		uint32		filled_gen = 0;
-		bool		have;
+		gpo_vector	cols[GPUOPS_CACHE_MAX_COLS];
+		gpo_chunk	chunks[GPUOPS_CACHE_MAX_COLS];
+		GpuopsCacheRange *rng;
+		GpuopsServiceCall *call = NULL;
+		gpo_status	st = GPO_OK;
 		char		detail[256];
 
 		CHECK_FOR_INTERRUPTS();
 		LWLockAcquire(t->lock, LW_SHARED);
-		have = t->in_use && i < t->nranges &&
-			!(found[i].entry >= 0 &&
-			  found[i].filled_gen == gpuops_cache_ranges(t)[i].filled_gen) &&
-			gpuops_cache_copy_range(t, i, cols, &filled_gen);
-		key = gpuops_cache_range_key(t, i, filled_gen);
+		rng = t->in_use && i < t->nranges ? &gpuops_cache_ranges(t)[i] : NULL;
+		if (rng != NULL && DsaPointerIsValid(rng->data) &&
+			pg_atomic_read_u32(&rng->gen) == rng->filled_gen &&
+			!(found[i].entry >= 0 && found[i].filled_gen == rng->filled_gen))
+		{
+			GpuopsServiceRangeKey key = gpuops_cache_range_key(t, i, rng->filled_gen);
+
+			gpuops_cache_range_vectors(t, rng, cols, chunks);
+			call = gpuops_service_load_submit(si, &key, t->ncols, cols, &st,
+											  detail, sizeof(detail));
+		}
 		LWLockRelease(t->lock);
-		if (have &&
-			gpuops_service_load(si, &key, t->ncols, cols, detail,
-								sizeof(detail)) != GPO_OK)
+		if (call != NULL)
+			st = gpuops_service_load_wait(call, detail, sizeof(detail));
+		if (st != GPO_OK)
 			break;				/* (no room on the device, or no service) */
-		pushed += have;
-		MemoryContextReset(cxt);
+		pushed += call != NULL;
 	}
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(cxt);
 	pfree(found);
 	return pushed;
+}
+
+/*
+ * An empty list of ranges for the reader's table of relblocks blocks, with
+ * room for all of its cs->nhint ranges.
+ */
+static GpuopsCacheKept *
+gpuops_cache_kept_new(GpuopsCacheSource *cs, BlockNumber relblocks, int si)
+{
+	GpuopsCacheKept *kept = palloc0(sizeof(GpuopsCacheKept));
+
+	kept->service = si;
+	kept->cidx = cs->cidx;
+	kept->table_blocks = relblocks;
+	kept->sets = palloc0(sizeof(GpuopsServiceRangeKey) * Max(cs->nhint, 1));
+	kept->ends = palloc(sizeof(BlockNumber) * Max(cs->nhint, 1));
+	return kept;
+}
+
+/*
+ * Adds range i of cs's table (rng, under its lock), whose blocks start at
+ * lo, to kept: its blocks up to the table's end count as covered.
+ */
+static void
+gpuops_cache_kept_add(GpuopsCacheKept *kept, const GpuopsCacheSource *cs,
+					  int64 i, const GpuopsCacheRange *rng,
+					  const GpuopsServiceRangeKey *key)
+{
+	BlockNumber lo = (BlockNumber) (i * cs->range_blocks);
+
+	kept->sets[kept->nsets] = *key;
+	kept->sets[kept->nsets].range = i;
+	kept->ends[kept->nsets++] = lo + (BlockNumber) rng->nblocks;
+	kept->rows += rng->nrows;
+	kept->blocks += Min((BlockNumber) rng->nblocks,
+						(BlockNumber) kept->table_blocks - lo);
+}
+
+/* The ranges of cs's table (its lock held), or NULL when the slot changed. */
+static GpuopsCacheRange *
+gpuops_cache_source_ranges(const GpuopsCacheSource *cs)
+{
+	GpuopsCacheTable *t = cs->t;
+
+	return t->in_use && t->serial == cs->serial &&
+		RelFileNodeEquals(t->node, cs->node) ? gpuops_cache_ranges(t) : NULL;
 }
 
 /* The ranges the GPU service keeps fresh for the reader's columns (see gpuops_cache.h). */
@@ -142,49 +173,24 @@ gpuops_cache_kept(GpuopsCacheSource *cs, Relation rel)
 	GpuopsCacheKept *kept;
 	GpuopsServiceRangeKey *found;
 	GpuopsCacheRange *ranges;
-	int64		nranges;
 	int64		i;
 
 	if (si < 0 || cs->nhint == 0)
 		return NULL;
-	nranges = cs->nhint;
-	found = palloc(sizeof(GpuopsServiceRangeKey) * nranges);
+	found = palloc(sizeof(GpuopsServiceRangeKey) * cs->nhint);
 	if (gpuops_service_kept_ranges(si, MyDatabaseId, RelationGetRelid(rel),
-								   cs->serial, cs->node.relNode, nranges, found,
-								   NULL) == 0)
+								   cs->serial, cs->node.relNode, cs->nhint,
+								   found, NULL) == 0)
 		return NULL;
-	kept = palloc0(sizeof(GpuopsCacheKept));
-	kept->service = si;
-	kept->cidx = cs->cidx;
-	kept->sets = palloc(sizeof(GpuopsServiceRangeKey) * nranges);
-	kept->ends = palloc(sizeof(BlockNumber) * nranges);
-	kept->whole = true;
-	kept->table_blocks = relblocks;
+	kept = gpuops_cache_kept_new(cs, relblocks, si);
 	LWLockAcquire(t->lock, LW_SHARED);
-	ranges = t->in_use && t->serial == cs->serial &&
-		RelFileNodeEquals(t->node, cs->node) ? gpuops_cache_ranges(t) : NULL;
-	for (i = 0; i < nranges; i++)
-	{
-		BlockNumber lo = (BlockNumber) (i * cs->range_blocks);
-		BlockNumber hi = Min(relblocks, lo + (BlockNumber) cs->range_blocks);
-		bool		fresh;
-
-		if (lo >= relblocks)
-			break;
-		fresh = ranges != NULL && i < t->nranges && found[i].entry >= 0 &&
+	ranges = gpuops_cache_source_ranges(cs);
+	for (i = 0; ranges != NULL && i < Min(cs->nhint, t->nranges) &&
+		 i * cs->range_blocks < relblocks; i++)
+		if (found[i].entry >= 0 &&
 			pg_atomic_read_u32(&ranges[i].gen) == found[i].filled_gen &&
-			ranges[i].filled_gen == found[i].filled_gen;
-		if (!fresh || lo + (BlockNumber) ranges[i].nblocks < hi)
-			kept->whole = false;
-		if (!fresh)
-			continue;
-		kept->ends[kept->nsets] = lo + (BlockNumber) ranges[i].nblocks;
-		kept->sets[kept->nsets++] = found[i];
-		kept->rows += ranges[i].nrows;
-		kept->blocks += ranges[i].nblocks;
-	}
-	if (i * cs->range_blocks < relblocks)
-		kept->whole = false;
+			ranges[i].filled_gen == found[i].filled_gen)
+			gpuops_cache_kept_add(kept, cs, i, &ranges[i], &found[i]);
 	LWLockRelease(t->lock);
 	pfree(found);
 	return kept->nsets > 0 ? kept : NULL;
@@ -239,25 +245,12 @@ gpuops_cache_direct_reset(void *arg)
 static gpo_resident *
 gpuops_cache_range_view(GpuopsCacheTable *t, GpuopsCacheRange *rng)
 {
-	const char *base = dsa_get_address(gpuops_cache_area(), rng->data);
 	gpo_vector	cols[GPUOPS_CACHE_MAX_COLS];
 	gpo_chunk	chunks[GPUOPS_CACHE_MAX_COLS];
-	GpuopsCacheLayout lay;
 	gpo_resident *view = NULL;
 	gpo_ctx		ctx;
-	int			c;
 
-	gpuops_cache_layout(t, rng->nblocks, rng->nrows, &lay);
-	for (c = 0; c < t->ncols; c++)
-	{
-		chunks[c].data = (void *) (base + lay.values[c]);
-		chunks[c].validity = ((const bool *) (base + lay.has_nulls))[c] ?
-			(uint8 *) (base + lay.validity[c]) : NULL;
-		chunks[c].n = rng->nrows;
-		cols[c].type = t->cols[c].type;
-		cols[c].nchunks = 1;
-		cols[c].chunks = &chunks[c];
-	}
+	gpuops_cache_range_vectors(t, rng, cols, chunks);
 	gpo_ctx_init(&ctx);
 	if (gpo_resident_view(&ctx, t->ncols, cols, &view) != GPO_OK)
 		elog(ERROR, "gpuops column cache: a range's view: %s", ctx.detail);
@@ -270,59 +263,42 @@ gpuops_cache_direct_begin(GpuopsCacheSource *cs, Relation rel)
 {
 	GpuopsCacheTable *t = cs->t;
 	BlockNumber relblocks = RelationGetNumberOfBlocks(rel);
-	GpuopsCacheDirect *d = palloc0(sizeof(GpuopsCacheDirect));
-	GpuopsCacheKept *kept = &d->kept;
+	GpuopsCacheDirect *d;
 	GpuopsCacheRange *ranges;
+	GpuopsServiceRangeKey none;
 	uint64		now;
 	int64		i;
 
 	if (cs->nhint == 0 || t->ncols > GPO_RESIDENT_MAX_COLS)
 		return NULL;
 	now = pg_atomic_fetch_add_u64(&gpuops_cache->clock, 1);
-	kept->service = -1;
-	kept->cidx = cs->cidx;
-	kept->whole = true;
-	kept->table_blocks = relblocks;
-	kept->sets = palloc0(sizeof(GpuopsServiceRangeKey) * cs->nhint);
-	kept->ends = palloc(sizeof(BlockNumber) * cs->nhint);
+	d = palloc0(sizeof(GpuopsCacheDirect));
+	d->kept = *gpuops_cache_kept_new(cs, relblocks, -1);
 	d->views = palloc0(sizeof(gpo_resident *) * cs->nhint);
 	d->cb.func = gpuops_cache_direct_reset;
 	d->cb.arg = d;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &d->cb);
+	memset(&none, 0, sizeof(none));
 	LWLockAcquire(t->lock, LW_SHARED);
-	ranges = t->in_use && t->serial == cs->serial &&
-		RelFileNodeEquals(t->node, cs->node) ? gpuops_cache_ranges(t) : NULL;
-	for (i = 0; i < cs->nhint; i++)
+	ranges = gpuops_cache_source_ranges(cs);
+	for (i = 0; ranges != NULL && i < Min(cs->nhint, t->nranges) &&
+		 i * cs->range_blocks < relblocks; i++)
 	{
-		BlockNumber lo = (BlockNumber) (i * cs->range_blocks);
-		BlockNumber hi = Min(relblocks, lo + (BlockNumber) cs->range_blocks);
-		GpuopsCacheRange *rng = ranges != NULL && i < t->nranges ? &ranges[i] : NULL;
+		GpuopsCacheRange *rng = &ranges[i];
 
-		if (lo >= relblocks)
-			break;
-		if (rng == NULL || !DsaPointerIsValid(rng->data) ||
+		if (!DsaPointerIsValid(rng->data) ||
 			pg_atomic_read_u32(&rng->gen) != rng->filled_gen)
-		{
-			kept->whole = false;
 			continue;
-		}
-		if (lo + (BlockNumber) rng->nblocks < hi)
-			kept->whole = false;
 		pg_atomic_write_u64(&rng->last_used, now);
-		kept->sets[kept->nsets].range = i;
-		kept->ends[kept->nsets] = lo + (BlockNumber) rng->nblocks;
-		d->views[kept->nsets++] = gpuops_cache_range_view(t, rng);
-		kept->rows += rng->nrows;
-		kept->blocks += rng->nblocks;
+		d->views[d->kept.nsets] = gpuops_cache_range_view(t, rng);
+		gpuops_cache_kept_add(&d->kept, cs, i, rng, &none);
 	}
-	if (i * cs->range_blocks < relblocks)
-		kept->whole = false;
-	if (kept->nsets == 0)
+	if (d->kept.nsets == 0)
 	{
 		LWLockRelease(t->lock);
 		return NULL;
 	}
-	pg_atomic_fetch_add_u64(&t->hits, kept->blocks);
+	pg_atomic_fetch_add_u64(&t->hits, d->kept.blocks);
 	d->t = t;
 	return d;
 }

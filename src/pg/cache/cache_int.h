@@ -111,7 +111,6 @@ typedef struct GpuopsCacheSource
 	int			nthreads;
 	int64		nhint;
 	bool	   *hint;			/* [nhint] ranges fresh when attached */
-	bool		any_fresh;		/* a range was fresh when attached */
 	int			maxseg;
 	struct GpuopsCacheSeg *segs;	/* [maxseg] scratch of serve */
 	/* the ranges the GPU service aggregated: their blocks give no rows */

@@ -403,7 +403,6 @@ gpuops_cache_attach_reader(GpuopsScanReader *r, Relation rel, int ncols,
 	/* (without a fresh range: for the ranges the GPU service keeps) */
 	if (cs->hint == NULL)
 		return NULL;
-	cs->any_fresh = any;
 	cs->src.has_block = gpuops_cache_has_block;
 	cs->src.serve = gpuops_cache_serve;
 	cs->src.arg = cs;

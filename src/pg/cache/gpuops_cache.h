@@ -41,9 +41,9 @@ typedef struct GpuopsCacheKept
 	BlockNumber *ends;			/* [nsets] where each one's blocks end */
 	const int  *cidx;			/* [reader columns] each one's kept column */
 	int64		rows;			/* rows in them */
-	int64		blocks;			/* blocks they cover */
+	int64		blocks;			/* the table's blocks they cover (all of
+								 * them: table_blocks) */
 	int64		table_blocks;	/* the table's, when they were found */
-	bool		whole;			/* every block of the table is in them */
 } GpuopsCacheKept;
 
 /*

@@ -111,11 +111,19 @@ extern int64 gpuops_service_kept_ranges(int svc, Oid dbid, Oid relid,
 extern bool gpuops_service_kept_room(int svc);
 /*
  * Hands service svc a cached range's ncols columns to keep on its device
- * (replacing what it kept of that range) and waits; GPO_OK when kept.
+ * (replacing what it kept of that range): copies them into the staging
+ * arena at once (no wait for room), so that the caller may release them
+ * before gpuops_service_load_wait.  NULL when not handed over (see *why).
  */
-extern gpo_status gpuops_service_load(int svc, const GpuopsServiceRangeKey *key,
-									  int ncols, const gpo_vector *cols,
-									  char *detail, size_t len);
+extern GpuopsServiceCall *gpuops_service_load_submit(int svc,
+													 const GpuopsServiceRangeKey *key,
+													 int ncols,
+													 const gpo_vector *cols,
+													 gpo_status *why,
+													 char *detail, size_t len);
+/* Waits for a LOAD request; GPO_OK when the range is kept (else detail says why). */
+extern gpo_status gpuops_service_load_wait(GpuopsServiceCall *call,
+										   char *detail, size_t len);
 /*
  * Asks service svc for the group aggregation of the rows of its kept
  * ranges sets[0 .. nsets) that pass prog: by column key_col (-1: one

@@ -43,7 +43,6 @@ gpuops_svc_res_read(GpuopsSvcResEntry *e, GpuopsSvcResEntry *out)
 	out->used = e->used;
 	out->key = e->key;
 	out->generation = e->generation;
-	out->nrows = e->nrows;
 	out->bytes = e->bytes;
 	pg_read_barrier();
 	return pg_atomic_read_u32(&e->version) == v1;
@@ -107,30 +106,25 @@ gpuops_service_kept_room(int si)
 		pg_atomic_read_u64(&svc->resident_bytes) < limit / 2;
 }
 
-/* Hands a cached range's columns to service si and waits (see gpuops_service.h). */
-gpo_status
-gpuops_service_load(int si, const GpuopsServiceRangeKey *key, int ncols,
-					const gpo_vector *cols, char *detail, size_t len)
+/* Hands a cached range's columns to service si (see gpuops_service.h). */
+GpuopsServiceCall *
+gpuops_service_load_submit(int si, const GpuopsServiceRangeKey *key, int ncols,
+						   const gpo_vector *cols, gpo_status *why,
+						   char *detail, size_t len)
 {
-	GpuopsSvcAggReq *req = palloc0(sizeof(GpuopsSvcAggReq));
+	GpuopsSvcAggReq *req;
 	GpuopsServiceCall *call;
-	gpo_agg_out out;
-	gpo_ctx		ctx;
-	gpo_agg_strategy used;
-	gpo_status	why = GPO_OK;
-	int64		ngroups;
-	double		ms;
-	double		copy_ms;
-	bool		lost;
 	Size		at = TYPEALIGN(GPUOPS_SVC_ALIGN, sizeof(GpuopsSvcAggReq));
 	char	   *base;
 	int			c;
 
 	if (ncols < 1 || ncols > GPO_RESIDENT_MAX_COLS)
 	{
+		*why = GPO_ERR_INVALID;
 		snprintf(detail, len, "%d columns", ncols);
-		return GPO_ERR_INVALID;
+		return NULL;
 	}
+	req = palloc0(sizeof(GpuopsSvcAggReq));
 	req->kind = GPUOPS_SVC_KIND_LOAD;
 	req->load_key = *key;
 	req->ncols = ncols;
@@ -138,39 +132,43 @@ gpuops_service_load(int si, const GpuopsServiceRangeKey *key, int ncols,
 	for (c = 0; c < ncols; c++)
 	{
 		req->col_type[c] = cols[c].type;
-		req->off_cols[c] = at;
-		at += gpuops_svc_span(req->nrows, gpo_type_size(cols[c].type));
-		if (cols[c].chunks[0].validity != NULL)
-		{
-			req->off_cols_valid[c] = at;
-			at += gpuops_svc_span((req->nrows + 7) / 8, 1);
-		}
+		at = gpuops_svc_layout_column(&cols[c], req->nrows, at, &req->off_cols[c],
+									  &req->off_cols_valid[c]);
 	}
-	call = gpuops_svc_call_begin(at, si, false, &why, detail, len);
-	if (call == NULL)
-		return why;
-	base = gpuops_svc_call_base(call);
-	memcpy(base, req, sizeof(GpuopsSvcAggReq));
-	for (c = 0; c < ncols; c++)
+	call = gpuops_svc_call_begin(at, si, false, why, detail, len);
+	if (call != NULL)
 	{
-		/* the cache's columns are one chunk each */
-		Assert(cols[c].nchunks == 1);
-		memcpy(base + req->off_cols[c], cols[c].chunks[0].data,
-			   (size_t) req->nrows * gpo_type_size(cols[c].type));
-		if (req->off_cols_valid[c] != 0)
-			memcpy(base + req->off_cols_valid[c], cols[c].chunks[0].validity,
-				   (size_t) (req->nrows + 7) / 8);
+		base = gpuops_svc_call_base(call);
+		memcpy(base, req, sizeof(GpuopsSvcAggReq));
+		for (c = 0; c < ncols; c++)
+			gpuops_svc_flatten(&cols[c], base + req->off_cols[c],
+							   req->off_cols_valid[c] != 0 ?
+							   (uint8 *) base + req->off_cols_valid[c] : NULL);
+		gpuops_svc_call_outputs(call, NULL, 0, 0.0);
+		gpuops_svc_call_queue(call);
 	}
-	memset(&out, 0, sizeof(out));
-	gpuops_svc_call_outputs(call, &out, 1, 0.0);
-	gpuops_svc_call_queue(call);
 	pfree(req);
+	return call;
+}
+
+/* Waits for a LOAD request (see gpuops_service.h). */
+gpo_status
+gpuops_service_load_wait(GpuopsServiceCall *call, char *detail, size_t len)
+{
+	gpo_ctx		ctx;
+	gpo_agg_strategy used;
+	gpo_status	st;
+	int64		ngroups;
+	double		ms;
+	double		copy_ms;
+	bool		lost;
+
 	gpo_ctx_init(&ctx);
-	why = gpuops_service_agg_wait(call, &ctx, &used, &ngroups, &ms, &copy_ms,
-								  &lost);
-	if (why != GPO_OK)
+	st = gpuops_service_agg_wait(call, &ctx, &used, &ngroups, &ms, &copy_ms,
+								 &lost);
+	if (st != GPO_OK)
 		strlcpy(detail, ctx.detail, len);
-	return why;
+	return st;
 }
 
 /* Asks service si for a group aggregation of kept ranges (see gpuops_service.h). */

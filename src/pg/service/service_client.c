@@ -132,24 +132,28 @@ gpuops_svc_layout(GpuopsSvcAggReq *req, const gpo_vector *keys,
 	Size		at = TYPEALIGN(GPUOPS_SVC_ALIGN, sizeof(GpuopsSvcAggReq));
 	int			v;
 
-	req->off_keys = at;
-	at += gpuops_svc_span(req->nrows, gpo_type_size(keys->type));
-	if (gpuops_svc_has_nulls(keys))
-	{
-		req->off_keys_valid = at;
-		at += gpuops_svc_span((req->nrows + 7) / 8, 1);
-	}
+	at = gpuops_svc_layout_column(keys, req->nrows, at, &req->off_keys,
+								  &req->off_keys_valid);
 	for (v = 0; v < req->nvals; v++)
-	{
-		req->off_vals[v] = at;
-		at += gpuops_svc_span(req->nrows, gpo_type_size(values[v].type));
-		if (gpuops_svc_has_nulls(&values[v]))
-		{
-			req->off_vals_valid[v] = at;
-			at += gpuops_svc_span((req->nrows + 7) / 8, 1);
-		}
-	}
+		at = gpuops_svc_layout_column(&values[v], req->nrows, at,
+									  &req->off_vals[v], &req->off_vals_valid[v]);
 	return gpuops_svc_layout_outs(req, outs, nouts, at);
+}
+
+/* Places column v of nrows rows at at (see service_int.h). */
+Size
+gpuops_svc_layout_column(const gpo_vector *v, int64 nrows, Size at,
+						 uint64 *off, uint64 *off_valid)
+{
+	*off = at;
+	at += gpuops_svc_span(nrows, gpo_type_size(v->type));
+	*off_valid = 0;
+	if (gpuops_svc_has_nulls(v))
+	{
+		*off_valid = at;
+		at += gpuops_svc_span((nrows + 7) / 8, 1);
+	}
+	return at;
 }
 
 /* Lays out the output arrays of req's nouts outputs from at (see service_int.h). */
@@ -171,7 +175,7 @@ gpuops_svc_layout_outs(GpuopsSvcAggReq *req, gpo_agg_out *outs, int nouts,
 }
 
 /* Copies vector v into one column at data (and its NULLs into valid, if any). */
-static void
+void
 gpuops_svc_flatten(const gpo_vector *v, char *data, uint8 *valid)
 {
 	size_t		sz = gpo_type_size(v->type);

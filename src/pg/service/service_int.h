@@ -120,7 +120,6 @@ typedef struct GpuopsSvcAggReq
 	uint64		off_cols[GPO_RESIDENT_MAX_COLS];
 	uint64		off_cols_valid[GPO_RESIDENT_MAX_COLS];	/* 0: no NULL */
 	/* out */
-	int32		missing;		/* CACHED: a range was not kept */
 	int32		status;			/* gpo_status */
 	int32		strategy_used;
 	int32		face_used;		/* gpo_device */
@@ -142,7 +141,6 @@ typedef struct GpuopsSvcResEntry
 	bool		used;
 	GpuopsServiceRangeKey key;
 	uint64		generation;		/* the executor's that keeps it */
-	int64		nrows;
 	int64		bytes;
 } GpuopsSvcResEntry;
 
@@ -303,6 +301,15 @@ extern void gpuops_svc_call_queue(GpuopsServiceCall *call);
 extern GpuopsSvcShared *gpuops_svc_call_service(GpuopsServiceCall *call);
 /* Bytes of n values of size sz, rounded up to the arena's alignment. */
 extern Size gpuops_svc_span(int64 n, size_t sz);
+/*
+ * Places column v of nrows rows in a request's range at at: its values at
+ * *off, and its NULL bits at *off_valid when it has a bitmap (else 0);
+ * returns the end.
+ */
+extern Size gpuops_svc_layout_column(const gpo_vector *v, int64 nrows, Size at,
+									 uint64 *off, uint64 *off_valid);
+/* Copies vector v into one column at data (and its NULLs into valid, if any). */
+extern void gpuops_svc_flatten(const gpo_vector *v, char *data, uint8 *valid);
 /* Lays out the output arrays of req's nouts outputs from at; returns the end. */
 extern Size gpuops_svc_layout_outs(GpuopsSvcAggReq *req, gpo_agg_out *outs,
 								   int nouts, Size at);

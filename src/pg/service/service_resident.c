@@ -18,19 +18,26 @@
 
 #include "portability/instr_time.h"
 
-/* One kept range. */
+/*
+ * A kept set and the queries running over it: a set dropped or replaced
+ * while one runs is freed by the last of them.
+ */
+typedef struct GpuopsSvcHeld
+{
+	gpo_resident *set;
+	int			refs;			/* queries running over it */
+	bool		dropped;		/* out of the directory: freed at refs 0 */
+} GpuopsSvcHeld;
+
+/* One directory entry's range. */
 typedef struct GpuopsSvcKept
 {
-	gpo_resident *set;			/* NULL: the entry is free */
+	GpuopsSvcHeld *held;		/* NULL: the entry is free */
 	GpuopsServiceRangeKey key;
-	int			refs;			/* queries running over it */
-	bool		dropped;		/* gone from the directory; freed at refs 0 */
 	uint64		last_used;
 } GpuopsSvcKept;
 
 static GpuopsSvcKept kept[GPUOPS_SVC_RESIDENT_MAX];
-/* Sets dropped while referenced (their entry reused), freed at refs 0. */
-static GpuopsSvcKept *orphans[GPUOPS_SVC_RESIDENT_MAX];
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64 kept_clock = 0;
 
@@ -43,11 +50,10 @@ gpuops_svc_res_publish(GpuopsSvcShared *svc, int i)
 
 	pg_atomic_fetch_add_u32(&e->version, 1);
 	pg_write_barrier();
-	e->used = k->set != NULL && !k->dropped;
+	e->used = k->held != NULL;
 	e->key = k->key;
 	e->generation = pg_atomic_read_u64(&svc->generation);
-	e->nrows = k->set ? gpo_resident_rows(k->set) : 0;
-	e->bytes = k->set ? (int64) gpo_resident_bytes(k->set) : 0;
+	e->bytes = k->held ? (int64) gpo_resident_bytes(k->held->set) : 0;
 	pg_write_barrier();
 	pg_atomic_fetch_add_u32(&e->version, 1);
 }
@@ -79,34 +85,23 @@ gpuops_svc_same_range(const GpuopsServiceRangeKey *a,
 
 /*
  * Takes entry i's set out of the directory (kept_lock held): freed now, or
- * by its last query when one runs over it.
+ * by the last query running over it.
  */
 static void
 gpuops_svc_res_drop(GpuopsSvcShared *svc, int i)
 {
-	GpuopsSvcKept *k = &kept[i];
-	int			j;
+	GpuopsSvcHeld *h = kept[i].held;
 
-	pg_atomic_fetch_sub_u64(&svc->resident_bytes, gpo_resident_bytes(k->set));
+	pg_atomic_fetch_sub_u64(&svc->resident_bytes, gpo_resident_bytes(h->set));
 	pg_atomic_fetch_sub_u64(&svc->resident_sets, 1);
-	if (k->refs == 0)
-		gpo_resident_free(k->set);
-	else
+	if (h->refs == 0)
 	{
-		for (j = 0; j < GPUOPS_SVC_RESIDENT_MAX && orphans[j] != NULL; j++)
-			;
-		if (j < GPUOPS_SVC_RESIDENT_MAX)
-		{
-			orphans[j] = malloc(sizeof(GpuopsSvcKept));
-			if (orphans[j] != NULL)
-			{
-				*orphans[j] = *k;
-				orphans[j]->dropped = true;
-			}
-		}
-		/* (no room to remember it: it leaks until the executor restarts) */
+		gpo_resident_free(h->set);
+		free(h);
 	}
-	memset(k, 0, sizeof(*k));
+	else
+		h->dropped = true;
+	memset(&kept[i], 0, sizeof(kept[i]));
 	gpuops_svc_res_publish(svc, i);
 }
 
@@ -123,7 +118,7 @@ gpuops_svc_res_room(GpuopsSvcShared *svc, uint64 bytes, uint64 limit)
 		int			i;
 
 		for (i = 0; i < GPUOPS_SVC_RESIDENT_MAX; i++)
-			if (kept[i].set != NULL && kept[i].refs == 0 &&
+			if (kept[i].held != NULL && kept[i].held->refs == 0 &&
 				(victim < 0 || kept[i].last_used < kept[victim].last_used))
 				victim = i;
 		if (victim < 0)
@@ -143,9 +138,9 @@ gpuops_svc_res_slot(const GpuopsServiceRangeKey *key)
 
 	for (i = 0; i < GPUOPS_SVC_RESIDENT_MAX; i++)
 	{
-		if (kept[i].set != NULL && gpuops_svc_same_range(&kept[i].key, key))
+		if (kept[i].held != NULL && gpuops_svc_same_range(&kept[i].key, key))
 			return i;
-		if (kept[i].set == NULL && free_i < 0)
+		if (kept[i].held == NULL && free_i < 0)
 			free_i = i;
 	}
 	return free_i;
@@ -158,8 +153,9 @@ gpuops_svc_res_install(GpuopsSvcShared *svc, const GpuopsServiceRangeKey *key,
 					   size_t len)
 {
 	int			i = gpuops_svc_res_slot(key);
+	GpuopsSvcHeld *h;
 
-	if (i >= 0 && kept[i].set != NULL)
+	if (i >= 0 && kept[i].held != NULL)
 		gpuops_svc_res_drop(svc, i);	/* the range's older data */
 	if (!gpuops_svc_res_room(svc, gpo_resident_bytes(set), limit))
 	{
@@ -172,11 +168,15 @@ gpuops_svc_res_install(GpuopsSvcShared *svc, const GpuopsServiceRangeKey *key,
 				 GPUOPS_SVC_RESIDENT_MAX);
 		return false;
 	}
-	kept[i].set = set;
+	if ((h = calloc(1, sizeof(GpuopsSvcHeld))) == NULL)
+	{
+		snprintf(detail, len, "out of host memory");
+		return false;
+	}
+	h->set = set;
+	kept[i].held = h;
 	kept[i].key = *key;
 	kept[i].key.entry = i;
-	kept[i].refs = 0;
-	kept[i].dropped = false;
 	kept[i].last_used = ++kept_clock;
 	pg_atomic_fetch_add_u64(&svc->resident_bytes, gpo_resident_bytes(set));
 	pg_atomic_fetch_add_u64(&svc->resident_sets, 1);
@@ -235,12 +235,12 @@ gpuops_svc_run_load(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base,
 }
 
 /*
- * Takes a reference to each of the request's n ranges into sets[]; false
+ * Takes a reference to each of the request's n ranges into held[]; false
  * (none taken) when one is not kept as the request names it.
  */
 static bool
 gpuops_svc_res_acquire(const GpuopsServiceRangeKey *keys, int n,
-					   gpo_resident **sets, GpuopsSvcKept **refs)
+					   GpuopsSvcHeld **held)
 {
 	int			i;
 
@@ -249,51 +249,35 @@ gpuops_svc_res_acquire(const GpuopsServiceRangeKey *keys, int n,
 	{
 		int			e = keys[i].entry;
 
-		if (e < 0 || e >= GPUOPS_SVC_RESIDENT_MAX || kept[e].set == NULL ||
+		if (e < 0 || e >= GPUOPS_SVC_RESIDENT_MAX || kept[e].held == NULL ||
 			!gpuops_svc_same_range(&kept[e].key, &keys[i]) ||
 			kept[e].key.filled_gen != keys[i].filled_gen)
 			break;
-		refs[i] = &kept[e];
-		sets[i] = kept[e].set;
+		held[i] = kept[e].held;
 	}
 	if (i == n)
 		for (i = 0; i < n; i++)
 		{
-			refs[i]->refs++;
-			refs[i]->last_used = ++kept_clock;
+			held[i]->refs++;
+			kept[keys[i].entry].last_used = ++kept_clock;
 		}
 	pthread_mutex_unlock(&kept_lock);
 	return i == n;
 }
 
-/* Gives back the references of gpuops_svc_res_acquire; frees orphans. */
+/* Gives back the references of gpuops_svc_res_acquire; frees dropped sets. */
 static void
-gpuops_svc_res_release(gpo_resident **sets, int n)
+gpuops_svc_res_release(GpuopsSvcHeld **held, int n)
 {
 	int			i;
-	int			j;
 
 	pthread_mutex_lock(&kept_lock);
 	for (i = 0; i < n; i++)
-	{
-		for (j = 0; j < GPUOPS_SVC_RESIDENT_MAX; j++)
-			if (kept[j].set == sets[i])
-			{
-				kept[j].refs--;
-				break;
-			}
-		if (j < GPUOPS_SVC_RESIDENT_MAX)
-			continue;
-		for (j = 0; j < GPUOPS_SVC_RESIDENT_MAX; j++)
-			if (orphans[j] != NULL && orphans[j]->set == sets[i] &&
-				--orphans[j]->refs == 0)
-			{
-				gpo_resident_free(orphans[j]->set);
-				free(orphans[j]);
-				orphans[j] = NULL;
-				break;
-			}
-	}
+		if (--held[i]->refs == 0 && held[i]->dropped)
+		{
+			gpo_resident_free(held[i]->set);
+			free(held[i]);
+		}
 	pthread_mutex_unlock(&kept_lock);
 }
 
@@ -303,64 +287,58 @@ gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
 {
 	const GpuopsServiceRangeKey *keys =
 		(const GpuopsServiceRangeKey *) (base + req->off_sets);
-	gpo_resident **sets;
-	GpuopsSvcKept **refs;
+	int			n = Max(req->nsets, 1);
+	GpuopsSvcHeld **held = malloc(sizeof(GpuopsSvcHeld *) * n);
+	gpo_resident **sets = malloc(sizeof(gpo_resident *) * n);
 	gpo_agg_out outs[GPO_AGG_MAX_REQS];
 	gpo_resident_query q;
 	gpo_agg_strategy strategy = GPO_AGG_AUTO;
 	gpo_ctx		ctx;
 	instr_time	start;
 	int			nouts = Max(req->nvals, 1);
-	int			v;
+	int			i;
 	int			f;
 
-	sets = malloc(sizeof(gpo_resident *) * Max(req->nsets, 1));
-	refs = malloc(sizeof(GpuopsSvcKept *) * Max(req->nsets, 1));
-	if (sets == NULL || refs == NULL || req->nsets < 0 ||
+	if (held == NULL || sets == NULL || req->nsets < 0 ||
 		req->nvals < 0 || req->nvals > GPO_AGG_MAX_REQS)
+		req->status = held == NULL || sets == NULL ? GPO_ERR_NOMEM : GPO_ERR_INVALID;
+	else if (!gpuops_svc_res_acquire(keys, req->nsets, held))
 	{
-		req->status = sets == NULL || refs == NULL ? GPO_ERR_NOMEM : GPO_ERR_INVALID;
-		free(sets);
-		free(refs);
-		return;
-	}
-	if (!gpuops_svc_res_acquire(keys, req->nsets, sets, refs))
-	{
-		req->missing = 1;
 		req->status = GPO_ERR_INVALID;
 		snprintf(req->detail, sizeof(req->detail),
 				 "a cached range is no longer kept by the GPU service");
-		free(sets);
-		free(refs);
-		return;
 	}
-	memset(outs, 0, sizeof(outs));
-	for (v = 0; v < nouts; v++)
+	else
 	{
-		outs[v].capacity = req->cap;
-		for (f = 0; f < GPUOPS_SVC_NOUT; f++)
-			if (req->off_out[v][f] != 0)
-				*gpuops_svc_out_field(&outs[v], f) = base + req->off_out[v][f];
+		for (i = 0; i < req->nsets; i++)
+			sets[i] = held[i]->set;
+		memset(outs, 0, sizeof(outs));
+		for (i = 0; i < nouts; i++)
+		{
+			outs[i].capacity = req->cap;
+			for (f = 0; f < GPUOPS_SVC_NOUT; f++)
+				if (req->off_out[i][f] != 0)
+					*gpuops_svc_out_field(&outs[i], f) = base + req->off_out[i][f];
+		}
+		q.prog = (const gpo_pred *) (base + req->off_prog);
+		q.nnodes = req->nnodes;
+		q.key_col = req->key_col;
+		q.nreqs = req->nvals;
+		q.val_cols = req->val_col;
+		q.aggs = req->aggs;
+		q.est_groups = req->est_groups;
+		gpo_ctx_init(&ctx);
+		ctx.threads = 1;
+		INSTR_TIME_SET_CURRENT(start);
+		req->status = gpo_resident_groupagg(&ctx, req->nsets, sets, &q,
+											&strategy, outs, &req->ngroups);
+		req->device_ms = gpuops_svc_since(start);
+		req->strategy_used = strategy;
+		req->face_used = ctx.used;
+		strlcpy(req->detail, ctx.detail, sizeof(req->detail));
+		gpuops_svc_res_release(held, req->nsets);
+		pg_atomic_fetch_add_u64(&svc->resident_served, 1);
 	}
-	memset(&q, 0, sizeof(q));
-	q.prog = (const gpo_pred *) (base + req->off_prog);
-	q.nnodes = req->nnodes;
-	q.key_col = req->key_col;
-	q.nreqs = req->nvals;
-	q.val_cols = req->val_col;
-	q.aggs = req->aggs;
-	q.est_groups = req->est_groups;
-	gpo_ctx_init(&ctx);
-	ctx.threads = 1;
-	INSTR_TIME_SET_CURRENT(start);
-	req->status = gpo_resident_groupagg(&ctx, req->nsets, sets, &q, &strategy,
-										outs, &req->ngroups);
-	req->device_ms = gpuops_svc_since(start);
-	req->strategy_used = strategy;
-	req->face_used = ctx.used;
-	strlcpy(req->detail, ctx.detail, sizeof(req->detail));
-	gpuops_svc_res_release(sets, req->nsets);
-	pg_atomic_fetch_add_u64(&svc->resident_served, 1);
+	free(held);
 	free(sets);
-	free(refs);
 }

@@ -260,7 +260,7 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			s->kept_rows += kept->rows;
 		}
 		s->rows_in += kept->rows;
-		*rest = kept->whole ? 0 : Max(kept->table_blocks - kept->blocks, 1);
+		*rest = kept->table_blocks - kept->blocks;
 	}
 	MemoryContextReset(s->batch_cxt);
 	INSTR_TIME_SET_CURRENT(end);
