@@ -36,7 +36,9 @@
 #   env: ROWS (default 10000000), CLIENTS (default "1 4 16 64 128"),
 #        DURATION (seconds a run, default 15), FACES (default "native cpu
 #        gpu"), QUERIES (default "light heavy"), LOG_DIR (keep pgbench's
-#        per-transaction logs there; default a temporary directory)
+#        per-transaction logs there; default a temporary directory), CACHE
+#        (1: the table is put in the column cache first, gpuops.cache_table;
+#        default 0: it is taken out of it)
 # Locally (2 cores), a short version:
 #   ROWS=2000000 CLIENTS="1 4 16" DURATION=10 bash bench/concurrency.sh
 # On the GPU machine, after the server is up, as its owner:
@@ -88,6 +90,17 @@ SQL
 psql_q -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" 2>/dev/null &&
 	psql_q -c "SELECT pg_prewarm('conc_bench.t')" >/dev/null ||
 	psql_q -c "SELECT count(*) FROM conc_bench.t" >/dev/null
+
+# CACHE=1: the queries are served from the column cache (filled here, and
+# handed to the GPU service); else the table is left out of it
+if [ "${CACHE:-0}" = 1 ]; then
+	psql_q -c "SELECT gpuops.uncache_table('conc_bench.t') IS NOT NULL" >/dev/null
+	echo "cached ranges: $(psql_q -c "SELECT gpuops.cache_table('conc_bench.t')")," \
+		"on the device: $(psql_q -c "SELECT ranges_on_device FROM gpuops.cache_status()
+			WHERE relation = 'conc_bench.t'::regclass")"
+else
+	psql_q -c "SELECT gpuops.uncache_table('conc_bench.t') IS NOT NULL" >/dev/null
+fi
 
 gpu_usable=$(psql_q -c "SELECT value FROM gpuops.info() WHERE key = 'gpu_usable'")
 have_smi=0

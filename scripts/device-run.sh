@@ -15,6 +15,7 @@
 #               ALT_QUERY another query, ALT_REPS rounds, default 3,
 #               ALT_VALUES the values, default "off on")
 #   step conc: bench/concurrency.sh (pgbench, many sessions; CONC_ROWS rows,
+#               CONC_CACHE 1: from the column cache,
 #               CONC_CLIENTS, CONC_DURATION, CONC_FACES, CONC_QUERIES)
 #   step streams (after conc): the GPU face under load with each
 #               gpuops.gpu_service_streams of STREAMS_LIST (default "1 4"),
@@ -136,7 +137,7 @@ if [[ $steps == *" conc "* ]]; then
 	echo "== many sessions (bench/concurrency.sh) =="
 	timeout ${CONC_TIMEOUT:-480} runuser -u pg -- "${pgenv[@]}" PGDATABASE=regress_gpu \
 		ROWS=${CONC_ROWS:-10000000} CLIENTS="${CONC_CLIENTS:-1 16 64}" DURATION=${CONC_DURATION:-10} \
-		FACES="${CONC_FACES:-native cpu gpu}" QUERIES="${CONC_QUERIES:-light heavy}" \
+		FACES="${CONC_FACES:-native cpu gpu}" QUERIES="${CONC_QUERIES:-light heavy}" CACHE=${CONC_CACHE:-0} \
 		bash bench/concurrency.sh 2>&1 | tee "$OUT/concurrency.txt"
 fi
 if [[ $steps == *" streams "* ]]; then

@@ -26,6 +26,9 @@ typedef struct gpo_resident_col
 	gpo_type	type;
 	void	   *data;
 	uint8_t    *valid;
+	bool		bounded;		/* lo and hi known (INT32 and INT64 only) */
+	int64_t		lo;				/* every valid value within [lo, hi]; */
+	int64_t		hi;				/* lo > hi: none valid */
 } gpo_resident_col;
 
 /* A kept column set (gpo_resident.h). */
@@ -52,6 +55,8 @@ typedef struct gpo_resident_plan
 	int			req[GPO_AGG_MAX_REQS];
 } gpo_resident_plan;
 
+/* Finds and keeps the bounds of CPU-face column c of set (resident_bounds.c). */
+extern void gpo_resident_find_bounds(gpo_resident *set, int c);
 /* The plan of a (checked) query. */
 extern void gpo_resident_plan_of(const gpo_resident_query *q,
 								 gpo_resident_plan *plan);
@@ -81,6 +86,18 @@ extern gpo_status gpo_resident_groupagg_cpu(gpo_ctx *ctx, int nsets,
 											 gpo_agg_strategy *strategy,
 											 gpo_agg_out *outs,
 											 int64_t *ngroups);
+
+/*
+ * The CPU face's one-pass dense aggregation (resident_dense.c), with
+ * gpo_resident_groupagg_cpu's arguments: *taken false (and nothing done)
+ * where the sets' keys do not suit it.
+ */
+extern gpo_status gpo_resident_dense_cpu(gpo_ctx *ctx, int nsets,
+										  gpo_resident *const *sets,
+										  const gpo_resident_query *q,
+										  gpo_agg_strategy *strategy,
+										  gpo_agg_out *outs,
+										  int64_t *ngroups, bool *taken);
 
 /* ---- the GPU face ---- */
 

@@ -53,16 +53,18 @@ gpo_dense_store_cpu(gpo_type kt, int vtype, const gpo_acc *tab,
 }
 
 /*
- * Rows lo .. hi - 1 of a one-chunk key column kc (and value column vc, when
- * has_values) into the dense slots t (codes klo .. khi - 1 after min_code)
- * and the NULL key's accumulator na.  Always inlined with constant types by
- * dense_rows_typed, so the type tests fold away.
+ * Rows lo .. hi - 1 (or sel[lo .. hi) where sel is given) of a one-chunk
+ * key column kc (and value column vc, when has_values) into the dense slots
+ * t (codes klo .. khi - 1 after min_code) and the NULL key's accumulator
+ * na; with private slots (klo 0, take_null), *dropped (where given) gains
+ * the rows whose key lay past khi.  Always inlined with constant types by
+ * dense_rows_dispatch, so the type tests fold away.
  */
 static inline __attribute__((always_inline)) void
 dense_rows(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt, gpo_type vt,
 		   bool has_values, int64_t lo, int64_t hi, uint64_t min_code,
 		   uint64_t klo, uint64_t khi, gpo_acc *t, gpo_acc *na,
-		   bool take_null, bool m2)
+		   bool take_null, bool m2, const int32_t *sel, int64_t *dropped)
 {
 	if (klo == 0 && take_null)
 	{
@@ -82,8 +84,9 @@ dense_rows(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt, gpo_type vt,
 		const void *vdata = has_values ? vc->data : NULL;
 
 		gpo_acc_init(&sink);
-		for (int64_t r = lo; r < hi; r++)
+		for (int64_t i = lo; i < hi; i++)
 		{
+			int64_t		r = sel != NULL ? sel[i] : i;
 			bool		vv = false;
 			uint64_t	vr = 0;
 			bool		kv = kvalid == NULL || ((kvalid[r >> 3] >> (r & 7)) & 1);
@@ -98,6 +101,8 @@ dense_rows(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt, gpo_type vt,
 			}
 			gpo_acc_add(dst, vt, has_values, vv, vr, m2);
 		}
+		if (dropped != NULL)
+			*dropped += sink.rows;
 		return;
 	}
 	for (int64_t r = lo; r < hi; r++)
@@ -123,15 +128,20 @@ dense_rows(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt, gpo_type vt,
 	}
 }
 
-/* dense_rows with the common key and value types as constants. */
-static void
-dense_rows_typed(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt,
-				 gpo_type vt, bool has_values, int64_t lo, int64_t hi,
-				 uint64_t min_code, uint64_t klo, uint64_t khi, gpo_acc *t,
-				 gpo_acc *na, bool take_null, bool m2)
+/*
+ * dense_rows with the common key and value types as constants; sel (NULL:
+ * every row) as given, so that a constant NULL folds away too.
+ */
+static inline __attribute__((always_inline)) void
+dense_rows_dispatch(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt,
+					gpo_type vt, bool has_values, int64_t lo, int64_t hi,
+					uint64_t min_code, uint64_t klo, uint64_t khi, gpo_acc *t,
+					gpo_acc *na, bool take_null, bool m2, const int32_t *sel,
+					int64_t *dropped)
 {
 #define DENSE_ROWS_M(K, V, HV, M) \
-	dense_rows(kc, vc, K, V, HV, lo, hi, min_code, klo, khi, t, na, take_null, M)
+	dense_rows(kc, vc, K, V, HV, lo, hi, min_code, klo, khi, t, na, take_null, M, \
+			   sel, dropped)
 #define DENSE_ROWS(K, V, HV) DENSE_ROWS_M(K, V, HV, false)
 #define DENSE_ROWS_V(K) \
 	do { \
@@ -152,6 +162,35 @@ dense_rows_typed(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt,
 #undef DENSE_ROWS_V
 #undef DENSE_ROWS
 #undef DENSE_ROWS_M
+}
+
+/* dense_rows_dispatch of every row. */
+static void
+dense_rows_typed(const gpo_chunk *kc, const gpo_chunk *vc, gpo_type kt,
+				 gpo_type vt, bool has_values, int64_t lo, int64_t hi,
+				 uint64_t min_code, uint64_t klo, uint64_t khi, gpo_acc *t,
+				 gpo_acc *na, bool take_null, bool m2)
+{
+	dense_rows_dispatch(kc, vc, kt, vt, has_values, lo, hi, min_code, klo, khi,
+						t, na, take_null, m2, NULL, NULL);
+}
+
+/* Adds the chosen rows of a tile into private dense slots (see groupagg_internal.h). */
+int64_t
+gpo_dense_rows_sel_cpu(const gpo_chunk *kc, gpo_type kt, const gpo_chunk *vc,
+					   gpo_type vt, int64_t n, const int32_t *sel,
+					   uint64_t min_code, uint64_t range, bool m2, gpo_acc *t,
+					   gpo_acc *na)
+{
+	int64_t		dropped = 0;
+
+	if (sel == NULL)
+		dense_rows_dispatch(kc, vc, kt, vt, vc != NULL, 0, n, min_code, 0,
+							range, t, na, true, m2, NULL, &dropped);
+	else
+		dense_rows_dispatch(kc, vc, kt, vt, vc != NULL, 0, n, min_code, 0,
+							range, t, na, true, m2, sel, &dropped);
+	return dropped;
 }
 
 /* Adds rows into dense slots (see groupagg_internal.h). */

@@ -77,6 +77,17 @@ extern gpo_status gpo_dense_accumulate_cpu(const gpo_vector *keys,
 										   bool m2, gpo_acc *tab,
 										   gpo_acc *nullacc);
 /*
+ * Adds rows sel[0 .. n) (sel NULL: rows 0 .. n) of one-chunk key column kc
+ * (type kt) and value column vc (type vt; NULL: rows only) into private
+ * dense slots t (codes [min_code, min_code + range)) and the NULL key's
+ * accumulator na; returns the rows dropped for a key outside the range.
+ */
+extern int64_t gpo_dense_rows_sel_cpu(const gpo_chunk *kc, gpo_type kt,
+									  const gpo_chunk *vc, gpo_type vt,
+									  int64_t n, const int32_t *sel,
+									  uint64_t min_code, uint64_t range,
+									  bool m2, gpo_acc *t, gpo_acc *na);
+/*
  * range + 1 empty dense slots (malloc'd; NULL on no memory): one per key
  * code, then the NULL key's.
  */

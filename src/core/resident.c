@@ -116,6 +116,7 @@ put_cpu(gpo_ctx *ctx, const gpo_vector *cols, gpo_resident *set)
 			off += ch->n;
 		}
 		set->bytes += w * (size_t) n + (nulls ? (size_t) (n + 7) / 8 : 0);
+		gpo_resident_find_bounds(set, c);
 	}
 	return GPO_OK;
 }

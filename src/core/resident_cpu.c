@@ -1,7 +1,9 @@
 /*
  * resident_cpu.c
- *	  The CPU face of gpo_resident_groupagg (gpo_resident.h): each column the
- *	  aggregation reads becomes one gpo_vector with a chunk per set.
+ *	  The CPU face of gpo_resident_groupagg (gpo_resident.h).  Where the keys
+ *	  span a small range, resident_dense.c adds the passing rows into dense
+ *	  slots in one pass.  Otherwise (here) each column the aggregation reads
+ *	  becomes one gpo_vector with a chunk per set.
  *
  * Without a program the chunks are the sets' columns themselves.  With
  * one, each set is filtered into a mask (gpo_filter_cpu), its passing rows'
@@ -329,7 +331,16 @@ gpo_resident_groupagg_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 	gpo_agg_req reqs[GPO_AGG_MAX_REQS];
 	cpu_in		in;
 	gpo_status	st;
+	bool		taken;
 
+	/* one pass without copies where the keys' range is small */
+	st = gpo_resident_dense_cpu(ctx, nsets, sets, q, strategy, outs, ngroups,
+								&taken);
+	if (taken)
+	{
+		ctx->used = GPO_DEVICE_CPU;
+		return st;
+	}
 	gpo_resident_plan_of(q, &plan);
 	if ((st = cpu_in_make(ctx, &in, nsets, sets, q, &plan)) != GPO_OK)
 		goto done;

@@ -67,6 +67,10 @@ typedef struct ragg
 	__int128	isum;
 	double		fsum;			/* of the finite values */
 	double		fabs;			/* of |finite values|, for the tolerance */
+	double		mean;			/* of the finite values, and their squared */
+	double		m2;				/* deviations from it (Welford) */
+	double		fsq;			/* of their squares, for the tolerance */
+	int64_t		nfin;			/* finite values */
 	uint64_t	mn,
 				mx;				/* raw bits, canonical NaN */
 	uint8_t		fflags;
@@ -467,8 +471,14 @@ ragg_add(ragg *a, const tcol *c, int64_t i)
 
 		if (isfinite(d))
 		{
+			double		delta = d - a->mean;
+
 			a->fsum += d;
 			a->fabs += fabs(d);
+			a->fsq += d * d;
+			a->nfin++;
+			a->mean += delta / (double) a->nfin;
+			a->m2 += delta * (d - a->mean);
 		}
 		else
 			a->fflags |= isnan(d) ? GPO_FF_NAN : d > 0 ? GPO_FF_PINF : GPO_FF_NINF;
@@ -545,6 +555,7 @@ make_out(gpo_agg_out *o, int64_t cap, bool all)
 	o->min = calloc(cap + 1, 8);
 	o->max = calloc(cap + 1, 8);
 	o->fflags = calloc(cap + 1, 1);
+	o->m2 = calloc(cap + 1, 8);
 	if (!all && rng_chance(1, 3))
 	{
 		free(o->keys);
@@ -567,6 +578,7 @@ free_out(gpo_agg_out *o)
 	free(o->min);
 	free(o->max);
 	free(o->fflags);
+	free(o->m2);
 }
 
 /* Value g of an out array of w-byte entries, as raw bits. */
@@ -588,9 +600,28 @@ fsum_close(double got, double want, double mag)
 	return fabs(got - want) <= 1e-9 * mag + 1e-300;
 }
 
+/*
+ * The m2 output of a group (a: its reference; wanted: the request asked for
+ * m2 over values of type vt) is right: 0 where it is not kept or there are
+ * no float values, NaN where one is not finite, else the reference's
+ * within rounding.
+ */
+static bool
+m2_ok(double got, const ragg *a, bool wanted, int vt)
+{
+	if (!wanted || vt < 0 || !is_float((gpo_type) vt) || a->count == 0)
+		return got == 0.0;
+	if (a->fflags)
+		return isnan(got);
+	if (!(a->fsq < 1e300))
+		return true;
+	return fabs(got - a->m2) <= 1e-9 * a->fsq + 1e-300;
+}
+
 /* Checks output r (values of type vt, < 0: none) against the reference. */
 static void
-check_out(tcase *c, const gpo_agg_out *o, const rgroups *rg, int r, int vt)
+check_out(tcase *c, const gpo_agg_out *o, const rgroups *rg, int r, int vt,
+		  bool m2)
 {
 	size_t		kw = gpo_type_size(rg->kt);
 	size_t		vw = vt >= 0 ? gpo_type_size((gpo_type) vt) : 8;
@@ -629,6 +660,8 @@ check_out(tcase *c, const gpo_agg_out *o, const rgroups *rg, int r, int vt)
 			   (unsigned long long) a->mn);
 		expect(c, raw_at(o->max, vw, g) == (any ? a->mx : 0), "out %d group %lld max", r,
 			   (long long) g);
+		expect(c, m2_ok(o->m2[g], a, m2, vt), "out %d group %lld m2 %.17g, want %.17g",
+			   r, (long long) g, o->m2[g], a->m2);
 	}
 }
 
@@ -671,7 +704,8 @@ run_check(tcase *c, int f, tset *sets, int nsets, const gpo_resident_query *q,
 		{
 			int			vc = q->nreqs > 0 ? q->val_cols[r] : -1;
 
-			check_out(c, &outs[r], rg, r, vc >= 0 ? (int) sets[0].cols[vc].type : -1);
+			check_out(c, &outs[r], rg, r, vc >= 0 ? (int) sets[0].cols[vc].type : -1,
+					  (q->aggs[r] & GPO_AGG_WANT_M2) != 0);
 		}
 	}
 	for (int r = 0; r < rg->nreq; r++)
@@ -721,7 +755,7 @@ rand_query(const tset *s0, gpo_resident_query *q, gpo_pred *prog, int *cols,
 	for (int r = 0; r < q->nreqs; r++)
 	{
 		cols[r] = rng_chance(1, 6) ? -1 : pick_col(s0, val_ok);
-		aggs[r] = (unsigned) rng_below(16);
+		aggs[r] = (unsigned) rng_below(32);
 	}
 	q->val_cols = cols;
 	q->aggs = aggs;
@@ -1118,7 +1152,7 @@ hand_face(tgroup *g, tset *sets, int f)
 		   "min/max");
 	ref_groups(sets, 3, &q, &rg);
 	expect(&c, rg.ng == 4, "reference: %lld groups", (long long) rg.ng);
-	check_out(&c, &o, &rg, 0, GPO_INT64);
+	check_out(&c, &o, &rg, 0, GPO_INT64, false);
 	free_groups(&rg);
 	free_out(&o);
 	case_result(g, c.ok, c.msg);
@@ -1247,8 +1281,8 @@ concurrent_case(tgroup *g, int f)
 			   gpo_status_text(st[t]), (long long) ng[t]);
 		if (st[t] == GPO_OK)
 		{
-			check_out(&c, &outs[t][0], &rg, 0, GPO_FLOAT64);
-			check_out(&c, &outs[t][1], &rg, 1, GPO_INT32);
+			check_out(&c, &outs[t][0], &rg, 0, GPO_FLOAT64, false);
+			check_out(&c, &outs[t][1], &rg, 1, GPO_INT32, false);
 		}
 		free_out(&outs[t][0]);
 		free_out(&outs[t][1]);
@@ -1318,8 +1352,8 @@ view_case(tgroup *g)
 			   (long long) rg.ng);
 		if (st == GPO_OK)
 		{
-			check_out(&c, &outs[0], &rg, 0, GPO_FLOAT64);
-			check_out(&c, &outs[1], &rg, 1, GPO_INT64);
+			check_out(&c, &outs[0], &rg, 0, GPO_FLOAT64, false);
+			check_out(&c, &outs[1], &rg, 1, GPO_INT64, false);
 		}
 	}
 	for (int s = 0; s < 3; s++)
@@ -1329,6 +1363,188 @@ view_case(tgroup *g)
 	case_result(g, c.ok, c.msg);
 	free_groups(&rg);
 	for (int s = 0; s < 3; s++)
+		free_set(&sets[s]);
+}
+
+/*
+ * gpo_int_bounds over random INT32 and INT64 columns (random chunking,
+ * NULLs, extreme values, all NULL, empty) against a reference, and other
+ * types refused.
+ */
+static void
+int_bounds_cases(tgroup *g)
+{
+	for (int rep = 0; rep < 40; rep++)
+	{
+		gpo_type	t = rng_chance(1, 2) ? GPO_INT32 : GPO_INT64;
+		int64_t		n = rng_chance(1, 8) ? 0 : (int64_t) rng_below(3000);
+		int			nulls = rng_chance(1, 8) ? 100 : (int) rng_below(60);
+		tcol		col;
+		int64_t		lo = 7,
+					hi = 7,
+					rlo = INT64_MAX,
+					rhi = INT64_MIN;
+		bool		any = false,
+					got;
+		tcase		c;
+
+		make_col(&col, t, n, 2 + (int) rng_below(5000), nulls);
+		for (int64_t i = 0; i < n; i++)
+			if (col.valid[i])
+			{
+				int64_t		v = int_of(t, col.raw[i]);
+
+				any = true;
+				rlo = v < rlo ? v : rlo;
+				rhi = v > rhi ? v : rhi;
+			}
+		case_begin(&c, "int bounds: %s, %lld rows, %d%% NULL", t == GPO_INT32 ? "int32" : "int64",
+				   (long long) n, nulls);
+		got = gpo_int_bounds(&col.t.v, &lo, &hi);
+		expect(&c, got == any, "found %d, want %d", (int) got, (int) any);
+		if (any)
+			expect(&c, lo == rlo && hi == rhi, "[%lld, %lld], want [%lld, %lld]",
+				   (long long) lo, (long long) hi, (long long) rlo, (long long) rhi);
+		tvec_free(&col.t);
+		free(col.raw);
+		free(col.valid);
+		case_result(g, c.ok, c.msg);
+	}
+	{
+		tcol		col;
+		int64_t		lo,
+					hi;
+		tcase		c;
+
+		case_begin(&c, "int bounds: float and unsigned columns refused");
+		make_col(&col, GPO_FLOAT64, 10, 5, 0);
+		expect(&c, !gpo_int_bounds(&col.t.v, &lo, &hi), "float64 taken");
+		tvec_free(&col.t);
+		free(col.raw);
+		free(col.valid);
+		make_col(&col, GPO_UINT32, 10, 5, 0);
+		expect(&c, !gpo_int_bounds(&col.t.v, &lo, &hi), "uint32 taken");
+		tvec_free(&col.t);
+		free(col.raw);
+		free(col.valid);
+		case_result(g, c.ok, c.msg);
+	}
+}
+
+/*
+ * Rewrites column c's values (INT64 or INT32) to lie in [0, span), but row
+ * 0's, which becomes top (valid); the vector is filled again.
+ */
+static void
+narrow_col(tcol *c, int64_t n, int64_t span, int64_t top)
+{
+	size_t		w = gpo_type_size(c->type);
+	char	   *flat = malloc(w * (n + 1));
+
+	for (int64_t i = 0; i < n; i++)
+	{
+		int64_t		v = i == 0 ? top : (int64_t) (c->raw[i] % (uint64_t) span);
+
+		c->raw[i] = c->type == GPO_INT32 ? (uint32_t) (int32_t) v : (uint64_t) v;
+		c->valid[i] |= i == 0;
+		memcpy(flat + i * w, &c->raw[i], w);
+	}
+	tvec_fill(&c->t, flat, c->valid);
+	free(flat);
+}
+
+/*
+ * Views told their key column's bounds give the reference groups; a view
+ * told bounds its keys fall outside makes the call fail (GPO_ERR_INVALID),
+ * not answer wrong; set_bounds refuses a float column.
+ */
+static void
+bounds_view_case(tgroup *g)
+{
+	static const gpo_type types[] = {GPO_INT64, GPO_FLOAT64, GPO_INT32};
+	tset		sets[4];
+	gpo_resident *views[4];
+	gpo_pred	p = p_cmp(2, GPO_CMP_LT, 10, 0);
+	int			cols[2] = {1, -1};
+	unsigned	aggs[2] = {GPO_AGG_WANT_SUM | GPO_AGG_WANT_COUNT | GPO_AGG_WANT_MAX, 0};
+	gpo_resident_query q = {&p, 1, 0, 2, cols, aggs, 0};
+	gpo_agg_out outs[2];
+	gpo_agg_strategy strat = GPO_AGG_AUTO;
+	gpo_status	st = GPO_OK;
+	gpo_ctx		ctx;
+	int64_t		ng = 0;
+	rgroups		rg;
+	tcase		c;
+
+	case_begin(&c, "views told their key bounds");
+	for (int s = 0; s < 4; s++)
+	{
+		gpo_vector	v[3];
+		gpo_chunk	ch[3];
+		const gpo_resident *k;
+		int64_t		lo = INT64_MAX,
+					hi = INT64_MIN;
+
+		make_set(&sets[s], 3, types, s == 2 ? 0 : 3000 + 1111 * s, 30);
+		if (sets[s].n > 0)
+		{
+			/* keys in [0, 50), but set 3's row 0: 50, and it passes */
+			narrow_col(&sets[s].cols[0], sets[s].n, 50, s == 3 ? 50 : 0);
+			narrow_col(&sets[s].cols[2], sets[s].n, 20, 0);
+		}
+		keep_set(&c, &sets[s], 0);
+		k = sets[s].kept[0];
+		for (int j = 0; j < 3; j++)
+		{
+			ch[j].data = k->cols[j].data;
+			ch[j].validity = k->cols[j].valid;
+			ch[j].n = k->rows;
+			v[j].type = k->cols[j].type;
+			v[j].nchunks = 1;
+			v[j].chunks = &ch[j];
+		}
+		test_ctx(&ctx, GPO_DEVICE_CPU, 0);
+		views[s] = NULL;
+		if (st == GPO_OK)
+			st = gpo_resident_view(&ctx, 3, v, &views[s]);
+		if (st == GPO_OK && gpo_int_bounds(&v[0], &lo, &hi))
+			st = gpo_resident_set_bounds(views[s], 0, lo, hi);
+		else if (st == GPO_OK)
+			st = gpo_resident_set_bounds(views[s], 0, 1, 0);	/* none valid */
+	}
+	expect(&c, st == GPO_OK, "view: %s", gpo_status_text(st));
+	if (st == GPO_OK)
+		expect(&c, gpo_resident_set_bounds(views[0], 1, 0, 1) == GPO_ERR_INVALID,
+			   "bounds of a float column taken");
+	ref_groups(sets, 4, &q, &rg);
+	make_out(&outs[0], rg.ng, true);
+	make_out(&outs[1], rg.ng, true);
+	if (st == GPO_OK)
+	{
+		test_ctx(&ctx, GPO_DEVICE_CPU, 0);
+		st = gpo_resident_groupagg(&ctx, 4, views, &q, &strat, outs, &ng);
+		expect(&c, st == GPO_OK && ng == rg.ng && strat == GPO_AGG_DENSE,
+			   "%s, %lld groups of %lld, %s (%s)", gpo_status_text(st),
+			   (long long) ng, (long long) rg.ng, gpo_agg_strategy_name(strat),
+			   ctx.detail);
+		if (st == GPO_OK)
+		{
+			check_out(&c, &outs[0], &rg, 0, GPO_FLOAT64, false);
+			check_out(&c, &outs[1], &rg, 1, -1, false);
+		}
+		/* set 3's keys said to end below its largest, 50: refused, not wrong */
+		gpo_resident_set_bounds(views[3], 0, 0, 49);
+		strat = GPO_AGG_AUTO;
+		st = gpo_resident_groupagg(&ctx, 4, views, &q, &strat, outs, &ng);
+		expect(&c, st == GPO_ERR_INVALID, "wrong bounds: %s", gpo_status_text(st));
+	}
+	for (int s = 0; s < 4; s++)
+		gpo_resident_free(views[s]);
+	free_out(&outs[0]);
+	free_out(&outs[1]);
+	case_result(g, c.ok, c.msg);
+	free_groups(&rg);
+	for (int s = 0; s < 4; s++)
 		free_set(&sets[s]);
 }
 
@@ -1482,6 +1698,8 @@ test_resident(void)
 	hand_cases(&g);
 	invalid_cases(&g);
 	view_case(&g);
+	int_bounds_cases(&g);
+	bounds_view_case(&g);
 	for (int f = 0; f < 2; f++)
 		if (f == 0 || have_gpu)
 			concurrent_case(&g, f);

@@ -54,6 +54,24 @@ extern gpo_status gpo_resident_put(gpo_ctx *ctx, int ncols,
  */
 extern gpo_status gpo_resident_view(gpo_ctx *ctx, int ncols,
 									const gpo_vector *cols, gpo_resident **out);
+/*
+ * The smallest and largest valid value of an INT32 or INT64 column (any
+ * chunking) into *lo and *hi: true, or false (nothing stored) where it has
+ * no valid value or is of another type.
+ */
+extern bool gpo_int_bounds(const gpo_vector *col, int64_t *lo, int64_t *hi);
+/*
+ * Tells a set that every valid value of its INT32 or INT64 column c lies in
+ * [lo, hi] (lo > hi: no value is valid), as gpo_int_bounds found them over
+ * the same rows, so that an aggregation grouped by c need not read c for
+ * its range.  A put finds its CPU-face columns' bounds itself; a view is
+ * told them by its caller, who keeps them with the data.  Bounds that a
+ * valid value falls outside make an aggregation by c fail with
+ * GPO_ERR_INVALID, never answer wrong.  GPO_ERR_INVALID for another
+ * column type or no such column.
+ */
+extern gpo_status gpo_resident_set_bounds(gpo_resident *set, int c,
+										  int64_t lo, int64_t hi);
 /* Frees a set (NULL is fine); never fails. */
 extern void gpo_resident_free(gpo_resident *set);
 /* Rows of a set. */

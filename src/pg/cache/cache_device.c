@@ -61,6 +61,17 @@ gpuops_cache_range_vectors(const GpuopsCacheTable *t,
 	}
 }
 
+/* The int64 bounds pairs of a range's columns (see GpuopsCacheLayout). */
+static const int64 *
+gpuops_cache_range_bounds(const GpuopsCacheTable *t, const GpuopsCacheRange *rng)
+{
+	GpuopsCacheLayout lay;
+
+	gpuops_cache_layout(t, rng->nblocks, rng->nrows, &lay);
+	return (const int64 *) ((const char *) dsa_get_address(gpuops_cache_area(), rng->data) +
+							lay.bounds);
+}
+
 /*
  * Hands the GPU service every fresh range of t that it does not keep as it
  * is now (see cache_int.h); returns how many it took.  Each range goes
@@ -250,10 +261,17 @@ gpuops_cache_range_view(GpuopsCacheTable *t, GpuopsCacheRange *rng)
 	gpo_resident *view = NULL;
 	gpo_ctx		ctx;
 
+	const int64 *bounds = gpuops_cache_range_bounds(t, rng);
+	int			c;
+
 	gpuops_cache_range_vectors(t, rng, cols, chunks);
 	gpo_ctx_init(&ctx);
 	if (gpo_resident_view(&ctx, t->ncols, cols, &view) != GPO_OK)
 		elog(ERROR, "gpuops column cache: a range's view: %s", ctx.detail);
+	/* int columns' bounds, found at the fill: no pass for a key's range */
+	for (c = 0; c < t->ncols; c++)
+		if (t->cols[c].type == GPO_INT32 || t->cols[c].type == GPO_INT64)
+			gpo_resident_set_bounds(view, c, bounds[2 * c], bounds[2 * c + 1]);
 	return view;
 }
 

@@ -112,6 +112,32 @@ gpuops_cache_evict_one(uint64 before)
 }
 
 /*
+ * bounds[0] and [1]: the smallest and largest valid one of n values of an
+ * int4 or int8 column (validity NULL: none NULL), so that a range's view
+ * can be told them (gpo_resident_set_bounds); the first larger where none
+ * is valid or the column is of another type.
+ */
+static void
+gpuops_cache_bounds_of(gpo_type type, const void *data, const uint8 *validity,
+					   int64 n, int64 *bounds)
+{
+	gpo_chunk	ch;
+	gpo_vector	v;
+
+	ch.data = (void *) data;
+	ch.validity = (uint8 *) validity;
+	ch.n = n;
+	v.type = type;
+	v.nchunks = 1;
+	v.chunks = &ch;
+	if (!gpo_int_bounds(&v, &bounds[0], &bounds[1]))
+	{
+		bounds[0] = PG_INT64_MAX;
+		bounds[1] = PG_INT64_MIN;
+	}
+}
+
+/*
  * Copies a range's decoded rows (batch) and its blocks' row ends into new
  * area memory; InvalidDsaPointer when the cache's memory is spent.
  */
@@ -153,6 +179,10 @@ gpuops_cache_store(GpuopsCacheTable *t, GpuopsScanBatch *batch, int nblocks,
 		memcpy(base + lay.validity[c], batch->validity[c],
 			   (size_t) (batch->nrows + 7) / 8);
 		((bool *) (base + lay.has_nulls))[c] = batch->has_nulls[c];
+		gpuops_cache_bounds_of(t->cols[c].type, batch->data[c],
+							   batch->has_nulls[c] ? batch->validity[c] : NULL,
+							   batch->nrows,
+							   (int64 *) (base + lay.bounds) + 2 * c);
 	}
 	*bytes = lay.size;
 	return dp;

@@ -87,12 +87,15 @@ typedef struct GpuopsCacheShared
 /*
  * A range's data: int32 row_end[nblocks], then per column its values
  * (8-byte aligned), then per column its NULL bits (set = not NULL), then
- * per column whether any is NULL.
+ * per column the smallest and largest valid value of an int4 or int8
+ * column (int64 pairs; the first larger: none valid, or another type),
+ * then per column whether any is NULL.
  */
 typedef struct GpuopsCacheLayout
 {
 	size_t		values[GPUOPS_CACHE_MAX_COLS];
 	size_t		validity[GPUOPS_CACHE_MAX_COLS];
+	size_t		bounds;
 	size_t		has_nulls;
 	size_t		size;
 } GpuopsCacheLayout;

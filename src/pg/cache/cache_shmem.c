@@ -196,6 +196,8 @@ gpuops_cache_layout(const GpuopsCacheTable *t, int nblocks, int64 nrows,
 		lay->validity[c] = off;
 		off += TYPEALIGN(8, (size_t) (nrows + 7) / 8);
 	}
+	lay->bounds = off;
+	off += sizeof(int64) * 2 * t->ncols;
 	lay->has_nulls = off;
 	off += t->ncols;
 	lay->size = MAXALIGN(off);
