@@ -6,7 +6,7 @@
  *	  request per column (the keys counted, grouped and read once).
  *
  * Usage: cpu_multiagg [rows [threads [reps]]] (defaults 4000000, every
- * core, 3).  int32 keys drawn uniformly from 1e3 or 1e6 distinct values,
+ * core, 3).  int32 keys drawn uniformly from 4, 1e3 or 1e6 distinct values,
  * float64 value columns (10% NULL), each request asking for count, sum,
  * min and max; 1, 3 and 6 columns; strategies dense, hash and sort.  After
  * one warm-up run the median of reps runs is printed as a markdown table,
@@ -94,7 +94,7 @@ main(int argc, char **argv)
 	int64_t		n = argc > 1 ? atoll(argv[1]) : 4000000;
 	int			threads = argc > 2 ? atoi(argv[2]) : 0;
 	int			reps = argc > 3 ? atoi(argv[3]) : 3;
-	static const int64_t distinct[] = {1000, 1000000};
+	static const int64_t distinct[] = {4, 1000, 1000000};
 	static const int ncols_list[] = {1, 3, 6};
 	static const gpo_agg_strategy strategies[] = {GPO_AGG_DENSE, GPO_AGG_HASH, GPO_AGG_SORT};
 	int32_t    *keys = malloc(4 * n);
@@ -131,7 +131,7 @@ main(int argc, char **argv)
 		vv[c].nchunks = 1;
 		vv[c].chunks = &vc[c];
 	}
-	for (int d = 0; d < 2; d++)
+	for (int d = 0; d < 3; d++)
 	{
 		int64_t		cap = distinct[d];
 
@@ -214,6 +214,10 @@ main(int argc, char **argv)
 						printf("CHECK FAILED: column %d differs\n", c);
 						return 1;
 					}
+				}
+				/* (after every check: each column's rows are one[0]'s) */
+				for (int c = 0; c < ncols; c++)
+				{
 					out_free(&sep[c]);
 					out_free(&one[c]);
 				}

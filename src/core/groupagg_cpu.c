@@ -20,6 +20,29 @@
 /* Private per-thread dense slots up to this many in all. */
 #define DENSE_PRIVATE_SLOTS		(INT64_C(1) << 20)
 
+/*
+ * The threads' private slots and NULL-key accumulators start on cache lines
+ * of their own: packed end to end, a few groups' slots of two threads
+ * shared a line.  On 2 cores, 6M rows into 4 groups with 6 int8 requests
+ * took 122 ms packed, 97 ms apart (1 request: 24 -> 20 ms).
+ */
+#define ACCS_A_LINE_GROUP	4	/* 4 accumulators = 320 bytes = 5 lines */
+#define TYPEALIGN_ACCS(n)	(((n) + ACCS_A_LINE_GROUP - 1) / ACCS_A_LINE_GROUP * ACCS_A_LINE_GROUP)
+#define NULLACC_STRIDE		ACCS_A_LINE_GROUP
+_Static_assert(sizeof(gpo_acc) * ACCS_A_LINE_GROUP % 64 == 0,
+			   "ACCS_A_LINE_GROUP accumulators fill whole cache lines");
+
+/* n accumulators (not set up) from a cache line boundary; NULL on no memory. */
+static gpo_acc *
+gpo_acc_lines(uint64_t n)
+{
+	void	   *p = NULL;
+
+	if (posix_memalign(&p, 64, sizeof(gpo_acc) * (n > 0 ? n : 1)) != 0)
+		return NULL;
+	return (gpo_acc *) p;
+}
+
 /* Dense groups of a slot array (see groupagg_internal.h). */
 gpo_status
 gpo_dense_store_cpu(gpo_type kt, int vtype, const gpo_acc *tab,
@@ -204,13 +227,13 @@ gpo_dense_accumulate_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	int			nb = gpo_agg_nblocks(n, nt);
 	bool		private_slots = (int64_t) range * nb <= DENSE_PRIVATE_SLOTS;
 	int			nparts = private_slots ? nb : nt;
+	uint64_t	per = TYPEALIGN_ACCS(range);	/* a part's slots, padded */
 	int64_t    *vstarts = gpo_starts_of(values);
 	bool		one_chunk = keys->nchunks == 1 &&
 		(values == NULL || values->nchunks == 1);
 	/* private: one table per part, folded into tab after */
-	gpo_acc    *ptab = private_slots ?
-		malloc(sizeof(gpo_acc) * (range * nparts + 1)) : NULL;
-	gpo_acc    *nullacc = malloc(sizeof(gpo_acc) * nparts);
+	gpo_acc    *ptab = private_slots ? gpo_acc_lines(per * nparts + 1) : NULL;
+	gpo_acc    *nullacc = gpo_acc_lines((uint64_t) nparts * NULLACC_STRIDE);
 
 	if (vstarts == NULL || nullacc == NULL || (private_slots && ptab == NULL))
 	{
@@ -222,7 +245,7 @@ gpo_dense_accumulate_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	if (private_slots)
 	{
 #pragma omp parallel for num_threads(nt) schedule(static)
-		for (int64_t s = 0; s < (int64_t) range * nparts; s++)
+		for (int64_t s = 0; s < (int64_t) (per * nparts); s++)
 			gpo_acc_init(&ptab[s]);
 	}
 
@@ -234,8 +257,8 @@ gpo_dense_accumulate_cpu(const gpo_vector *keys, const int64_t *kstarts,
 		int64_t		hi = private_slots ? gpo_block_lo(n, p + 1, nparts) : n;
 		uint64_t	klo = private_slots ? 0 : (uint64_t) gpo_block_lo((int64_t) range, p, nparts);
 		uint64_t	khi = private_slots ? range : (uint64_t) gpo_block_lo((int64_t) range, p + 1, nparts);
-		gpo_acc    *t = private_slots ? ptab + range * p : tab;
-		gpo_acc    *na = &nullacc[p];
+		gpo_acc    *t = private_slots ? ptab + per * p : tab;
+		gpo_acc    *na = &nullacc[(size_t) p * NULLACC_STRIDE];
 		bool		take_null = private_slots || p == 0;
 		gpo_kv_iter it;
 
@@ -274,10 +297,10 @@ gpo_dense_accumulate_cpu(const gpo_vector *keys, const int64_t *kstarts,
 #pragma omp parallel for num_threads(nt) schedule(static)
 		for (int64_t s = 0; s < (int64_t) range; s++)
 			for (int p = 0; p < nparts; p++)
-				gpo_acc_merge(&tab[s], &ptab[range * p + s]);
+				gpo_acc_merge(&tab[s], &ptab[per * p + s]);
 	}
 	for (int p = 0; p < nparts; p++)
-		gpo_acc_merge(nullacc_out, &nullacc[p]);
+		gpo_acc_merge(nullacc_out, &nullacc[(size_t) p * NULLACC_STRIDE]);
 	free(vstarts);
 	free(ptab);
 	free(nullacc);
