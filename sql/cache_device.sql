@@ -200,6 +200,9 @@ RESET gpuops.use_cache;
 -- VACUUM FULL rewrites the table, whose ranges start their change counts
 -- again: the copies of the old file's ranges are never taken for the new
 -- file's, whose are handed over by cache_refresh
+SELECT sum(kept_ranges) AS kept0,
+	   (SELECT on_device FROM pg_temp.kept() WHERE relation = 'kd'::regclass) AS kd0
+FROM gpuops.service() \gset
 DELETE FROM kd WHERE id <= 2000;
 VACUUM FULL kd;
 SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') AS after_rewrite;
@@ -212,6 +215,11 @@ SELECT pg_temp.check('SELECT k, count(*), sum(v), max(w) FROM kd GROUP BY k');
 SELECT pg_temp.check('SELECT count(*), sum(v), min(x) FROM kd WHERE w < 30');
 SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') =
 	   (SELECT ranges FROM pg_temp.kept() WHERE relation = 'kd'::regclass) AS all_on_device;
+-- the service dropped the old file's copies when the new file's came
+SELECT :kd0 > 0 AS were_kept,
+	   sum(kept_ranges) = :kept0 - :kd0 +
+	   (SELECT on_device FROM pg_temp.kept() WHERE relation = 'kd'::regclass) AS old_copies_gone
+FROM gpuops.service();
 
 -- gpuops.cache_memory_limit: past it the least recently used ranges go, and
 -- a query aggregates those still kept and reads the others
@@ -228,7 +236,13 @@ SELECT pg_temp.on_device('SELECT k, count(*) FROM ke GROUP BY k') BETWEEN 1 AND
 	   (SELECT fresh - 1 FROM pg_temp.kept() WHERE relation = 'ke'::regclass) AS some_on_device;
 SELECT pg_temp.check('SELECT k, count(*), sum(v), min(w), max(x) FROM ke GROUP BY k');
 SELECT pg_temp.check('SELECT count(*), sum(v) FROM ke WHERE w < 500');
+-- uncache_table drops the service's copies too
+SELECT sum(kept_ranges) AS kept1,
+	   (SELECT on_device FROM pg_temp.kept() WHERE relation = 'ke'::regclass) AS ke1
+FROM gpuops.service() \gset
 SELECT gpuops.uncache_table('ke');
+SELECT :ke1 > 0 AS were_kept, sum(kept_ranges) = :kept1 - :ke1 AS copies_gone
+FROM gpuops.service();
 DROP TABLE ke;
 ALTER SYSTEM RESET gpuops.cache_memory_limit;
 SELECT pg_reload_conf();

@@ -114,13 +114,14 @@ CREATE FUNCTION gpuops.service(OUT configured bool, OUT gpu int,
                                OUT served bigint, OUT abandoned bigint,
                                OUT lost bigint, OUT starts bigint,
                                OUT streams int, OUT running int,
-                               OUT running_peak int)
+                               OUT running_peak int, OUT kept_ranges bigint,
+                               OUT kept_bytes bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpuops_service_sql'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuops.service() IS
-'the GPU services, one row each (one per GPU): whether this server runs them, the service''s number (its GPU), its state (gpu, cpu under gpuops.debug_gpu_service, no device, down), its executor''s pid and device, whether its staging arena is page-locked, the arena''s bytes, use and peak, the device memory its pool holds and held at most (within gpuops.gpu_memory_limit), the requests in flight, served, given up by their sessions and lost to a restart, how often its executor started, and the requests it runs at once (gpuops.gpu_service_streams), runs now and ran at most at once';
+'the GPU services, one row each (one per GPU): whether this server runs them, the service''s number (its GPU), its state (gpu, cpu under gpuops.debug_gpu_service, no device, down), its executor''s pid and device, whether its staging arena is page-locked, the arena''s bytes, use and peak, the device memory its pool holds and held at most (within gpuops.gpu_memory_limit), the requests in flight, served, given up by their sessions and lost to a restart, how often its executor started, the requests it runs at once (gpuops.gpu_service_streams), runs now and ran at most at once, and the column cache''s ranges it keeps on its device and their bytes';
 
 -- Stops the executor of GPU service gpu (NULL: of every one), which its
 -- supervisor starts again.

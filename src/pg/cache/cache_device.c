@@ -89,6 +89,9 @@ gpuops_cache_push_kept(GpuopsCacheTable *t)
 
 	if (si < 0 || gpuops_cache_memory_limit <= 0 || t->ncols == 0)
 		return 0;
+	/* copies of an earlier caching of the table, or of its file before a rewrite */
+	(void) gpuops_service_forget(si, t->dbid, t->relid, t->serial,
+								 t->node.relNode);
 	LWLockAcquire(t->lock, LW_SHARED);
 	nranges = t->in_use ? t->nranges : 0;
 	LWLockRelease(t->lock);

@@ -321,6 +321,9 @@ gpuops_uncache_table(PG_FUNCTION_ARGS)
 
 	if (t != NULL)
 		gpuops_cache_drop_slot(t);
+	/* the GPU service's copies go too (none kept: 0 and InvalidOid) */
+	(void) gpuops_service_forget(gpuops_service_for_relation(relid),
+								 MyDatabaseId, relid, 0, InvalidOid);
 	(void) gpuops_cache_drop_triggers(rel);
 	SPI_finish();
 	PG_RETURN_BOOL(t != NULL);

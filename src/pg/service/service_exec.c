@@ -282,6 +282,8 @@ gpuops_svc_run_counted(GpuopsSvcLane *lane, GpuopsSvcAggReq *req, char *base,
 		gpuops_svc_run_load(svc, req, base, lane->on_gpu);
 	else if (req->kind == GPUOPS_SVC_KIND_CACHED)
 		gpuops_svc_run_cached(svc, req, base);
+	else if (req->kind == GPUOPS_SVC_KIND_FORGET)
+		gpuops_svc_run_forget(svc, req);
 	else
 		gpuops_svc_run_agg(lane, req, base);
 	pg_atomic_sub_fetch_u64(&svc->running, 1);

@@ -79,6 +79,7 @@ typedef enum GpuopsSvcState
 #define GPUOPS_SVC_KIND_AGG		0	/* gpo_groupagg_many of the columns sent */
 #define GPUOPS_SVC_KIND_LOAD	1	/* keep a cached range's columns */
 #define GPUOPS_SVC_KIND_CACHED	2	/* gpo_resident_groupagg of kept ranges */
+#define GPUOPS_SVC_KIND_FORGET	3	/* drop a table's kept ranges */
 
 /* Ranges one service keeps (its directory's entries). */
 #define GPUOPS_SVC_RESIDENT_MAX 4096
@@ -321,6 +322,12 @@ extern void gpuops_svc_res_reset(GpuopsSvcShared *svc);
 extern void gpuops_svc_run_load(GpuopsSvcShared *svc, GpuopsSvcAggReq *req,
 								char *base, bool on_gpu);
 /* Runs a CACHED request over the kept ranges it names. */
+/*
+ * Runs a FORGET request: drops the ranges it keeps of load_key's table
+ * (dbid, relid) but those of load_key's serial and relnode (the table's
+ * copy as it is cached now); ngroups gets how many.
+ */
+extern void gpuops_svc_run_forget(GpuopsSvcShared *svc, GpuopsSvcAggReq *req);
 extern void gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req,
 								  char *base);
 

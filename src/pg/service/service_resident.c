@@ -234,6 +234,28 @@ gpuops_svc_run_load(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base,
 	pthread_mutex_unlock(&kept_lock);
 }
 
+/* Runs a FORGET request (see service_int.h). */
+void
+gpuops_svc_run_forget(GpuopsSvcShared *svc, GpuopsSvcAggReq *req)
+{
+	const GpuopsServiceRangeKey *k = &req->load_key;
+	int64		dropped = 0;
+	int			i;
+
+	pthread_mutex_lock(&kept_lock);
+	for (i = 0; i < GPUOPS_SVC_RESIDENT_MAX; i++)
+		if (kept[i].held != NULL && kept[i].key.dbid == k->dbid &&
+			kept[i].key.relid == k->relid &&
+			(kept[i].key.serial != k->serial || kept[i].key.relnode != k->relnode))
+		{
+			gpuops_svc_res_drop(svc, i);
+			dropped++;
+		}
+	pthread_mutex_unlock(&kept_lock);
+	req->ngroups = dropped;
+	req->status = GPO_OK;
+}
+
 /*
  * Takes a reference to each of the request's n ranges into held[]; false
  * (none taken) when one is not kept as the request names it.

@@ -15,7 +15,7 @@
 #include "utils/tuplestore.h"
 
 /* Columns of gpuops.service(). */
-#define GPUOPS_SVC_SQL_COLS		19
+#define GPUOPS_SVC_SQL_COLS		21
 
 PG_FUNCTION_INFO_V1(gpuops_service_sql);
 PG_FUNCTION_INFO_V1(gpuops_service_restart_sql);
@@ -79,6 +79,8 @@ gpuops_svc_row(GpuopsSvcShared *svc, Datum *values, bool *nulls)
 	values[i++] = Int32GetDatum(copy.streams);
 	values[i++] = Int32GetDatum((int32) pg_atomic_read_u64(&svc->running));
 	values[i++] = Int32GetDatum((int32) pg_atomic_read_u64(&svc->running_peak));
+	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->resident_sets));
+	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&svc->resident_bytes));
 	memset(nulls, false, sizeof(bool) * i);
 	if (copy.pid == 0)
 		nulls[3] = true;
@@ -88,8 +90,9 @@ gpuops_svc_row(GpuopsSvcShared *svc, Datum *values, bool *nulls)
  * gpuops.service(): a row per GPU service (one per GPU): whether the server
  * runs the service, the service's number (its GPU), its state, pid and
  * device, whether its arena is page-locked, the arena's size, use and peak,
- * its pool's device memory now and at most, and its requests (in flight,
- * served, given up, lost to a restart) and starts.  One row of NULLs but
+ * its pool's device memory now and at most, its requests (in flight,
+ * served, given up, lost to a restart) and starts, and the column cache's
+ * ranges it keeps and their bytes.  One row of NULLs but
  * configured where the server runs no service.
  */
 Datum
