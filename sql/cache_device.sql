@@ -248,6 +248,18 @@ ALTER SYSTEM RESET gpuops.cache_memory_limit;
 SELECT pg_reload_conf();
 SELECT pg_sleep(0.5);
 
+-- DROP TABLE of a cached table drops the service's copies too
+CREATE TABLE kz (k int, v int8) WITH (autovacuum_enabled = off);
+INSERT INTO kz SELECT i % 7, i FROM generate_series(1, 20000) i;
+VACUUM (FREEZE, ANALYZE) kz;
+SELECT gpuops.cache_table('kz', auto_refresh => false) > 0 AS cached;
+SELECT sum(kept_ranges) AS kept2,
+	   (SELECT on_device FROM pg_temp.kept() WHERE relation = 'kz'::regclass) AS kz2
+FROM gpuops.service() \gset
+DROP TABLE kz;
+SELECT :kz2 > 0 AS were_kept, sum(kept_ranges) = :kept2 - :kz2 AS copies_gone
+FROM gpuops.service();
+
 -- TRUNCATE: nothing is kept fresh, every row from the heap
 TRUNCATE kd;
 INSERT INTO kd SELECT i, i % 3, i, i, i, 1, date '2020-01-01' FROM generate_series(1, 100) i;

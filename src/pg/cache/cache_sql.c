@@ -449,7 +449,8 @@ gpuops_cache_trigger_relid(Oid trigid)
 /*
  * Stops serving a cached table whose triggers are altered (enabled or
  * disabled) or dropped, or that is dropped itself: changes may then go
- * unmarked, so only gpuops.cache_table takes it back.
+ * unmarked, so only gpuops.cache_table takes it back.  Its ranges are
+ * freed, and so are the GPU service's copies of them.
  */
 static void
 gpuops_cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
@@ -468,6 +469,7 @@ gpuops_cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (OidIsValid(relid))
 	{
 		GpuopsCacheTable *t = gpuops_cache_find(relid);
+		bool		ours = false;
 
 		if (t != NULL)
 		{
@@ -475,6 +477,7 @@ gpuops_cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 			LWLockAcquire(t->lock, LW_EXCLUSIVE);
 			if (t->in_use && t->relid == relid && t->dbid == MyDatabaseId)
 			{
+				ours = true;
 				t->broken = true;
 				gpuops_cache_free_ranges(t);
 				/* a dropped table leaves the cache (its slot's name is kept) */
@@ -483,6 +486,10 @@ gpuops_cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 			}
 			LWLockRelease(t->lock);
 		}
+		/* and the GPU service's copies go too */
+		if (ours)
+			(void) gpuops_service_forget(gpuops_service_for_relation(relid),
+										 MyDatabaseId, relid, 0, InvalidOid);
 	}
 }
 
