@@ -122,6 +122,20 @@ extern bool gpo_agg_value_type_ok(gpo_type t);
 extern gpo_status gpo_agg_check_inputs(gpo_ctx *ctx, const gpo_vector *keys,
 									   const gpo_vector *values);
 
+/* ---- key statistics (groupagg.c) ---- */
+
+/*
+ * The least and greatest of the valid values d[i] for i in lo .. hi - 1
+ * (valid: the chunk's validity bits, NULL: all valid) folded into *rmn and
+ * *rmx; returns their count.
+ */
+extern int64_t gpo_minmax_valid_i32(const int32_t *d, const uint8_t *valid,
+									int64_t lo, int64_t hi, int64_t *rmn,
+									int64_t *rmx);
+extern int64_t gpo_minmax_valid_i64(const int64_t *d, const uint8_t *valid,
+									int64_t lo, int64_t hi, int64_t *rmn,
+									int64_t *rmx);
+
 /* ---- radix sort core (sort.c) ---- */
 
 /*

@@ -87,6 +87,20 @@ extern gpo_status gpo_resident_groupagg_cpu(gpo_ctx *ctx, int nsets,
 											 gpo_agg_out *outs,
 											 int64_t *ngroups);
 
+/* Chunk of rows [lo, lo + n) of CPU-face column rc (lo a multiple of 8). */
+extern gpo_chunk gpo_resident_chunk(const gpo_resident_col *rc, int64_t lo,
+									int64_t n);
+/*
+ * Runs q's program over rows [lo, lo + n) of CPU-face set (lo a multiple
+ * of 8, n > 0) with ctx's threads: mask[i] = 1 where row lo + i passes;
+ * *kept gets how many do (resident_cpu.c).
+ */
+extern gpo_status gpo_resident_filter_cpu(gpo_ctx *ctx,
+										  const gpo_resident *set,
+										  int64_t lo, int64_t n,
+										  const gpo_resident_query *q,
+										  uint8_t *mask, int64_t *kept);
+
 /*
  * The CPU face's one-pass dense aggregation (resident_dense.c), with
  * gpo_resident_groupagg_cpu's arguments: *taken false (and nothing done)

@@ -133,13 +133,12 @@ gpo_starts_of(const gpo_vector *v)
 }
 
 /*
- * The least and greatest of the valid values d[i] for i in lo .. hi - 1
- * (validity bits of the chunk, NULL: all valid) into *rmn / *rmx; returns
- * their count.  Branch-free: a batch filtered into NULL keys has them at
- * random, which branches on the bit mispredict half the time.
+ * The extremes of valid int32 / int64 values (see gpo_agg_internal.h).
+ * Branch-free: a batch filtered into NULL keys has them at random, which
+ * branches on the bit mispredict half the time.
  */
 #define GPO_MINMAX_VALID(NAME, T) \
-static int64_t \
+int64_t \
 NAME(const T *d, const uint8_t *valid, int64_t lo, int64_t hi, \
 	 int64_t *rmn, int64_t *rmx) \
 { \
@@ -172,8 +171,8 @@ NAME(const T *d, const uint8_t *valid, int64_t lo, int64_t hi, \
 	*rmx = mx; \
 	return nv; \
 }
-GPO_MINMAX_VALID(minmax_valid_i32, int32_t)
-GPO_MINMAX_VALID(minmax_valid_i64, int64_t)
+GPO_MINMAX_VALID(gpo_minmax_valid_i32, int32_t)
+GPO_MINMAX_VALID(gpo_minmax_valid_i64, int64_t)
 #undef GPO_MINMAX_VALID
 
 /* Key statistics: code range and count of non-NULL keys. */
@@ -210,10 +209,10 @@ gpo_key_stats(const gpo_vector *keys, const int64_t *kstarts, int nt,
 							cnt;
 
 				if (keys->type == GPO_INT32)
-					cnt = minmax_valid_i32((const int32_t *) ch->data, ch->validity,
+					cnt = gpo_minmax_valid_i32((const int32_t *) ch->data, ch->validity,
 										   cur.off, cur.off + take, &rmn, &rmx);
 				else
-					cnt = minmax_valid_i64((const int64_t *) ch->data, ch->validity,
+					cnt = gpo_minmax_valid_i64((const int64_t *) ch->data, ch->validity,
 										   cur.off, cur.off + take, &rmn, &rmx);
 				if (cnt > 0)
 				{

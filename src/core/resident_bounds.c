@@ -6,63 +6,34 @@
  *	  key range at every call.  On 2 cores that pass was a third of a cached
  *	  10M-row, 1,000-group aggregation.
  */
+#include "gpo_agg_internal.h"
 #include "gpo_resident_internal.h"
-
-/* The extremes of the valid values of one chunk of T; their count. */
-#define BOUNDS_OF(NAME, T) \
-static int64_t \
-NAME(const gpo_chunk *ch, T *lo, T *hi) \
-{ \
-	const T    *d = (const T *) ch->data; \
-	T			mn = *lo, \
-				mx = *hi; \
-	int64_t		nv = 0; \
-\
-	if (ch->validity == NULL) \
-	{ \
-		for (int64_t i = 0; i < ch->n; i++) \
-		{ \
-			mn = d[i] < mn ? d[i] : mn; \
-			mx = d[i] > mx ? d[i] : mx; \
-		} \
-		nv = ch->n; \
-	} \
-	else \
-		for (int64_t i = 0; i < ch->n; i++) \
-		{ \
-			bool		ok = (ch->validity[i >> 3] >> (i & 7)) & 1; \
-\
-			mn = ok && d[i] < mn ? d[i] : mn; \
-			mx = ok && d[i] > mx ? d[i] : mx; \
-			nv += ok; \
-		} \
-	*lo = mn; \
-	*hi = mx; \
-	return nv; \
-}
-BOUNDS_OF(bounds_i32, int32_t)
-BOUNDS_OF(bounds_i64, int64_t)
-#undef BOUNDS_OF
 
 /* The bounds of an integer column's valid values (see gpo_resident.h). */
 bool
 gpo_int_bounds(const gpo_vector *col, int64_t *lo, int64_t *hi)
 {
-	int32_t		lo32 = INT32_MAX,
-				hi32 = INT32_MIN;
-	int64_t		lo64 = INT64_MAX,
-				hi64 = INT64_MIN;
-	int64_t		nv = 0;
+	int64_t		mn = INT64_MAX,
+				mx = INT64_MIN,
+				nv = 0;
 
 	if (col == NULL || (col->type != GPO_INT32 && col->type != GPO_INT64))
 		return false;
 	for (int32_t k = 0; k < col->nchunks; k++)
+	{
+		const gpo_chunk *ch = &col->chunks[k];
+
 		nv += col->type == GPO_INT32 ?
-			bounds_i32(&col->chunks[k], &lo32, &hi32) :
-			bounds_i64(&col->chunks[k], &lo64, &hi64);
-	*lo = col->type == GPO_INT32 ? lo32 : lo64;
-	*hi = col->type == GPO_INT32 ? hi32 : hi64;
-	return nv > 0;
+			gpo_minmax_valid_i32((const int32_t *) ch->data, ch->validity, 0,
+								 ch->n, &mn, &mx) :
+			gpo_minmax_valid_i64((const int64_t *) ch->data, ch->validity, 0,
+								 ch->n, &mn, &mx);
+	}
+	if (nv == 0)
+		return false;
+	*lo = mn;
+	*hi = mx;
+	return true;
 }
 
 /* Tells a set the bounds of a column (see gpo_resident.h). */

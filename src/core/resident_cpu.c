@@ -95,20 +95,48 @@ cpu_in_make(gpo_ctx *ctx, cpu_in *in, int nsets, gpo_resident *const *sets,
 	return GPO_OK;
 }
 
+/* Chunk of rows [lo, lo + n) of a kept column (see gpo_resident_internal.h). */
+gpo_chunk
+gpo_resident_chunk(const gpo_resident_col *rc, int64_t lo, int64_t n)
+{
+	gpo_chunk	ch;
+
+	ch.data = n > 0 ? (char *) rc->data + (size_t) lo * gpo_type_size(rc->type) : rc->data;
+	ch.validity = rc->valid != NULL ? rc->valid + lo / 8 : NULL;
+	ch.n = n;
+	return ch;
+}
+
+/* A program over rows of a set, into a mask (see gpo_resident_internal.h). */
+gpo_status
+gpo_resident_filter_cpu(gpo_ctx *ctx, const gpo_resident *set, int64_t lo,
+						int64_t n, const gpo_resident_query *q, uint8_t *mask,
+						int64_t *kept)
+{
+	gpo_vector	cols[GPO_RESIDENT_MAX_COLS];
+	gpo_chunk	chs[GPO_RESIDENT_MAX_COLS];
+	gpo_chunk	mch = {mask, NULL, n};
+	gpo_vector	mv = {GPO_UINT8, 1, &mch};
+
+	for (int c = 0; c < set->ncols; c++)
+	{
+		chs[c] = gpo_resident_chunk(&set->cols[c], lo, n);
+		cols[c].type = set->cols[c].type;
+		cols[c].nchunks = 1;
+		cols[c].chunks = &chs[c];
+	}
+	return gpo_filter_cpu(ctx, set->ncols, cols, q->prog, q->nnodes, &mv, kept,
+						  NULL);
+}
+
 /* Set s's chunks: its columns as they stand (every row passes); its rows. */
 static int64_t
 cpu_in_whole(cpu_in *in, const gpo_resident *set, int s,
 			 const gpo_resident_plan *plan)
 {
 	for (int k = 0; k < plan->nneed; k++)
-	{
-		const gpo_resident_col *rc = &set->cols[plan->need[k]];
-		gpo_chunk  *ch = &in->vecs[k].chunks[s];
-
-		ch->data = rc->data;
-		ch->validity = rc->valid;
-		ch->n = set->rows;
-	}
+		in->vecs[k].chunks[s] = gpo_resident_chunk(&set->cols[plan->need[k]], 0,
+												   set->rows);
 	return set->rows;
 }
 
@@ -190,8 +218,6 @@ cpu_in_filter(gpo_ctx *ctx, cpu_in *in, cpu_scratch *sc,
 			  const gpo_resident *set, int s, const gpo_resident_query *q,
 			  const gpo_resident_plan *plan, int64_t *rows)
 {
-	gpo_vector	cols[GPO_RESIDENT_MAX_COLS];
-	gpo_chunk	chs[GPO_RESIDENT_MAX_COLS];
 	gpo_chunk	mch = {sc->mask, NULL, set->rows};
 	gpo_vector	mask = {GPO_UINT8, 1, &mch};
 	gpo_chunk	ich;
@@ -202,17 +228,7 @@ cpu_in_filter(gpo_ctx *ctx, cpu_in *in, cpu_scratch *sc,
 	*rows = 0;
 	if (set->rows == 0)
 		return GPO_OK;			/* its chunks stay empty */
-	for (int c = 0; c < set->ncols; c++)
-	{
-		chs[c].data = set->cols[c].data;
-		chs[c].validity = set->cols[c].valid;
-		chs[c].n = set->rows;
-		cols[c].type = set->cols[c].type;
-		cols[c].nchunks = 1;
-		cols[c].chunks = &chs[c];
-	}
-	st = gpo_filter_cpu(ctx, set->ncols, cols, q->prog, q->nnodes, &mask,
-						&kept, NULL);
+	st = gpo_resident_filter_cpu(ctx, set, 0, set->rows, q, sc->mask, &kept);
 	if (st != GPO_OK || kept == 0)
 		return st;
 	if (kept == set->rows)

@@ -50,18 +50,6 @@ typedef struct dense_job
 	const int32_t *zeros;		/* TILE_ROWS zeros: the zero key */
 } dense_job;
 
-/* Chunk of rows [lo, lo + n) of kept column rc (lo a multiple of 8). */
-static gpo_chunk
-tile_of(const gpo_resident_col *rc, int64_t lo, int64_t n)
-{
-	gpo_chunk	ch;
-
-	ch.data = (char *) rc->data + (size_t) lo * gpo_type_size(rc->type);
-	ch.validity = rc->valid != NULL ? rc->valid + lo / 8 : NULL;
-	ch.n = n;
-	return ch;
-}
-
 /*
  * Rows [lo, lo + n) of set into part p's slots: filtered into mask by one
  * thread, the passing rows' numbers into sel, then added request by
@@ -77,22 +65,10 @@ dense_tile(gpo_ctx *ctx, dense_job *j, int p, const gpo_resident *set,
 
 	if (j->q->nnodes > 0)
 	{
-		gpo_vector	cols[GPO_RESIDENT_MAX_COLS];
-		gpo_chunk	chs[GPO_RESIDENT_MAX_COLS];
-		gpo_chunk	mch = {mask, NULL, n};
-		gpo_vector	mv = {GPO_UINT8, 1, &mch};
 		int64_t		kept = 0;
 		gpo_status	st;
 
-		for (int c = 0; c < set->ncols; c++)
-		{
-			chs[c] = tile_of(&set->cols[c], lo, n);
-			cols[c].type = set->cols[c].type;
-			cols[c].nchunks = 1;
-			cols[c].chunks = &chs[c];
-		}
-		st = gpo_filter_cpu(ctx, set->ncols, cols, j->q->prog, j->q->nnodes,
-							&mv, &kept, NULL);
+		st = gpo_resident_filter_cpu(ctx, set, lo, n, j->q, mask, &kept);
 		if (st != GPO_OK || kept == 0)
 			return st;
 		if (kept < n)
@@ -111,7 +87,7 @@ dense_tile(gpo_ctx *ctx, dense_job *j, int p, const gpo_resident *set,
 	}
 	j->passed[p] += take;
 	if (j->key >= 0)
-		kc = tile_of(&set->cols[j->key], lo, n);
+		kc = gpo_resident_chunk(&set->cols[j->key], lo, n);
 	else
 	{
 		kc.data = (void *) j->zeros;
@@ -124,7 +100,7 @@ dense_tile(gpo_ctx *ctx, dense_job *j, int p, const gpo_resident *set,
 		gpo_chunk	vc;
 
 		if (j->vcol[r] >= 0)
-			vc = tile_of(&set->cols[j->vcol[r]], lo, n);
+			vc = gpo_resident_chunk(&set->cols[j->vcol[r]], lo, n);
 		j->dropped[p] += gpo_dense_rows_sel_cpu(&kc, j->kt, j->vcol[r] >= 0 ? &vc : NULL,
 												j->vcol[r] >= 0 ? set->cols[j->vcol[r]].type : GPO_INT64,
 												take, chosen, j->min_code, j->range,
@@ -224,7 +200,7 @@ dense_range(gpo_ctx *ctx, dense_job *j, gpo_agg_strategy *strategy)
 		if (chs == NULL)
 			return false;
 		for (int i = 0; i < j->nsets; i++)
-			chs[i] = tile_of(&j->sets[i]->cols[j->key], 0, j->sets[i]->rows);
+			chs[i] = gpo_resident_chunk(&j->sets[i]->cols[j->key], 0, j->sets[i]->rows);
 		if ((starts = gpo_starts_of(&keys)) != NULL)
 			gpo_key_stats(&keys, starts, gpo_threads(ctx), &mn, &mx, &nvalid);
 		free(starts);

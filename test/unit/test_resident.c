@@ -1294,6 +1294,40 @@ concurrent_case(tgroup *g, int f)
 }
 
 /*
+ * A view (gpo_resident_view) over the 3 columns of set s's CPU copy into
+ * *view; with bounds, told its column 0's bounds (gpo_int_bounds); the status.
+ */
+static gpo_status
+view_of_kept(const tset *s, bool bounds, gpo_resident **view)
+{
+	const gpo_resident *k = s->kept[0];
+	gpo_vector	v[3];
+	gpo_chunk	ch[3];
+	gpo_ctx		ctx;
+	int64_t		lo = 1,
+				hi = 0;			/* none valid */
+	gpo_status	st;
+
+	for (int j = 0; j < 3; j++)
+	{
+		ch[j].data = k->cols[j].data;
+		ch[j].validity = k->cols[j].valid;
+		ch[j].n = k->rows;
+		v[j].type = k->cols[j].type;
+		v[j].nchunks = 1;
+		v[j].chunks = &ch[j];
+	}
+	test_ctx(&ctx, GPO_DEVICE_CPU, 0);
+	st = gpo_resident_view(&ctx, 3, v, view);
+	if (st == GPO_OK && bounds)
+	{
+		gpo_int_bounds(&v[0], &lo, &hi);
+		st = gpo_resident_set_bounds(*view, 0, lo, hi);
+	}
+	return st;
+}
+
+/*
  * Views (gpo_resident_view) over the CPU copies of sets give the reference
  * groups, and freeing them leaves the copies alone.
  */
@@ -1318,26 +1352,11 @@ view_case(tgroup *g)
 	case_begin(&c, "views over kept sets' columns");
 	for (int s = 0; s < 3; s++)
 	{
-		gpo_vector	v[3];
-		gpo_chunk	ch[3];
-		const gpo_resident *k;
-
 		make_set(&sets[s], 3, types, s == 1 ? 0 : 5000 + 977 * s, 40);
 		keep_set(&c, &sets[s], 0);
-		k = sets[s].kept[0];
-		for (int j = 0; j < 3; j++)
-		{
-			ch[j].data = k->cols[j].data;
-			ch[j].validity = k->cols[j].valid;
-			ch[j].n = k->rows;
-			v[j].type = k->cols[j].type;
-			v[j].nchunks = 1;
-			v[j].chunks = &ch[j];
-		}
-		test_ctx(&ctx, GPO_DEVICE_CPU, 0);
 		views[s] = NULL;
 		if (st == GPO_OK)
-			st = gpo_resident_view(&ctx, 3, v, &views[s]);
+			st = view_of_kept(&sets[s], false, &views[s]);
 	}
 	expect(&c, st == GPO_OK, "view: %s", gpo_status_text(st));
 	ref_groups(sets, 3, &q, &rg);
@@ -1479,12 +1498,6 @@ bounds_view_case(tgroup *g)
 	case_begin(&c, "views told their key bounds");
 	for (int s = 0; s < 4; s++)
 	{
-		gpo_vector	v[3];
-		gpo_chunk	ch[3];
-		const gpo_resident *k;
-		int64_t		lo = INT64_MAX,
-					hi = INT64_MIN;
-
 		make_set(&sets[s], 3, types, s == 2 ? 0 : 3000 + 1111 * s, 30);
 		if (sets[s].n > 0)
 		{
@@ -1493,24 +1506,9 @@ bounds_view_case(tgroup *g)
 			narrow_col(&sets[s].cols[2], sets[s].n, 20, 0);
 		}
 		keep_set(&c, &sets[s], 0);
-		k = sets[s].kept[0];
-		for (int j = 0; j < 3; j++)
-		{
-			ch[j].data = k->cols[j].data;
-			ch[j].validity = k->cols[j].valid;
-			ch[j].n = k->rows;
-			v[j].type = k->cols[j].type;
-			v[j].nchunks = 1;
-			v[j].chunks = &ch[j];
-		}
-		test_ctx(&ctx, GPO_DEVICE_CPU, 0);
 		views[s] = NULL;
 		if (st == GPO_OK)
-			st = gpo_resident_view(&ctx, 3, v, &views[s]);
-		if (st == GPO_OK && gpo_int_bounds(&v[0], &lo, &hi))
-			st = gpo_resident_set_bounds(views[s], 0, lo, hi);
-		else if (st == GPO_OK)
-			st = gpo_resident_set_bounds(views[s], 0, 1, 0);	/* none valid */
+			st = view_of_kept(&sets[s], true, &views[s]);
 	}
 	expect(&c, st == GPO_OK, "view: %s", gpo_status_text(st));
 	if (st == GPO_OK)

@@ -37,12 +37,14 @@ gpuops_cache_range_key(const GpuopsCacheTable *t, int64 i, uint32 filled_gen)
 
 /*
  * One-chunk vectors over the columns of range rng of t in the area (its
- * lock held: valid while it is), into cols with their chunks.
+ * lock held: valid while it is), into cols with their chunks; *bounds
+ * (when bounds is given) gets the columns' int64 bounds pairs (see
+ * GpuopsCacheLayout).
  */
 static void
 gpuops_cache_range_vectors(const GpuopsCacheTable *t,
 						   const GpuopsCacheRange *rng, gpo_vector *cols,
-						   gpo_chunk *chunks)
+						   gpo_chunk *chunks, const int64 **bounds)
 {
 	const char *base = dsa_get_address(gpuops_cache_area(), rng->data);
 	GpuopsCacheLayout lay;
@@ -59,17 +61,8 @@ gpuops_cache_range_vectors(const GpuopsCacheTable *t,
 		cols[c].nchunks = 1;
 		cols[c].chunks = &chunks[c];
 	}
-}
-
-/* The int64 bounds pairs of a range's columns (see GpuopsCacheLayout). */
-static const int64 *
-gpuops_cache_range_bounds(const GpuopsCacheTable *t, const GpuopsCacheRange *rng)
-{
-	GpuopsCacheLayout lay;
-
-	gpuops_cache_layout(t, rng->nblocks, rng->nrows, &lay);
-	return (const int64 *) ((const char *) dsa_get_address(gpuops_cache_area(), rng->data) +
-							lay.bounds);
+	if (bounds != NULL)
+		*bounds = (const int64 *) (base + lay.bounds);
 }
 
 /*
@@ -90,8 +83,8 @@ gpuops_cache_push_kept(GpuopsCacheTable *t)
 	if (si < 0 || gpuops_cache_memory_limit <= 0 || t->ncols == 0)
 		return 0;
 	/* copies of an earlier caching of the table, or of its file before a rewrite */
-	(void) gpuops_service_forget(si, t->dbid, t->relid, t->serial,
-								 t->node.relNode);
+	gpuops_service_forget(si, t->dbid, t->relid, t->serial,
+						  t->node.relNode);
 	LWLockAcquire(t->lock, LW_SHARED);
 	nranges = t->in_use ? t->nranges : 0;
 	LWLockRelease(t->lock);
@@ -116,7 +109,7 @@ gpuops_cache_push_kept(GpuopsCacheTable *t)
 		{
 			GpuopsServiceRangeKey key = gpuops_cache_range_key(t, i, rng->filled_gen);
 
-			gpuops_cache_range_vectors(t, rng, cols, chunks);
+			gpuops_cache_range_vectors(t, rng, cols, chunks, NULL);
 			call = gpuops_service_load_submit(si, &key, t->ncols, cols, &st,
 											  detail, sizeof(detail));
 		}
@@ -264,10 +257,10 @@ gpuops_cache_range_view(GpuopsCacheTable *t, GpuopsCacheRange *rng)
 	gpo_resident *view = NULL;
 	gpo_ctx		ctx;
 
-	const int64 *bounds = gpuops_cache_range_bounds(t, rng);
+	const int64 *bounds;
 	int			c;
 
-	gpuops_cache_range_vectors(t, rng, cols, chunks);
+	gpuops_cache_range_vectors(t, rng, cols, chunks, &bounds);
 	gpo_ctx_init(&ctx);
 	if (gpo_resident_view(&ctx, t->ncols, cols, &view) != GPO_OK)
 		elog(ERROR, "gpuops column cache: a range's view: %s", ctx.detail);

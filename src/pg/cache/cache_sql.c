@@ -322,8 +322,8 @@ gpuops_uncache_table(PG_FUNCTION_ARGS)
 	if (t != NULL)
 		gpuops_cache_drop_slot(t);
 	/* the GPU service's copies go too (none kept: 0 and InvalidOid) */
-	(void) gpuops_service_forget(gpuops_service_for_relation(relid),
-								 MyDatabaseId, relid, 0, InvalidOid);
+	gpuops_service_forget(gpuops_service_for_relation(relid),
+						  MyDatabaseId, relid, 0, InvalidOid);
 	(void) gpuops_cache_drop_triggers(rel);
 	SPI_finish();
 	PG_RETURN_BOOL(t != NULL);
@@ -488,8 +488,8 @@ gpuops_cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		}
 		/* and the GPU service's copies go too */
 		if (ours)
-			(void) gpuops_service_forget(gpuops_service_for_relation(relid),
-										 MyDatabaseId, relid, 0, InvalidOid);
+			gpuops_service_forget(gpuops_service_for_relation(relid),
+								  MyDatabaseId, relid, 0, InvalidOid);
 	}
 }
 

@@ -124,11 +124,11 @@ extern GpuopsServiceCall *gpuops_service_load_submit(int svc,
 /*
  * Has service svc drop every range it keeps of table (dbid, relid) but the
  * copies of keep_serial and keep_relnode (the table as cached now; 0 and
- * InvalidOid: none kept), and waits for it; returns how many it dropped
- * (0 also when the service can't be reached: a restarted one keeps none).
+ * InvalidOid: none kept), and waits for it; nothing when the request can't
+ * be placed at once.
  */
-extern int64 gpuops_service_forget(int svc, Oid dbid, Oid relid,
-								   uint32 keep_serial, Oid keep_relnode);
+extern void gpuops_service_forget(int svc, Oid dbid, Oid relid,
+								  uint32 keep_serial, Oid keep_relnode);
 /* Waits for a LOAD request; GPO_OK when the range is kept (else detail says why). */
 extern gpo_status gpuops_service_load_wait(GpuopsServiceCall *call,
 										   char *detail, size_t len);

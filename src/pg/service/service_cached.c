@@ -152,43 +152,31 @@ gpuops_service_load_submit(int si, const GpuopsServiceRangeKey *key, int ncols,
 }
 
 /* Drops what service si keeps of a table but its current copy (see gpuops_service.h). */
-int64
+void
 gpuops_service_forget(int si, Oid dbid, Oid relid, uint32 keep_serial,
 					  Oid keep_relnode)
 {
-	GpuopsSvcAggReq *req;
+	GpuopsSvcAggReq req;
 	GpuopsServiceCall *call;
 	gpo_status	why;
-	gpo_ctx		ctx;
-	gpo_agg_strategy used;
-	int64		dropped = 0;
-	double		ms;
-	double		copy_ms;
-	bool		lost;
 	char		detail[256];
 
 	if (si < 0)
-		return 0;
-	req = palloc0(sizeof(GpuopsSvcAggReq));
-	req->kind = GPUOPS_SVC_KIND_FORGET;
-	req->load_key.dbid = dbid;
-	req->load_key.relid = relid;
-	req->load_key.serial = keep_serial;
-	req->load_key.relnode = keep_relnode;
-	call = gpuops_svc_call_begin(TYPEALIGN(GPUOPS_SVC_ALIGN, sizeof(GpuopsSvcAggReq)),
-								 si, false, &why, detail, sizeof(detail));
-	if (call != NULL)
-	{
-		memcpy(gpuops_svc_call_base(call), req, sizeof(GpuopsSvcAggReq));
-		gpuops_svc_call_outputs(call, NULL, 0, 0.0);
-		gpuops_svc_call_queue(call);
-		gpo_ctx_init(&ctx);
-		if (gpuops_service_agg_wait(call, &ctx, &used, &dropped, &ms, &copy_ms,
-									&lost) != GPO_OK)
-			dropped = 0;
-	}
-	pfree(req);
-	return dropped;
+		return;
+	memset(&req, 0, sizeof(req));
+	req.kind = GPUOPS_SVC_KIND_FORGET;
+	req.load_key.dbid = dbid;
+	req.load_key.relid = relid;
+	req.load_key.serial = keep_serial;
+	req.load_key.relnode = keep_relnode;
+	call = gpuops_svc_call_begin(TYPEALIGN(GPUOPS_SVC_ALIGN, sizeof(req)), si,
+								 false, &why, detail, sizeof(detail));
+	if (call == NULL)
+		return;					/* (a restarted service keeps nothing) */
+	memcpy(gpuops_svc_call_base(call), &req, sizeof(req));
+	gpuops_svc_call_outputs(call, NULL, 0, 0.0);
+	gpuops_svc_call_queue(call);
+	(void) gpuops_service_load_wait(call, detail, sizeof(detail));
 }
 
 /* Waits for a LOAD request (see gpuops_service.h). */

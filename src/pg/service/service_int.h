@@ -325,7 +325,7 @@ extern void gpuops_svc_run_load(GpuopsSvcShared *svc, GpuopsSvcAggReq *req,
 /*
  * Runs a FORGET request: drops the ranges it keeps of load_key's table
  * (dbid, relid) but those of load_key's serial and relnode (the table's
- * copy as it is cached now); ngroups gets how many.
+ * copy as it is cached now).
  */
 extern void gpuops_svc_run_forget(GpuopsSvcShared *svc, GpuopsSvcAggReq *req);
 extern void gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req,

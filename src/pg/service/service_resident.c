@@ -239,7 +239,6 @@ void
 gpuops_svc_run_forget(GpuopsSvcShared *svc, GpuopsSvcAggReq *req)
 {
 	const GpuopsServiceRangeKey *k = &req->load_key;
-	int64		dropped = 0;
 	int			i;
 
 	pthread_mutex_lock(&kept_lock);
@@ -247,12 +246,8 @@ gpuops_svc_run_forget(GpuopsSvcShared *svc, GpuopsSvcAggReq *req)
 		if (kept[i].held != NULL && kept[i].key.dbid == k->dbid &&
 			kept[i].key.relid == k->relid &&
 			(kept[i].key.serial != k->serial || kept[i].key.relnode != k->relnode))
-		{
 			gpuops_svc_res_drop(svc, i);
-			dropped++;
-		}
 	pthread_mutex_unlock(&kept_lock);
-	req->ngroups = dropped;
 	req->status = GPO_OK;
 }
 
