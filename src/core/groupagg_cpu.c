@@ -17,23 +17,8 @@
 
 #include "groupagg_internal.h"
 
-/* Private per-thread dense slots up to this many in all. */
-#define DENSE_PRIVATE_SLOTS		(INT64_C(1) << 20)
-
-/*
- * The threads' private slots and NULL-key accumulators start on cache lines
- * of their own: packed end to end, a few groups' slots of two threads
- * shared a line.  On 2 cores, 6M rows into 4 groups with 6 int8 requests
- * took 122 ms packed, 97 ms apart (1 request: 24 -> 20 ms).
- */
-#define ACCS_A_LINE_GROUP	4	/* 4 accumulators = 320 bytes = 5 lines */
-#define TYPEALIGN_ACCS(n)	(((n) + ACCS_A_LINE_GROUP - 1) / ACCS_A_LINE_GROUP * ACCS_A_LINE_GROUP)
-#define NULLACC_STRIDE		ACCS_A_LINE_GROUP
-_Static_assert(sizeof(gpo_acc) * ACCS_A_LINE_GROUP % 64 == 0,
-			   "ACCS_A_LINE_GROUP accumulators fill whole cache lines");
-
-/* n accumulators (not set up) from a cache line boundary; NULL on no memory. */
-static gpo_acc *
+/* n accumulators (not set up) from a cache line boundary (see groupagg_internal.h). */
+gpo_acc *
 gpo_acc_lines(uint64_t n)
 {
 	void	   *p = NULL;

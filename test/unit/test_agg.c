@@ -1088,6 +1088,193 @@ run_case(tgroup *tg, gpo_type kt, gpo_type vt, bool with_values, int64_t n,
 }
 
 /*
+ * gpo_groupagg_run_add_many: nv value columns (mixed types, each chunked
+ * its own way, one of them rows only when rows_only) over one key column,
+ * added batch by batch.  Every run must hold the groups of the reference
+ * over the rows that went in, and the same bits as a run fed the same
+ * column alone by gpo_groupagg_run_add (on the CPU face float sums and m2
+ * included: the one-pass accumulation keeps the threads' blocks and their
+ * order).
+ */
+static void
+run_many_case(tgroup *tg, gpo_type kt, int nv, bool rows_only, int64_t n,
+			  key_kind kind, int knull, int nb, int threads)
+{
+	static const gpo_type vtypes[] = {GPO_INT32, GPO_INT64, GPO_FLOAT32, GPO_FLOAT64};
+	flat		keys,
+				vals[4],
+				inkeys,
+				invals[4];
+	int64_t    *cut = malloc(sizeof(int64_t) * (nb + 1));
+	gpo_device	devs[2];
+	int			nf = faces(tg, devs);
+
+	flat_make(&keys, kt, n, kind, knull);
+	for (int v = 0; v < nv; v++)
+		flat_make(&vals[v], vtypes[rng_below(4)], n, (key_kind) rng_below(KEYS_COUNT),
+				  (int) rng_below(3) * 20);
+	for (int b = 0; b <= nb; b++)
+		cut[b] = b == nb ? n : (int64_t) (n * b / nb);
+	inkeys = keys;
+	inkeys.raw = malloc(sizeof(uint64_t) * (n + 1));
+	inkeys.valid = malloc(n + 1);
+	for (int v = 0; v < nv; v++)
+	{
+		invals[v] = vals[v];
+		invals[v].raw = malloc(sizeof(uint64_t) * (n + 1));
+		invals[v].valid = malloc(n + 1);
+	}
+	for (int f = 0; f < nf; f++)
+	{
+		gpo_agg_run *runs[4] = {NULL, NULL, NULL, NULL};
+		gpo_agg_run *alone[4] = {NULL, NULL, NULL, NULL};
+		outbuf		want[4];
+		tcase		c;
+		gpo_ctx		ctx;
+		int64_t		nin = 0;
+
+		case_begin(&c, "groupagg run many %s keys %s/%s values %d%s n=%lld batches %d threads %d",
+				   devs[f] == GPO_DEVICE_GPU ? "gpu" : "cpu", gpo_type_name(kt),
+				   key_names[kind], nv, rows_only ? " (one rows only)" : "",
+				   (long long) n, nb, threads);
+		for (int v = 0; v < nv; v++)
+			outbuf_make(&want[v], n + 1);
+		for (int b = 0; b < nb && c.ok; b++)
+		{
+			flat		bk = keys;
+			tvec		tk,
+						tv[4];
+			const gpo_vector *vp[4];
+			gpo_agg_out wo[4];
+			bool		added = false;
+			gpo_status	st;
+
+			bk.n = cut[b + 1] - cut[b];
+			bk.raw += cut[b];
+			bk.valid += cut[b];
+			flat_to_tvec(&bk, &tk, (part_kind) rng_below(PART_COUNT));
+			for (int v = 0; v < nv; v++)
+			{
+				flat		bv = vals[v];
+
+				bv.n = bk.n;
+				bv.raw += cut[b];
+				bv.valid += cut[b];
+				flat_to_tvec(&bv, &tv[v], (part_kind) rng_below(PART_COUNT));
+				vp[v] = rows_only && v == 0 ? NULL : &tv[v].v;
+				wo[v] = want[v].o;
+			}
+			test_ctx(&ctx, devs[f], threads);
+			st = gpo_groupagg_run_add_many(&ctx, runs, nv, &tk.v, vp, 0, GPO_AGG_DENSE,
+										   wo, &added);
+			expect(&c, st == GPO_OK, "batch %d: status %s (%s)", b, gpo_status_text(st), ctx.detail);
+			for (int v = 0; v < nv && c.ok; v++)
+			{
+				bool		one = false;
+
+				test_ctx(&ctx, devs[f], threads);
+				st = gpo_groupagg_run_add(&ctx, &alone[v], &tk.v, vp[v], 0, GPO_AGG_DENSE,
+										  &wo[v], &one);
+				expect(&c, st == GPO_OK && one == added, "batch %d value %d: alone %s added %d, many %d",
+					   b, v, gpo_status_text(st), one, added);
+				expect(&c, (runs[v] != NULL) == (alone[v] != NULL), "batch %d value %d: run kept", b, v);
+			}
+			if (added)
+			{
+				/* the rows that went in, for the reference */
+				memmove(inkeys.raw + nin, keys.raw + cut[b], sizeof(uint64_t) * bk.n);
+				memmove(inkeys.valid + nin, keys.valid + cut[b], bk.n);
+				for (int v = 0; v < nv; v++)
+				{
+					memmove(invals[v].raw + nin, vals[v].raw + cut[b], sizeof(uint64_t) * bk.n);
+					memmove(invals[v].valid + nin, vals[v].valid + cut[b], bk.n);
+				}
+				nin += bk.n;
+			}
+			tvec_free(&tk);
+			for (int v = 0; v < nv; v++)
+				tvec_free(&tv[v]);
+		}
+		inkeys.n = nin;
+		for (int v = 0; v < nv; v++)
+			invals[v].n = nin;
+		for (int v = 0; v < nv && c.ok && runs[0] != NULL; v++)
+		{
+			outbuf		a;
+			int64_t		ng = -1,
+						ng1 = -1;
+			gpo_status	st;
+
+			outbuf_make(&a, n + 1);
+			if (want[v].o.m2 == NULL)
+			{
+				free(a.o.m2);
+				a.o.m2 = NULL;
+			}
+			else if (a.o.m2 == NULL)
+				a.o.m2 = calloc(n + 2, 8);
+			test_ctx(&ctx, devs[f], threads);
+			st = gpo_groupagg_run_finish(&ctx, runs[v], &want[v].o, &ng);
+			expect(&c, st == GPO_OK, "finish %d: %s (%s)", v, gpo_status_text(st), ctx.detail);
+			st = gpo_groupagg_run_finish(&ctx, alone[v], &a.o, &ng1);
+			expect(&c, st == GPO_OK && ng == ng1, "value %d: %lld groups, alone %lld",
+				   v, (long long) ng, (long long) ng1);
+			/*
+			 * the GPU face's float sums depend on the order its atomics ran
+			 * in: those are checked against the reference, within rounding
+			 */
+			for (int64_t g = 0; g < ng && c.ok; g++)
+			{
+				size_t		vw = gpo_type_size(vals[v].type);
+				bool		gpu = devs[f] == GPO_DEVICE_GPU;
+
+				expect(&c, a.o.rows[g] == want[v].o.rows[g] && a.o.count[g] == want[v].o.count[g] &&
+					   memcmp(&a.o.isum[g], &want[v].o.isum[g], sizeof(gpo_int128)) == 0 &&
+					   (gpu || memcmp(&a.o.fsum[g], &want[v].o.fsum[g], 8) == 0) &&
+					   raw_in(a.o.min, vw, g) == raw_in(want[v].o.min, vw, g) &&
+					   raw_in(a.o.max, vw, g) == raw_in(want[v].o.max, vw, g) &&
+					   a.o.fflags[g] == want[v].o.fflags[g] &&
+					   a.o.key_valid[g] == want[v].o.key_valid[g] &&
+					   raw_in(a.o.keys, gpo_type_size(kt), g) == raw_in(want[v].o.keys, gpo_type_size(kt), g) &&
+					   (a.o.m2 == NULL || gpu || memcmp(&a.o.m2[g], &want[v].o.m2[g], 8) == 0),
+					   "value %d group %lld differs from the run fed alone", v, (long long) g);
+			}
+			/* and the reference over the rows that went in */
+			if (c.ok)
+			{
+				int64_t		ng_ref;
+				ref_group  *ref = ref_groupagg(&inkeys, rows_only && v == 0 ? NULL : &invals[v], &ng_ref);
+
+				expect(&c, ng == ng_ref, "value %d: %lld groups, want %lld", v, (long long) ng,
+					   (long long) ng_ref);
+				if (c.ok)
+					check_groups(&c, &want[v].o, ref, ng, kt,
+								 rows_only && v == 0 ? NULL : &invals[v], true);
+				free(ref);
+			}
+			outbuf_free(&a);
+		}
+		for (int v = 0; v < nv; v++)
+		{
+			gpo_groupagg_run_free(runs[v]);
+			gpo_groupagg_run_free(alone[v]);
+			outbuf_free(&want[v]);
+		}
+		case_result(tg, c.ok, c.msg);
+	}
+	for (int v = 0; v < nv; v++)
+	{
+		free(invals[v].raw);
+		free(invals[v].valid);
+		flat_free(&vals[v]);
+	}
+	free(inkeys.raw);
+	free(inkeys.valid);
+	flat_free(&keys);
+	free(cut);
+}
+
+/*
  * gpo_gpu_set_memory_limit: a GPU group aggregation whose working memory
  * passes the bound fails as out of device memory, under auto it runs on the
  * CPU with the same groups, and without the bound the GPU takes it again.
@@ -1345,6 +1532,15 @@ test_agg(void)
 				 GPO_AGG_DENSE);
 	else
 		g.skipped++;
+	/* several runs at once: one key column, up to 4 value columns */
+	for (int r = 0; r < 24; r++)
+		run_many_case(&g, r % 3 == 2 ? GPO_INT64 : GPO_INT32, 1 + (int) rng_below(4),
+					  rng_chance(1, 4), r < 4 ? (int64_t) rng_below(3) : 1000 + (int64_t) rng_below(60000),
+					  r % 2 ? KEYS_SMALL : KEYS_RANGE, (int) rng_below(3) * 5,
+					  1 + (int) rng_below(4), 1 + (int) rng_below(4));
+	run_many_case(&g, GPO_INT32, 4, false, 200000, KEYS_SMALL, 0, 3, 2);
+	/* more groups than a thread's one-pass accumulators hold: one pass a run */
+	run_many_case(&g, GPO_INT64, 4, false, 700000, KEYS_RANGE, 5, 1, 1);
 	group_end(&g);
 
 	group_begin(&g, "agg groupagg large");

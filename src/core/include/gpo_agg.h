@@ -312,6 +312,23 @@ extern gpo_status gpo_groupagg_run_add(gpo_ctx *ctx, gpo_agg_run **run,
 									   gpo_agg_strategy want,
 									   const gpo_agg_out *want_out,
 									   bool *added);
+/*
+ * gpo_groupagg_run_add of one batch's keys into nruns runs at once, run r
+ * taking values[r] (NULL: rows only) and want_outs[r]: the runs are all
+ * new (*runs NULL; all start, or none) or all started by earlier calls of
+ * this function, so that they take a batch or decline it together (*added).
+ * The key statistics are taken once, and the CPU face adds every run's
+ * rows in one pass over the batch where the runs' slots are few; each run
+ * ends as gpo_groupagg_run_add would leave it.
+ */
+extern gpo_status gpo_groupagg_run_add_many(gpo_ctx *ctx, gpo_agg_run **runs,
+											int nruns,
+											const gpo_vector *keys,
+											const gpo_vector *const *values,
+											int64_t est_groups,
+											gpo_agg_strategy want,
+											const gpo_agg_out *want_outs,
+											bool *added);
 extern gpo_status gpo_groupagg_run_finish(gpo_ctx *ctx, gpo_agg_run *run,
 										  gpo_agg_out *out, int64_t *ngroups);
 extern void gpo_groupagg_run_free(gpo_agg_run *run);

@@ -64,8 +64,8 @@ gpuops_agg_runs_cleanup(void *arg)
 }
 
 /*
- * Adds the batch to every value column's run; false (nothing added) when
- * the first run declines it.
+ * Adds the batch to every value column's run, in one engine call (the keys
+ * read once); false (nothing added) when the runs decline it.
  */
 static bool
 gpuops_agg_runs_add_runs(GpuopsAggRunsPolicy *rp, const gpo_vector *keyv,
@@ -73,34 +73,31 @@ gpuops_agg_runs_add_runs(GpuopsAggRunsPolicy *rp, const gpo_vector *keyv,
 {
 	GpuopsAggScanState *s = rp->base.s;
 	int			nvals = s->spec.nvals;
-	gpo_agg_out want;
+	int			nruns = Max(nvals, 1);
+	gpo_agg_out *want = palloc(sizeof(gpo_agg_out) * nruns);
+	const gpo_vector **vals = palloc(sizeof(gpo_vector *) * nruns);
+	gpo_ctx		ctx;
+	bool		added = false;
+	gpo_status	st;
 	int			v;
 
-	for (v = 0; v < Max(nvals, 1); v++)
+	for (v = 0; v < nruns; v++)
 	{
-		gpo_ctx		ctx;
-		bool		added = false;
-		gpo_status	st;
-
 		/* the arrays the finish will fill (only whether they are NULL counts) */
-		gpuops_agg_out_alloc(&want, 1, keyv->type,
+		gpuops_agg_out_alloc(&want[v], 1, keyv->type,
 							 nvals > 0 ? valvecs[v].type : GPO_INT32, true,
 							 gpuops_agg_val_m2(&s->spec, v));
-		gpuops_agg_ctx_init(s, &ctx);
-		st = gpo_groupagg_run_add(&ctx, &rp->runs[v], keyv,
-								  nvals > 0 ? &valvecs[v] : NULL,
-								  (int64) s->spec.est_groups,
-								  (gpo_agg_strategy) gpuops_agg_strategy,
-								  &want, &added);
-		gpuops_agg_checked(s, st, &ctx,
-						   "GpuOpsAgg running group aggregation");
-		if (!added && v == 0)
-			return false;
-		if (!added)
-			elog(ERROR, "GpuOpsAgg: value columns disagree on the running groups");
-		rp->run_face = gpo_groupagg_run_face(rp->runs[v]);
+		vals[v] = nvals > 0 ? &valvecs[v] : NULL;
 	}
-	return true;
+	gpuops_agg_ctx_init(s, &ctx);
+	st = gpo_groupagg_run_add_many(&ctx, rp->runs, nruns, keyv, vals,
+								   (int64) s->spec.est_groups,
+								   (gpo_agg_strategy) gpuops_agg_strategy,
+								   want, &added);
+	gpuops_agg_checked(s, st, &ctx, "GpuOpsAgg running group aggregation");
+	if (added)
+		rp->run_face = gpo_groupagg_run_face(rp->runs[0]);
+	return added;
 }
 
 /* Merges the running groups into the node's groups and frees them. */
