@@ -54,9 +54,14 @@ SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo, max(v)
 SET max_parallel_workers_per_gather = 1;
 SELECT pg_temp.plan('SELECT k, count(*) FROM agg_pages GROUP BY k');
 -- none where each process would see most of the groups (the backend merges
--- every process's groups): fewer than rows / (64 x groups) processes
+-- every worker's groups alone): a group sent costs as many rows read as
+-- there are threads
 SET max_parallel_workers_per_gather = 8;
 SELECT pg_temp.plan('SELECT i, count(*) FROM agg_pages GROUP BY i');
+-- but a worker sends no more groups than its rows the WHERE clause passes:
+-- where few pass, workers read the table, however many the groups
+SELECT pg_temp.plan('SELECT i, count(*) FROM agg_pages WHERE k < 5 GROUP BY i');
+SELECT pg_temp.check('SELECT i, count(*) AS n, sum(v) AS s FROM agg_pages WHERE k < 5 GROUP BY i');
 SELECT pg_temp.plan('SELECT k, v, count(*) FROM agg_pages GROUP BY k, v');
 RESET gpuops.threads;
 SET max_parallel_workers_per_gather = 0;

@@ -413,27 +413,45 @@ gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
 }
 
 /*
+ * Pages of a table a worker process is worth reading, where the table sets
+ * no parallel_workers (see gpuops_agg_workers): 32 MB.  TPC-H Q6 over 60M
+ * lineitem rows (8.8 GB) on 16 cores (H100 machine) took 254 ms with the
+ * 7 workers PostgreSQL's rule gives, 213 ms with 15.
+ */
+#define GPUOPS_PAGES_A_WORKER	4096.0
+
+/*
  * Worker processes the node may read with (for the costing and the plan):
  * only where the query may run in parallel, for one heap table whose scan
  * is parallel-safe, without clauses PostgreSQL must evaluate (row-level
  * security included); a text key's codes are per process, and the backend
  * codes a worker's strings again (agg_parallel_text.c).
- * gpuops.parallel_workers = -1 (the default) takes
- * as many as PostgreSQL would give a parallel scan of the table (its size,
- * its parallel_workers option, max_parallel_workers_per_gather), but no more
- * than one process a thread of gpuops.threads, none with fewer than 3
- * threads (the processes share the threads, and on 2 cores a worker was
- * measured a loss), and fewer than the table's rows x (1 + read_weight) /
- * (64 x the estimated groups) processes in all: every process sends the
- * groups it saw to the backend, which merges them (at 1e8 rows of two
- * narrow columns, 1M groups and 15 workers on 16 cores the query took
- * 2.8-3.0 s, against 2.2-2.3 s without workers), and reading a row costs
- * 1 + read_weight times what it costs there (gpuops_agg_read_weight).
+ * gpuops.parallel_workers = -1 (the default) takes as many as PostgreSQL
+ * would give a parallel scan of the table (its parallel_workers option, or
+ * one more each time its size triples), or one a GPUOPS_PAGES_A_WORKER
+ * pages where the table has no such option and that is more, within
+ * max_parallel_workers_per_gather; but no more than one
+ * process a thread of gpuops.threads, none with fewer than 3 threads (the
+ * processes share the threads, and on 2 cores a worker was measured a
+ * loss); and of those, the number whose read and merge cost least: every
+ * process sends the groups it saw to the backend, which merges them alone.
+ * At 1e8 rows of two narrow columns, 1M groups and 15 workers on 16 cores
+ * the query took 2.8-3.0 s, against 2.2-2.3 s without workers: about 180
+ * ns a group sent, against 22 ns a row read by the 16 threads of one
+ * process.  So n processes cost the table's rows x (1 + read_weight) / n
+ * (reading a row costs 1 + read_weight times what it costs there,
+ * gpuops_agg_read_weight) plus the groups the n - 1 workers send times the
+ * threads, a worker sending at most the estimated groups and at most its
+ * share of the rows the WHERE clauses pass (the backend's own groups are
+ * not sent).  Where strings are sent (text keys,
+ * min/max of text: the backend codes every worker's strings again), a
+ * group sent costs 64 rows.  The executor gives the workers only the
+ * threads the core budget has free.
  * Another value asks for that many, at most max_parallel_workers_per_gather.
  */
 int
 gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables, bool inh,
-				   double groups, double read_weight)
+				   double groups, double read_weight, bool text)
 {
 	int			workers = Min(gpuops_parallel_workers,
 							  max_parallel_workers_per_gather);
@@ -452,19 +470,35 @@ gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables, bool inh,
 	{
 		gpo_ctx		ctx;
 		int			threads;
-		double		per_worker = scanrel->tuples * (1.0 + Max(read_weight, 0.0)) /
-			(64.0 * Max(groups, 1.0)) - 1.0;
+		double		read = Max(scanrel->tuples, 1.0) * (1.0 + Max(read_weight, 0.0));
+		double		passed = Min(Max(scanrel->rows, 1.0), Max(scanrel->tuples, 1.0));
+		double		best = -1;
+		int			most;
 
 		gpuops_ctx_init(&ctx);
 		threads = gpo_threads(&ctx);
+		most = compute_parallel_worker(scanrel, scanrel->pages, -1,
+									   max_parallel_workers_per_gather);
+		/* a large table without the option: a worker a few thousand pages */
+		if (scanrel->rel_parallel_workers < 0)
+			most = Max(most,
+					   Min((int) Min(scanrel->pages / GPUOPS_PAGES_A_WORKER, 1024.0),
+						   max_parallel_workers_per_gather));
+		most = threads < 3 ? 0 : Min(most, threads - 1);
+		/* the processes whose read and merge cost least, in rows read */
+		workers = 0;
+		for (int p = 1; p <= most + 1; p++)
+		{
+			double		sent = (p - 1) * Min(Max(groups, 1.0), passed / p);
+			double		cost = read / p +
+				sent * (text ? 64.0 : (double) Max(threads, 1));
 
-		workers = threads < 3 ? 0 :
-			Min(compute_parallel_worker(scanrel, scanrel->pages, -1,
-										max_parallel_workers_per_gather),
-				threads - 1);
-		/* each process sends the groups it saw, and the backend merges them */
-		if (per_worker < workers)
-			workers = per_worker < 1.0 ? 0 : (int) per_worker;
+			if (best < 0 || cost < best)
+			{
+				best = cost;
+				workers = p - 1;
+			}
+		}
 	}
 	return Max(workers, 0);
 }

@@ -209,6 +209,29 @@ gpuops_agg_read_attnos(List *keys, List *aggrefs, Index relid, List *tables,
 }
 
 /*
+ * Whether a worker process sends strings for keys and aggrefs: a text key,
+ * or a text column an aggregate reads (min, max).
+ */
+static bool
+gpuops_agg_sends_text(List *keys, List *aggrefs)
+{
+	List	   *vars = pull_var_clause((Node *) list_concat_copy(keys, aggrefs),
+									   PVC_RECURSE_AGGREGATES |
+									   PVC_RECURSE_WINDOWFUNCS |
+									   PVC_RECURSE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *var = (Var *) lfirst(lc);
+
+		if (IsA(var, Var) && gpuops_agg_text_key(var->vartype, var->varcollid))
+			return true;
+	}
+	return false;
+}
+
+/*
  * The GpuOpsAgg path of output_rel over input (read from scan_rel, under
  * star's join if not NULL): its rows, pathkeys and cost, and in
  * custom_private (PRIV_*) what gpuops_agg_plan_path needs.  keys and
@@ -250,7 +273,8 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 	workers = gpuops_agg_workers(root, scan_rel->relid, input->tables, rte->inh,
 								 engine_groups,
 								 gpuops_agg_read_weight(rte->relid, read_attnos,
-														decode_weight));
+														decode_weight),
+								 gpuops_agg_sends_text(keys, aggrefs));
 	gpuops_agg_cost(root, input, groups,
 					gpuops_agg_ncols(keys, aggrefs, scan_rel->relid) + input->ndevice_quals,
 					decode_weight,

@@ -167,7 +167,8 @@ extern int	gpuops_agg_predict_strategy(PlannerInfo *root, List *keys,
 										double rows, double groups);
 /* Worker processes the node may read with (0: none). */
 extern int	gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables,
-							   bool inh, double groups, double read_weight);
+							   bool inh, double groups, double read_weight,
+							   bool text);
 
 /* ---- agg_plan_create.c ---- */
 
