@@ -185,5 +185,9 @@ SELECT * FROM pg_temp.plan('SELECT k, sum(x / 2) FROM num_t GROUP BY k');
 SELECT * FROM pg_temp.plan('SELECT k, sum(COALESCE(x, 0)) FROM num_t GROUP BY k');
 SELECT * FROM pg_temp.plan('SELECT k, sum(x + k::int8) FROM num_t GROUP BY k');
 SELECT * FROM pg_temp.plan('SELECT k, sum(z * z * z * z * z) FROM num_t GROUP BY k');
+-- a constant brought to its operand's scale is scaled as it is compiled; one
+-- that would reach 10^18 there (every row would fail) keeps the native plan
+SELECT * FROM pg_temp.plan('SELECT k, sum(x + 999999999999999999) FROM num_t GROUP BY k');
+SELECT pg_temp.check('SELECT k, sum(x + 99999999999999) AS a, sum(1 - z) AS b, sum(z * (1 + g)) AS c FROM num_t GROUP BY k');
 SELECT pg_temp.check('SELECT k, count(*) FROM num_t WHERE u > 100 GROUP BY k');
 DROP TABLE num_t;
