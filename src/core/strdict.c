@@ -38,6 +38,7 @@ struct gpo_strdict
 	uint64_t	mask;
 	int64_t		count;			/* strings held; the next code */
 	int64_t		limit;			/* most strings */
+	int64_t		empty_code;		/* the empty string's code, -1: none yet */
 	int64_t	   *offs;			/* [cap] each string's offset in bytes */
 	int32_t    *lens;			/* [cap] and length */
 	uint32_t   *hashes;			/* [cap] and hash's high bits */
@@ -204,6 +205,8 @@ strdict_add(gpo_strdict *d, uint64_t h, const gpo_str *s, int32_t *code)
 		d->nbytes += s->len;
 		strdict_place(d, (uint32_t) (h >> 32), h, c);
 	}
+	if (s->len == 0)
+		d->empty_code = c;
 	*code = (int32_t) c;
 	return GPO_OK;
 }
@@ -218,6 +221,7 @@ gpo_strdict_create(void)
 		return NULL;
 	d->mask = STRDICT_INIT_SLOTS - 1;
 	d->limit = INT32_MAX;
+	d->empty_code = -1;
 	d->cap = STRDICT_INIT_SLOTS / 2;
 	d->bytes_cap = 16384;
 	d->slots = calloc(STRDICT_INIT_SLOTS, sizeof(uint64_t));
@@ -262,6 +266,12 @@ strdict_lookup_range(const gpo_strdict *d, const gpo_str *strs,
 		if (strs[i].data == NULL)
 		{
 			codes[i] = 0;
+			continue;
+		}
+		/* empty strings are most rows of many text columns */
+		if (strs[i].len == 0 && d->empty_code >= 0)
+		{
+			codes[i] = (int32_t) d->empty_code;
 			continue;
 		}
 		hashes[i] = strdict_hash(strs[i].data, strs[i].len);
