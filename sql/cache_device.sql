@@ -271,3 +271,22 @@ RESET gpuops.device;
 RESET gpuops.cache_range_blocks;
 ALTER SYSTEM RESET gpuops.max_threads;
 SELECT pg_reload_conf();
+
+-- DROP DATABASE frees its cached tables' slots and the service's copies of
+-- their ranges (no table's drop is seen then)
+SELECT current_database() AS origdb \gset
+CREATE DATABASE gpuops_cache_dropped;
+\c gpuops_cache_dropped
+SET client_min_messages = warning;
+CREATE EXTENSION gpuops;
+CREATE TABLE kq (k int, v int8) WITH (autovacuum_enabled = off);
+INSERT INTO kq SELECT i % 7, i FROM generate_series(1, 20000) i;
+VACUUM (FREEZE, ANALYZE) kq;
+SET gpuops.cache_range_blocks = 4;
+SELECT gpuops.cache_table('kq', auto_refresh => false) > 0 AS cached;
+SELECT ranges_on_device AS kq3 FROM gpuops.cache_status() WHERE relation = 'kq'::regclass \gset
+SELECT sum(kept_ranges) AS kept3 FROM gpuops.service() \gset
+\c :origdb
+DROP DATABASE gpuops_cache_dropped;
+SELECT :kq3 > 0 AS were_kept, sum(kept_ranges) = :kept3 - :kq3 AS copies_gone
+FROM gpuops.service();

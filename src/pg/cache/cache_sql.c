@@ -15,6 +15,7 @@
 #include "catalog/dependency.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_database.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
@@ -447,6 +448,39 @@ gpuops_cache_trigger_relid(Oid trigid)
 }
 
 /*
+ * Frees the slots of database dbid's cached tables, which DROP DATABASE is
+ * removing (no drop of each table is seen then), and the GPU services'
+ * copies of their ranges.  Kept, the slots (32 in all) would stay taken
+ * until the server stopped, and the refresher would try the database
+ * whenever one had a stale range.  A DROP DATABASE that fails after this
+ * leaves its tables uncached, as gpuops.uncache_table would.
+ */
+static void
+gpuops_cache_forget_database(Oid dbid)
+{
+	bool		any = false;
+	int			i;
+
+	(void) gpuops_cache_area(); /* (attached before any slot's lock) */
+	for (i = 0; i < GPUOPS_CACHE_MAX_TABLES; i++)
+	{
+		GpuopsCacheTable *t = &gpuops_cache->tables[i];
+
+		LWLockAcquire(t->lock, LW_EXCLUSIVE);
+		if (t->in_use && t->dbid == dbid)
+		{
+			any = true;
+			t->broken = true;
+			gpuops_cache_free_ranges(t);
+			t->in_use = false;
+		}
+		LWLockRelease(t->lock);
+	}
+	if (any)
+		gpuops_service_forget_database(dbid);
+}
+
+/*
  * Stops serving a cached table whose triggers are altered (enabled or
  * disabled) or dropped, or that is dropped itself: changes may then go
  * unmarked, so only gpuops.cache_table takes it back.  Its ranges are
@@ -462,6 +496,11 @@ gpuops_cache_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 	if (gpuops_cache == NULL || (access != OAT_POST_ALTER && access != OAT_DROP))
 		return;
+	if (classId == DatabaseRelationId && access == OAT_DROP)
+	{
+		gpuops_cache_forget_database(objectId);
+		return;
+	}
 	if (classId == TriggerRelationId)
 		relid = gpuops_cache_trigger_relid(objectId);
 	else if (classId == RelationRelationId && access == OAT_DROP && subId == 0)

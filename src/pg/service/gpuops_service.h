@@ -122,13 +122,16 @@ extern GpuopsServiceCall *gpuops_service_load_submit(int svc,
 													 gpo_status *why,
 													 char *detail, size_t len);
 /*
- * Has service svc drop every range it keeps of table (dbid, relid) but the
- * copies of keep_serial and keep_relnode (the table as cached now; 0 and
- * InvalidOid: none kept), and waits for it; nothing when the request can't
- * be placed at once.
+ * Has service svc drop every range it keeps of table (dbid, relid) (relid
+ * InvalidOid: of every table of database dbid) but the copies of
+ * keep_serial and keep_relnode (the table as cached now; 0 and InvalidOid:
+ * none kept), and waits for it; nothing when the request can't be placed
+ * at once.
  */
 extern void gpuops_service_forget(int svc, Oid dbid, Oid relid,
 								  uint32 keep_serial, Oid keep_relnode);
+/* gpuops_service_forget of every table of database dbid, on every service. */
+extern void gpuops_service_forget_database(Oid dbid);
 /* Waits for a LOAD request; GPO_OK when the range is kept (else detail says why). */
 extern gpo_status gpuops_service_load_wait(GpuopsServiceCall *call,
 										   char *detail, size_t len);

@@ -31,6 +31,19 @@ gpuops_service_for_relation(Oid relid)
 	return gpuops_svc_serving(gpuops_svc_at(i)) ? i : -1;
 }
 
+/* Has every serving service drop what it keeps of database dbid's tables. */
+void
+gpuops_service_forget_database(Oid dbid)
+{
+	int			i;
+
+	if (gpuops_svc_set == NULL)
+		return;
+	for (i = 0; i < gpuops_svc_set->nservices; i++)
+		if (gpuops_svc_serving(gpuops_svc_at(i)))
+			gpuops_service_forget(i, dbid, InvalidOid, 0, InvalidOid);
+}
+
 /* Reads directory entry e into *out; false while it is rewritten. */
 static bool
 gpuops_svc_res_read(GpuopsSvcResEntry *e, GpuopsSvcResEntry *out)

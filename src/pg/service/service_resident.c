@@ -244,7 +244,7 @@ gpuops_svc_run_forget(GpuopsSvcShared *svc, GpuopsSvcAggReq *req)
 	pthread_mutex_lock(&kept_lock);
 	for (i = 0; i < GPUOPS_SVC_RESIDENT_MAX; i++)
 		if (kept[i].held != NULL && kept[i].key.dbid == k->dbid &&
-			kept[i].key.relid == k->relid &&
+			(k->relid == InvalidOid || kept[i].key.relid == k->relid) &&
 			(kept[i].key.serial != k->serial || kept[i].key.relnode != k->relnode))
 			gpuops_svc_res_drop(svc, i);
 	pthread_mutex_unlock(&kept_lock);
