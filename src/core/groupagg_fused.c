@@ -21,89 +21,8 @@
 
 #include "groupagg_internal.h"
 
-/* Rows of a tile: its slot numbers stay in L1. */
+/* Rows of a tile: its group numbers stay in L1. */
 #define FUSED_TILE	2048
-
-/*
- * Slot numbers of rows off .. off + n - 1 of key chunk kc: the code's
- * offset from min_code, range for a NULL key, range + 1 for a key outside
- * the range (a sink).  Inlined with a constant kt.
- */
-static inline __attribute__((always_inline)) void
-fused_slots(const gpo_chunk *kc, gpo_type kt, int64_t off, int64_t n,
-			uint64_t min_code, uint64_t range, uint32_t *slots)
-{
-	const uint8_t *kvalid = kc->validity;
-	const void *kdata = kc->data;
-
-	for (int64_t i = 0; i < n; i++)
-	{
-		int64_t		r = off + i;
-		bool		kv = kvalid == NULL || ((kvalid[r >> 3] >> (r & 7)) & 1);
-		uint64_t	c = gpo_code_of_raw(kt, gpo_raw_at(kt, kdata, r), 1) - min_code;
-
-		slots[i] = (uint32_t) (!kv ? range : (c < range ? c : range + 1));
-	}
-}
-
-/* fused_slots with the common key types as constants. */
-static void
-fused_slots_typed(const gpo_chunk *kc, gpo_type kt, int64_t off, int64_t n,
-				  uint64_t min_code, uint64_t range, uint32_t *slots)
-{
-	if (kt == GPO_INT32)
-		fused_slots(kc, GPO_INT32, off, n, min_code, range, slots);
-	else if (kt == GPO_INT64)
-		fused_slots(kc, GPO_INT64, off, n, min_code, range, slots);
-	else
-		fused_slots(kc, kt, off, n, min_code, range, slots);
-}
-
-/*
- * Adds rows off .. off + n - 1 of value chunk vc (NULL: rows only) into
- * the accumulators t[slots[i] * stride].  Inlined with a constant vt and m2.
- */
-static inline __attribute__((always_inline)) void
-fused_add(const gpo_chunk *vc, gpo_type vt, int64_t off, int64_t n,
-		  const uint32_t *slots, gpo_acc *t, int stride, bool m2)
-{
-	const uint8_t *vvalid = vc != NULL ? vc->validity : NULL;
-	const void *vdata = vc != NULL ? vc->data : NULL;
-
-	if (vc == NULL)
-	{
-		for (int64_t i = 0; i < n; i++)
-			t[(int64_t) slots[i] * stride].rows++;
-		return;
-	}
-	for (int64_t i = 0; i < n; i++)
-	{
-		int64_t		r = off + i;
-		bool		vv = vvalid == NULL || ((vvalid[r >> 3] >> (r & 7)) & 1);
-		uint64_t	vr = vv ? gpo_raw_at(vt, vdata, r) : 0;
-
-		gpo_acc_add(&t[(int64_t) slots[i] * stride], vt, true, vv, vr, m2);
-	}
-}
-
-/* fused_add with the common value types as constants. */
-static void
-fused_add_typed(const gpo_chunk *vc, gpo_type vt, int64_t off, int64_t n,
-				const uint32_t *slots, gpo_acc *t, int stride, bool m2)
-{
-	if (vc == NULL)
-		fused_add(NULL, GPO_INT64, off, n, slots, t, stride, false);
-	else if (vt == GPO_INT64)
-		fused_add(vc, GPO_INT64, off, n, slots, t, stride, false);
-	else if (vt == GPO_INT32)
-		fused_add(vc, GPO_INT32, off, n, slots, t, stride, false);
-	else if (vt == GPO_FLOAT64 && m2)
-		fused_add(vc, GPO_FLOAT64, off, n, slots, t, stride, true);
-	else if (vt == GPO_FLOAT64)
-		fused_add(vc, GPO_FLOAT64, off, n, slots, t, stride, false);
-	else
-		fused_add(vc, vt, off, n, slots, t, stride, m2);
-}
 
 /*
  * One thread's groups: its own number for each slot it met (local, range
@@ -150,19 +69,93 @@ fused_new_group(fused_part *fp, int nvals, uint32_t s)
 	return true;
 }
 
-/* The tile's slot numbers as the part's group numbers (in place); false: no room. */
-static bool
-fused_groups(fused_part *fp, int nvals, uint32_t *slots, int64_t n)
+/*
+ * The part's group numbers of rows off .. off + n - 1 of key chunk kc into
+ * groups: the group of the key's slot (the code's offset from min_code,
+ * range for a NULL key, range + 1 for a key outside the range: a sink),
+ * numbered as the part first meets it.  False when the part can't have
+ * one more group.  Inlined with a constant kt.
+ */
+static inline __attribute__((always_inline)) bool
+fused_groups(const gpo_chunk *kc, gpo_type kt, int64_t off, int64_t n,
+			 uint64_t min_code, uint64_t range, fused_part *fp, int nvals,
+			 uint32_t *groups)
 {
+	const uint8_t *kvalid = kc->validity;
+	const void *kdata = kc->data;
+
 	for (int64_t i = 0; i < n; i++)
 	{
-		uint32_t	s = slots[i];
+		int64_t		r = off + i;
+		bool		kv = kvalid == NULL || ((kvalid[r >> 3] >> (r & 7)) & 1);
+		uint64_t	c = gpo_code_of_raw(kt, gpo_raw_at(kt, kdata, r), 1) - min_code;
+		uint32_t	s = (uint32_t) (!kv ? range : (c < range ? c : range + 1));
 
 		if (fp->local[s] == UINT32_MAX && !fused_new_group(fp, nvals, s))
 			return false;
-		slots[i] = fp->local[s];
+		groups[i] = fp->local[s];
 	}
 	return true;
+}
+
+/* fused_groups with the common key types as constants. */
+static bool
+fused_groups_typed(const gpo_chunk *kc, gpo_type kt, int64_t off, int64_t n,
+				   uint64_t min_code, uint64_t range, fused_part *fp,
+				   int nvals, uint32_t *groups)
+{
+	if (kt == GPO_INT32)
+		return fused_groups(kc, GPO_INT32, off, n, min_code, range, fp, nvals, groups);
+	if (kt == GPO_INT64)
+		return fused_groups(kc, GPO_INT64, off, n, min_code, range, fp, nvals, groups);
+	return fused_groups(kc, kt, off, n, min_code, range, fp, nvals, groups);
+}
+
+/*
+ * Adds rows off .. off + n - 1 of value chunk vc (NULL: rows only) into
+ * the accumulators t[groups[i] * stride] of the rows' groups.  Inlined
+ * with a constant vt and m2.
+ */
+static inline __attribute__((always_inline)) void
+fused_add(const gpo_chunk *vc, gpo_type vt, int64_t off, int64_t n,
+		  const uint32_t *groups, gpo_acc *t, int stride, bool m2)
+{
+	const uint8_t *vvalid = vc != NULL ? vc->validity : NULL;
+	const void *vdata = vc != NULL ? vc->data : NULL;
+
+	if (vc == NULL)
+	{
+		for (int64_t i = 0; i < n; i++)
+			t[(int64_t) groups[i] * stride].rows++;
+		return;
+	}
+	for (int64_t i = 0; i < n; i++)
+	{
+		int64_t		r = off + i;
+		bool		vv = vvalid == NULL || ((vvalid[r >> 3] >> (r & 7)) & 1);
+		uint64_t	vr = vv ? gpo_raw_at(vt, vdata, r) : 0;
+
+		gpo_acc_add(&t[(int64_t) groups[i] * stride], vt, true, vv, vr, m2);
+	}
+}
+
+/* fused_add with the common value types as constants. */
+static void
+fused_add_typed(const gpo_chunk *vc, gpo_type vt, int64_t off, int64_t n,
+				const uint32_t *groups, gpo_acc *t, int stride, bool m2)
+{
+	if (vc == NULL)
+		fused_add(NULL, GPO_INT64, off, n, groups, t, stride, false);
+	else if (vt == GPO_INT64)
+		fused_add(vc, GPO_INT64, off, n, groups, t, stride, false);
+	else if (vt == GPO_INT32)
+		fused_add(vc, GPO_INT32, off, n, groups, t, stride, false);
+	else if (vt == GPO_FLOAT64 && m2)
+		fused_add(vc, GPO_FLOAT64, off, n, groups, t, stride, true);
+	else if (vt == GPO_FLOAT64)
+		fused_add(vc, GPO_FLOAT64, off, n, groups, t, stride, false);
+	else
+		fused_add(vc, vt, off, n, groups, t, stride, m2);
 }
 
 /*
@@ -173,7 +166,7 @@ static void
 fused_block(const gpo_vector *keys, const int64_t *kstarts, int nvals,
 			const gpo_vector *const *values, int64_t *const *vstarts,
 			const bool *m2, int64_t lo, int64_t hi, uint64_t min_code,
-			uint64_t range, fused_part *fp, uint32_t *slots, gpo_cursor *vcur)
+			uint64_t range, fused_part *fp, uint32_t *groups, gpo_cursor *vcur)
 {
 	gpo_cursor	kcur;
 
@@ -193,14 +186,13 @@ fused_block(const gpo_vector *keys, const int64_t *kstarts, int nvals,
 				avail = gpo_cursor_avail(&vcur[v]);
 				take = avail < take ? avail : take;
 			}
-		fused_slots_typed(gpo_cursor_chunk(&kcur), keys->type, kcur.off, take,
-						  min_code, range, slots);
-		kcur.off += take;
-		if (!fused_groups(fp, nvals, slots, take))
+		if (!fused_groups_typed(gpo_cursor_chunk(&kcur), keys->type, kcur.off,
+								take, min_code, range, fp, nvals, groups))
 		{
 			fp->failed = true;
 			return;
 		}
+		kcur.off += take;
 		for (int v = 0; v < nvals; v++)
 		{
 			const gpo_chunk *vc = NULL;
@@ -213,7 +205,7 @@ fused_block(const gpo_vector *keys, const int64_t *kstarts, int nvals,
 				vcur[v].off += take;
 			}
 			fused_add_typed(vc, values[v] != NULL ? values[v]->type : GPO_INT64,
-							voff, take, slots, fp->acc + v, nvals, m2[v]);
+							voff, take, groups, fp->acc + v, nvals, m2[v]);
 		}
 		r += take;
 	}
@@ -265,11 +257,11 @@ gpo_dense_accumulate_many_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	int			nparts = gpo_agg_nblocks(n, nt);
 	fused_part *parts = calloc(nparts, sizeof(fused_part));
 	int64_t   **vstarts = calloc(nvals, sizeof(int64_t *));
-	uint32_t   *slots = malloc(sizeof(uint32_t) * FUSED_TILE * nparts);
+	uint32_t   *groups = malloc(sizeof(uint32_t) * FUSED_TILE * nparts);
 	gpo_cursor *vcur = malloc(sizeof(gpo_cursor) * nvals * nparts);
 	gpo_status	st = GPO_OK;
 
-	if (parts == NULL || vstarts == NULL || slots == NULL || vcur == NULL)
+	if (parts == NULL || vstarts == NULL || groups == NULL || vcur == NULL)
 		st = GPO_ERR_NOMEM;
 	for (int v = 0; st == GPO_OK && v < nvals; v++)
 		if (values[v] != NULL && (vstarts[v] = gpo_starts_of(values[v])) == NULL)
@@ -284,7 +276,7 @@ gpo_dense_accumulate_many_cpu(const gpo_vector *keys, const int64_t *kstarts,
 			fused_block(keys, kstarts, nvals, values, vstarts, m2,
 						gpo_block_lo(n, p, nparts), gpo_block_lo(n, p + 1, nparts),
 						min_code, range, &parts[p],
-						slots + (size_t) FUSED_TILE * p, vcur + (size_t) nvals * p);
+						groups + (size_t) FUSED_TILE * p, vcur + (size_t) nvals * p);
 		for (int p = 0; p < nparts; p++)
 			if (parts[p].failed)
 				st = GPO_ERR_CAPACITY;
@@ -302,7 +294,7 @@ gpo_dense_accumulate_many_cpu(const gpo_vector *keys, const int64_t *kstarts,
 		free(vstarts[v]);
 	free(parts);
 	free(vstarts);
-	free(slots);
+	free(groups);
 	free(vcur);
 	return st;
 }

@@ -1,8 +1,9 @@
 /*
  * groupagg_run.c
- *	  Running dense group aggregation (gpo_groupagg_run_add, see gpo_agg.h):
- *	  the dispatcher and the CPU face, whose state is one host slot per key
- *	  code of the run's range plus the NULL key, filled batch after batch by
+ *	  Running dense group aggregation (gpo_groupagg_run_add and _add_many,
+ *	  see gpo_agg.h): the dispatcher and the CPU face, whose state is one
+ *	  host slot per key code of the run's range plus the NULL key, filled
+ *	  batch after batch in one pass for all runs (groupagg_fused.c) or by
  *	  the dense strategy's accumulation (groupagg_cpu.c).
  */
 #include <stdlib.h>
@@ -32,52 +33,9 @@ gpo_agg_run_takes(gpo_agg_run *run, int64_t nvalid, uint64_t mn, uint64_t mx,
 	return true;
 }
 
-/* The CPU face of gpo_groupagg_run_add. */
-static gpo_status
-run_add_cpu(gpo_ctx *ctx, gpo_agg_run *run, const gpo_vector *keys,
-			const gpo_vector *values, int64_t est_groups,
-			gpo_agg_strategy want, bool *added)
-{
-	int			nt = gpo_threads(ctx);
-	int64_t    *kstarts = gpo_starts_of(keys);
-	uint64_t	mn,
-				mx;
-	int64_t		nvalid;
-	bool		was_started = run->started;
-	gpo_acc    *tab;
-	gpo_status	st;
-
-	if (kstarts == NULL)
-		return GPO_ERR_NOMEM;
-	gpo_omp_prepare(nt);
-	gpo_key_stats(keys, kstarts, nt, &mn, &mx, &nvalid);
-	if (!gpo_agg_run_takes(run, nvalid, mn, mx, est_groups, want))
-	{
-		free(kstarts);
-		return GPO_OK;
-	}
-	if (!was_started)
-	{
-		run->tab = gpo_dense_slots_new((uint64_t) run->range, nt);
-		if (run->tab == NULL)
-		{
-			run->started = false;
-			free(kstarts);
-			return GPO_ERR_NOMEM;
-		}
-	}
-	tab = (gpo_acc *) run->tab;
-	st = gpo_dense_accumulate_cpu(keys, kstarts, values, nt, run->min_code,
-								  (uint64_t) run->range, run->m2, tab,
-								  &tab[run->range]);
-	free(kstarts);
-	*added = st == GPO_OK;
-	return st;
-}
-
 /*
  * The CPU face of gpo_groupagg_run_add_many: the key statistics once, then
- * every run's rows in one pass where their private slots fit (else one
+ * every run's rows in one pass where a thread's groups fit (else one
  * accumulation a run).  The runs are all new or all started alike.
  */
 static gpo_status
@@ -165,55 +123,6 @@ run_add_check(gpo_ctx *ctx, gpo_agg_run *const *run, const gpo_vector *keys,
 		return GPO_ERR_INVALID;
 	}
 	return GPO_OK;
-}
-
-/* Adds a batch to a running dense aggregation (see gpo_agg.h). */
-gpo_status
-gpo_groupagg_run_add(gpo_ctx *ctx, gpo_agg_run **run, const gpo_vector *keys,
-					 const gpo_vector *values, int64_t est_groups,
-					 gpo_agg_strategy want, const gpo_agg_out *want_out,
-					 bool *added)
-{
-	gpo_agg_run *r;
-	gpo_status	st;
-
-	if (!gpo_call_begin(ctx))
-		return GPO_ERR_INVALID;
-	if ((st = run_add_check(ctx, run, keys, values, want_out, added)) != GPO_OK)
-		return st;
-	*added = false;
-	if (want != GPO_AGG_AUTO && want != GPO_AGG_DENSE)
-		return GPO_OK;
-	r = *run;
-	if (r == NULL)
-	{
-		r = calloc(1, sizeof(gpo_agg_run));
-		if (r == NULL)
-			return GPO_ERR_NOMEM;
-		r->kt = keys->type;
-		r->vt = values ? (int) values->type : -1;
-		r->m2 = want_out->m2 != NULL && values != NULL &&
-			!gpo_type_is_int(values->type);
-		if ((st = gpo_pick_face(ctx, gpo_vector_rows(keys), &r->face)) != GPO_OK)
-		{
-			free(r);
-			return st;
-		}
-	}
-	if (r->face == GPO_DEVICE_GPU)
-		st = gpo_groupagg_run_add_gpu(ctx, r, keys, values, est_groups, want,
-									  want_out, added);
-	else
-		st = run_add_cpu(ctx, r, keys, values, est_groups, want, added);
-	ctx->used = r->face;
-	if (*run == NULL)
-	{
-		if (r->started && st == GPO_OK)
-			*run = r;
-		else
-			gpo_groupagg_run_free(r);
-	}
-	return st;
 }
 
 /* A new run of key type kt and value type vt (-1: none); NULL on no memory. */
@@ -309,6 +218,17 @@ gpo_groupagg_run_add_many(gpo_ctx *ctx, gpo_agg_run **runs, int nruns,
 			runs[r] = NULL;
 		}
 	return st;
+}
+
+/* Adds a batch to a running dense aggregation (see gpo_agg.h): a run of one. */
+gpo_status
+gpo_groupagg_run_add(gpo_ctx *ctx, gpo_agg_run **run, const gpo_vector *keys,
+					 const gpo_vector *values, int64_t est_groups,
+					 gpo_agg_strategy want, const gpo_agg_out *want_out,
+					 bool *added)
+{
+	return gpo_groupagg_run_add_many(ctx, run, 1, keys, &values, est_groups,
+									 want, want_out, added);
 }
 
 /* Finishes a running dense aggregation into out (see gpo_agg.h). */

@@ -241,17 +241,28 @@ gpuops_cache_take_slot(Relation rel, bool auto_refresh)
 	return t;
 }
 
-/* Frees slot t and its ranges. */
-static void
-gpuops_cache_drop_slot(GpuopsCacheTable *t)
+/*
+ * Frees slot t and its ranges while it holds table relid of database dbid
+ * (relid InvalidOid: any of its tables); whether it did.
+ */
+static bool
+gpuops_cache_drop_slot(GpuopsCacheTable *t, Oid dbid, Oid relid)
 {
+	bool		ours;
+
 	(void) gpuops_cache_area(); /* (attached before any lock) */
 	LWLockAcquire(gpuops_cache->lock, LW_EXCLUSIVE);
 	LWLockAcquire(t->lock, LW_EXCLUSIVE);
-	gpuops_cache_free_ranges(t);
-	t->in_use = false;
+	ours = t->in_use && t->dbid == dbid &&
+		(!OidIsValid(relid) || t->relid == relid);
+	if (ours)
+	{
+		gpuops_cache_free_ranges(t);
+		t->in_use = false;
+	}
 	LWLockRelease(t->lock);
 	LWLockRelease(gpuops_cache->lock);
+	return ours;
 }
 
 /*
@@ -321,7 +332,7 @@ gpuops_uncache_table(PG_FUNCTION_ARGS)
 	GpuopsCacheTable *t = gpuops_cache_find(relid);
 
 	if (t != NULL)
-		gpuops_cache_drop_slot(t);
+		(void) gpuops_cache_drop_slot(t, MyDatabaseId, relid);
 	/* the GPU service's copies go too (none kept: 0 and InvalidOid) */
 	gpuops_service_forget(gpuops_service_for_relation(relid),
 						  MyDatabaseId, relid, 0, InvalidOid);
@@ -461,21 +472,9 @@ gpuops_cache_forget_database(Oid dbid)
 	bool		any = false;
 	int			i;
 
-	(void) gpuops_cache_area(); /* (attached before any slot's lock) */
 	for (i = 0; i < GPUOPS_CACHE_MAX_TABLES; i++)
-	{
-		GpuopsCacheTable *t = &gpuops_cache->tables[i];
-
-		LWLockAcquire(t->lock, LW_EXCLUSIVE);
-		if (t->in_use && t->dbid == dbid)
-		{
-			any = true;
-			t->broken = true;
-			gpuops_cache_free_ranges(t);
-			t->in_use = false;
-		}
-		LWLockRelease(t->lock);
-	}
+		any |= gpuops_cache_drop_slot(&gpuops_cache->tables[i], dbid,
+									  InvalidOid);
 	if (any)
 		gpuops_service_forget_database(dbid);
 }

@@ -322,13 +322,13 @@ extern void gpuops_svc_res_reset(GpuopsSvcShared *svc);
 extern void gpuops_svc_run_load(GpuopsSvcShared *svc, GpuopsSvcAggReq *req,
 								char *base, bool on_gpu);
 /* Runs a CACHED request over the kept ranges it names. */
-/*
- * Runs a FORGET request: drops the ranges it keeps of load_key's table
- * (dbid, relid) but those of load_key's serial and relnode (the table's
- * copy as it is cached now).
- */
-extern void gpuops_svc_run_forget(GpuopsSvcShared *svc, GpuopsSvcAggReq *req);
 extern void gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req,
 								  char *base);
+/*
+ * Runs a FORGET request: drops the ranges it keeps of load_key's table
+ * (dbid, relid; relid InvalidOid: every table of dbid) but those of
+ * load_key's serial and relnode (the table's copy as it is cached now).
+ */
+extern void gpuops_svc_run_forget(GpuopsSvcShared *svc, GpuopsSvcAggReq *req);
 
 #endif							/* GPUOPS_SERVICE_INT_H */

@@ -2,17 +2,18 @@
  * agg_policy_runs.c
  *	  GpuOpsAgg's grouping policy "running groups": under
  *	  gpuops.running_groups, batches whose keys suit the dense strategy go
- *	  into running dense aggregations of the engine (gpo_groupagg_run_add,
- *	  one a value column), which keep their groups where they are computed
- *	  (on the GPU face: in device memory) from batch to batch.  Their groups
- *	  come back and are merged into the node's running groups once: at the
- *	  end of the table, or before a batch whose keys fall outside the runs'
- *	  key range (or were packed another way) starts new runs.  The batches
- *	  the runs decline go to the merge policy this one wraps
- *	  (agg_policy_merge.c); once the first batch of a table is declined, the
- *	  rest of the table goes there too.  The runs are not used when their
- *	  largest key range would not fit in gpuops.max_group_memory: the merged
- *	  groups can spill (agg_spill.c), the engine's slots cannot.
+ *	  into running dense aggregations of the engine (one a value column, all
+ *	  fed by one gpo_groupagg_run_add_many a batch), which keep their groups
+ *	  where they are computed (on the GPU face: in device memory) from batch
+ *	  to batch.  Their groups come back and are merged into the node's
+ *	  running groups once: at the end of the table, or before a batch whose
+ *	  keys fall outside the runs' key range (or were packed another way)
+ *	  starts new runs.  The batches the runs decline go to the merge policy
+ *	  this one wraps (agg_policy_merge.c); once the first batch of a table
+ *	  is declined, the rest of the table goes there too.  The runs are not
+ *	  used when their largest key range would not fit in
+ *	  gpuops.max_group_memory: the merged groups can spill (agg_spill.c),
+ *	  the engine's slots cannot.
  *
  * The runs are malloc'd by the engine; a reset callback on the query's
  * memory context frees them when an error or a cancel unwinds the query.
