@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expr_cuda.cuh"
 #include "gpo_cuda.cuh"
 #include "gpo_expr_eval.h"
 
@@ -171,6 +172,48 @@ gpo_expr_run(gpo_ctx *ctx, int nnodes, gpo_vector *out, int64_t n,
 	}
 	GPO_TRY(gpo_cuda_download(ctx, out, elem, d->d_out, n));
 	GPO_TRY(gpo_cuda_download_valid(ctx, out, d->d_valid, n));
+cleanup:
+	return st;
+}
+
+/* Evaluates prog over device columns (see expr_cuda.cuh). */
+gpo_status
+gpo_cuda_expr_columns(gpo_ctx *ctx, const gpo_xcol *h_cols, int ncols,
+					  const gpo_xnode *prog, int nnodes, int64_t n,
+					  gpo_type out_type, void *d_out, uint8_t *d_valid,
+					  gpo_dmem *mem, gpo_expr_error *err)
+{
+	gpo_status	st = GPO_OK;
+	gpo_xcol   *d_cols = NULL;
+	gpo_xnode  *d_prog = NULL;
+	unsigned long long *d_err = NULL;
+	unsigned long long word = GPO_EXPR_NO_ERR;
+
+	err->code = GPO_XERR_NONE;
+	err->row = 0;
+	if (n == 0)
+		return GPO_OK;
+	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_cols,
+								sizeof(gpo_xcol) * (size_t) (ncols > 0 ? ncols : 1)));
+	if (ncols > 0)
+		GPO_CUDA_TRY(cudaMemcpy(d_cols, h_cols, sizeof(gpo_xcol) * (size_t) ncols,
+								cudaMemcpyHostToDevice));
+	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_prog, sizeof(gpo_xnode) * (size_t) nnodes));
+	GPO_CUDA_TRY(cudaMemcpy(d_prog, prog, sizeof(gpo_xnode) * (size_t) nnodes,
+							cudaMemcpyHostToDevice));
+	GPO_CUDA_TRY(gpo_dmem_alloc(mem, (void **) &d_err, sizeof(word)));
+	GPO_CUDA_TRY(cudaMemcpy(d_err, &word, sizeof(word), cudaMemcpyHostToDevice));
+	gpo_k_expr<<<gpo_cuda_blocks(n), GPO_CUDA_THREADS,
+		sizeof(gpo_xnode) * (size_t) nnodes>>>(d_cols, d_prog, nnodes, NULL, NULL,
+											   n, (int) out_type, d_out,
+											   d_valid, d_err);
+	GPO_CUDA_TRY(GPO_LAUNCHED());
+	GPO_CUDA_TRY(cudaMemcpy(&word, d_err, sizeof(word), cudaMemcpyDeviceToHost));
+	if (word != GPO_EXPR_NO_ERR)
+	{
+		err->code = (gpo_xerr) (word & ((1u << GPO_EXPR_ERR_SHIFT) - 1));
+		err->row = (int64_t) (word >> GPO_EXPR_ERR_SHIFT);
+	}
 cleanup:
 	return st;
 }

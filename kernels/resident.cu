@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "agg_cuda.cuh"
+#include "expr_cuda.cuh"
 #include "filter_cuda.cuh"
 #include "gpo_cuda.cuh"
 #include "gpo_kernels.cuh"
@@ -36,8 +37,8 @@
 /* Rows of validity bytes one staged piece of a put carries. */
 #define GPO_RESIDENT_PIECE	((int64_t) 1 << 24)
 
-/* Columns an aggregation reads at most: the key and one a request. */
-#define GPO_RESIDENT_NEED	(GPO_AGG_MAX_REQS + 1)
+/* Set columns an aggregation reads at most. */
+#define GPO_RESIDENT_NEED	GPO_RESIDENT_MAX_COLS
 
 /* One column's rows of one set, to the place they take in the gathered column. */
 struct gpo_resident_move
@@ -62,8 +63,9 @@ struct gpo_resident_run
 	int64_t		total;			/* passing rows of all sets */
 	uint8_t    *d_masks;		/* every set's mask bytes, set after set
 								 * (NULL: every row passes) */
-	const void *d_data[GPO_RESIDENT_NEED];	/* the gathered columns */
-	const uint8_t *d_valid[GPO_RESIDENT_NEED];
+	const void *d_data[GPO_RESIDENT_MAX_INPUTS];	/* the gathered columns,
+													 * then the computed */
+	const uint8_t *d_valid[GPO_RESIDENT_MAX_INPUTS];
 	gpo_dmem	mem;			/* masks and gathered columns */
 };
 
@@ -378,6 +380,56 @@ cleanup:
 	return st;
 }
 
+/*
+ * The computed columns over the gathered rows, into run->d_data and
+ * run->d_valid after them; the lowest erring row's error (an earlier
+ * column's on a tie) into *run->q->xerr.
+ */
+static gpo_status
+gpo_resident_exprs(gpo_ctx *ctx, gpo_resident_run *run)
+{
+	gpo_status	st = GPO_OK;
+	const gpo_resident_query *q = run->q;
+	int			nn = run->plan.nneed;
+	gpo_xcol	h_cols[GPO_RESIDENT_MAX_INPUTS];
+	gpo_xnode  *prog = (gpo_xnode *) malloc(sizeof(gpo_xnode) * GPO_EXPR_MAX_NODES);
+
+	if (prog == NULL)
+	{
+		snprintf(ctx->detail, sizeof(ctx->detail), "could not allocate a program");
+		return GPO_ERR_NOMEM;
+	}
+	for (int k = 0; k < nn + q->nexprs; k++)
+	{
+		h_cols[k].data = run->d_data[k];
+		h_cols[k].valid = run->d_valid[k];
+		h_cols[k].type = (int32_t) gpo_resident_input_type(run->sets[0], q, &run->plan, k);
+	}
+	for (int e = 0; e < q->nexprs; e++)
+	{
+		void	   *d_out = NULL;
+		uint8_t    *d_valid = NULL;
+		gpo_expr_error err;
+
+		GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, &d_out,
+									gpo_type_size(q->exprs[e].type) * (size_t) run->total));
+		GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &d_valid, (size_t) run->total));
+		gpo_resident_expr_prog(q, &run->plan, e, prog);
+		GPO_TRY(gpo_cuda_expr_columns(ctx, h_cols, nn + e, prog, q->exprs[e].nnodes,
+									  run->total, q->exprs[e].type, d_out, d_valid,
+									  &run->mem, &err));
+		/* the lowest row's; a later column errs only past it if at all */
+		if (err.code != GPO_XERR_NONE &&
+			(q->xerr->code == GPO_XERR_NONE || err.row < q->xerr->row))
+			*q->xerr = err;
+		run->d_data[nn + e] = h_cols[nn + e].data = d_out;
+		run->d_valid[nn + e] = h_cols[nn + e].valid = d_valid;
+	}
+cleanup:
+	free(prog);
+	return st;
+}
+
 /* Groups the gathered rows and downloads the groups into outs. */
 static gpo_status
 gpo_resident_aggregate(gpo_ctx *ctx, gpo_resident_run *run,
@@ -413,7 +465,7 @@ gpo_resident_aggregate(gpo_ctx *ctx, gpo_resident_run *run,
 		gpo_agg_out o = outs[r];
 
 		memset(&dreq[r], 0, sizeof(dreq[r]));
-		dreq[r].vt = k >= 0 ? (int) run->sets[0]->cols[run->plan.need[k]].type : -1;
+		dreq[r].vt = k >= 0 ? (int) gpo_resident_input_type(run->sets[0], q, &run->plan, k) : -1;
 		if (k < 0 || !(q->aggs[r] & GPO_AGG_WANT_M2))
 			o.m2 = NULL;
 		dreq[r].fields = gpo_cuda_fields(&o, dreq[r].vt);
@@ -489,6 +541,12 @@ gpo_resident_groupagg_gpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 		goto cleanup;
 	}
 	GPO_TRY(gpo_resident_gather(ctx, run));
+	if (q->nexprs > 0)
+	{
+		GPO_TRY(gpo_resident_exprs(ctx, run));
+		if (q->xerr->code != GPO_XERR_NONE)
+			goto cleanup;
+	}
 	GPO_TRY(gpo_resident_aggregate(ctx, run, strategy, outs, ngroups));
 cleanup:
 	if (run != NULL)

@@ -180,9 +180,44 @@ ALTER TABLE kd DISABLE ROW LEVEL SECURITY;
 REVOKE SELECT ON kd FROM regress_gpuops_kd;
 DROP ROLE regress_gpuops_kd;
 
--- what keeps a query off the kept ranges: expressions, FILTER, several keys,
--- the CPU face
-SELECT pg_temp.on_device('SELECT k % 5, count(*) FROM kd GROUP BY 1') AS expression_key;
+-- expressions in the key and the aggregates: the service computes them over
+-- the kept ranges' passing rows, on either face; a passing row's error is
+-- raised as PostgreSQL raises it, a failing row's is not
+SELECT pg_temp.on_device('SELECT k % 5, count(*) FROM kd GROUP BY 1') > 0 AS expression_key;
+SELECT pg_temp.on_device('SELECT sum(w * s) FROM kd WHERE w < 50') > 0 AS expression_value;
+SELECT pg_temp.check('SELECT k % 5, count(*), sum(v) FROM kd GROUP BY 1');
+SELECT pg_temp.check('SELECT k, sum(w * 2 + s), avg(x * 2), max(w - k), min(v / 3) FROM kd WHERE w < 60 GROUP BY k');
+SELECT pg_temp.check('SELECT sum(w * s) a, sum(w * s + 1) b, count(*) FROM kd WHERE w BETWEEN 10 AND 40');
+SELECT pg_temp.check('SELECT d + 1, count(*), sum(x * x) FROM kd WHERE k = 4 GROUP BY 1');
+SELECT pg_temp.check('SELECT sum(v * 2) FROM kd WHERE id > 100');
+SET gpuops.enabled = off;
+SELECT sum(v * 2) FROM kd WHERE id < 20;
+SELECT k, sum(w / (k - 3)) FROM kd WHERE k BETWEEN 1 AND 5 GROUP BY k;
+SET gpuops.enabled = on;
+SELECT sum(v * 2) FROM kd WHERE id < 20;
+SELECT k, sum(w / (k - 3)) FROM kd WHERE k BETWEEN 1 AND 5 GROUP BY k;
+SET gpuops.device = cpu;
+SELECT line FROM pg_temp.lines('SELECT k % 5, sum(w * s) FROM kd GROUP BY 1',
+							   ARRAY['Ranges Aggregated In Cache']) line;
+SELECT pg_temp.check('SELECT k % 5, count(*), sum(w * s), avg(x * 2) FROM kd WHERE w < 70 GROUP BY 1');
+SELECT sum(v * 2) FROM kd WHERE id < 20;
+SET gpuops.device = gpu;
+-- numeric(15,2) columns (scaled integers) and TPC-H's expressions over them
+CREATE TABLE kn (k int, p numeric(15,2), dsc numeric(15,2), q numeric(15,2));
+INSERT INTO kn SELECT i % 5, (i % 1000) * 1.25 + 0.01, (i % 11) / 100.0, i % 50
+FROM generate_series(1, 20000) i;
+VACUUM (FREEZE, ANALYZE) kn;
+SELECT gpuops.cache_table('kn', auto_refresh => false) > 0 AS cached;
+SELECT pg_temp.on_device('SELECT sum(p * dsc) FROM kn WHERE q < 24') > 0 AS numeric_expression;
+SELECT pg_temp.check('SELECT sum(p * dsc) FROM kn WHERE dsc BETWEEN 0.05 AND 0.07 AND q < 24');
+SELECT pg_temp.check('SELECT k, sum(p * (1 - dsc)) a, sum(p * (1 - dsc) * (1 + dsc)) b, avg(p - q), count(*) FROM kn GROUP BY k');
+SET gpuops.device = cpu;
+SELECT pg_temp.check('SELECT k, sum(p * (1 - dsc)), avg(q * 2) FROM kn WHERE q > 3 GROUP BY k');
+SET gpuops.device = gpu;
+SELECT gpuops.uncache_table('kn');
+DROP TABLE kn;
+
+-- what keeps a query off the kept ranges: FILTER, several keys, the CPU face
 SELECT pg_temp.on_device('SELECT k, count(*) FILTER (WHERE w > 3) FROM kd GROUP BY k') AS filter;
 SELECT pg_temp.on_device('SELECT k, s, count(*) FROM kd GROUP BY k, s') AS two_keys;
 SET gpuops.device = cpu;

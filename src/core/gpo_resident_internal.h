@@ -44,16 +44,20 @@ struct gpo_resident
 
 /*
  * The distinct set columns an aggregation reads: need[0 .. nneed), the
- * key column first when there is one; key and req[r] index need (-1: the
- * INT32 zero key, or no values).
+ * key column first when it is one.  Its inputs are those columns over the
+ * passing rows, then the computed columns: input nneed + e is q->exprs[e].
+ * key and req[r] index the inputs (-1: the INT32 zero key, or no values).
  */
 typedef struct gpo_resident_plan
 {
 	int			nneed;
-	int			need[GPO_AGG_MAX_REQS + 1];
+	int			need[GPO_RESIDENT_MAX_COLS];
 	int			key;
 	int			req[GPO_AGG_MAX_REQS];
 } gpo_resident_plan;
+
+/* Most inputs of a plan: its set columns and computed columns. */
+#define GPO_RESIDENT_MAX_INPUTS	(GPO_RESIDENT_MAX_COLS + GPO_RESIDENT_MAX_EXPRS)
 
 /* Finds and keeps the bounds of CPU-face column c of set (resident_bounds.c). */
 extern void gpo_resident_find_bounds(gpo_resident *set, int c);
@@ -63,6 +67,17 @@ extern void gpo_resident_plan_of(const gpo_resident_query *q,
 /* The key type of a (checked) query over sets of set's columns. */
 extern gpo_type gpo_resident_key_type(const gpo_resident *set,
 									  const gpo_resident_query *q);
+/* The type of a plan's input k (a set column or a computed one). */
+extern gpo_type gpo_resident_input_type(const gpo_resident *set,
+										const gpo_resident_query *q,
+										const gpo_resident_plan *plan, int k);
+/*
+ * q->exprs[e]'s program with its columns read as the plan's inputs, into
+ * out (room for its nodes).
+ */
+extern void gpo_resident_expr_prog(const gpo_resident_query *q,
+								   const gpo_resident_plan *plan, int e,
+								   gpo_xnode *out);
 /* True if some row of v is NULL. */
 extern bool gpo_resident_has_null(const gpo_vector *v);
 /* dst[i] = 1 if row from + i of v is valid, else 0, for i < len. */
@@ -112,6 +127,34 @@ extern gpo_status gpo_resident_dense_cpu(gpo_ctx *ctx, int nsets,
 										  gpo_agg_strategy *strategy,
 										  gpo_agg_out *outs,
 										  int64_t *ngroups, bool *taken);
+
+/*
+ * A tile of the computed columns of a query, for one thread of the CPU
+ * face's dense aggregation (resident_xtile.c).
+ */
+typedef struct gpo_resident_xtile gpo_resident_xtile;
+
+/* A tile of q's computed columns over sets of set0's columns, cap rows (NULL: no memory). */
+extern gpo_resident_xtile *gpo_resident_xtile_new(const gpo_resident_query *q,
+												  const gpo_resident *set0,
+												  int64_t cap);
+/* Frees a tile (NULL is fine). */
+extern void gpo_resident_xtile_free(gpo_resident_xtile *x);
+/*
+ * Evaluates the computed columns, by one thread, over rows [lo, lo + n)
+ * of set (lo a multiple of 8, n <= the tile's cap): only the take rows
+ * sel[] where sel is given (mask: those rows' bytes set), else every row.
+ * *err gets the lowest erring row's error (tile rows; code GPO_XERR_NONE
+ * when none), and the tile's values are then undefined.
+ */
+extern gpo_status gpo_resident_xtile_eval(gpo_ctx *ctx, gpo_resident_xtile *x,
+										  const gpo_resident *set, int64_t lo,
+										  int64_t n, const uint8_t *mask,
+										  const int32_t *sel, int64_t take,
+										  gpo_expr_error *err);
+/* The tile's computed column e, as a chunk of n rows (those evaluated are set). */
+extern gpo_chunk gpo_resident_xtile_chunk(const gpo_resident_xtile *x, int e,
+										  int64_t n);
 
 /* ---- the GPU face ---- */
 

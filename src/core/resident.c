@@ -303,38 +303,91 @@ gpo_resident_type(const gpo_resident *set, int c)
 	return set->cols[c].type;
 }
 
+/* The plan's input for query column c (a set column or a computed one), added if new. */
+static int
+plan_input(gpo_resident_plan *plan, int c)
+{
+	int			k = 0;
+
+	if (c >= GPO_RESIDENT_MAX_COLS)
+		return -1;				/* placed once every set column is known */
+	while (k < plan->nneed && plan->need[k] != c)
+		k++;
+	if (k == plan->nneed)
+		plan->need[plan->nneed++] = c;
+	return k;
+}
+
 /* The plan of a (checked) query (see gpo_resident_internal.h). */
 void
 gpo_resident_plan_of(const gpo_resident_query *q, gpo_resident_plan *plan)
 {
 	plan->nneed = 0;
-	plan->key = -1;
-	if (q->key_col >= 0)
-	{
-		plan->key = 0;
-		plan->need[plan->nneed++] = q->key_col;
-	}
+	plan->key = q->key_col >= 0 ? plan_input(plan, q->key_col) : -1;
 	for (int r = 0; r < q->nreqs; r++)
-	{
-		int			c = q->val_cols[r];
-		int			k = 0;
+		plan->req[r] = q->val_cols[r] >= 0 ? plan_input(plan, q->val_cols[r]) : -1;
+	for (int e = 0; e < q->nexprs; e++)
+		for (int i = 0; i < q->exprs[e].nnodes; i++)
+			if (q->exprs[e].prog[i].op == GPO_X_COL)
+				(void) plan_input(plan, q->exprs[e].prog[i].arg);
+	/* the computed columns come after every set column */
+	if (q->key_col >= GPO_RESIDENT_MAX_COLS)
+		plan->key = plan->nneed + q->key_col - GPO_RESIDENT_MAX_COLS;
+	for (int r = 0; r < q->nreqs; r++)
+		if (q->val_cols[r] >= GPO_RESIDENT_MAX_COLS)
+			plan->req[r] = plan->nneed + q->val_cols[r] - GPO_RESIDENT_MAX_COLS;
+}
 
-		plan->req[r] = -1;
-		if (c < 0)
-			continue;
-		while (k < plan->nneed && plan->need[k] != c)
-			k++;
-		if (k == plan->nneed)
-			plan->need[plan->nneed++] = c;
-		plan->req[r] = k;
+/* The input of the plan that reads query column c (see plan_input). */
+static int
+plan_input_of(const gpo_resident_plan *plan, int c)
+{
+	int			k = 0;
+
+	if (c >= GPO_RESIDENT_MAX_COLS)
+		return plan->nneed + c - GPO_RESIDENT_MAX_COLS;
+	while (k < plan->nneed && plan->need[k] != c)
+		k++;
+	return k;
+}
+
+/* An expression's program over the plan's inputs (see gpo_resident_internal.h). */
+void
+gpo_resident_expr_prog(const gpo_resident_query *q,
+					   const gpo_resident_plan *plan, int e, gpo_xnode *out)
+{
+	for (int i = 0; i < q->exprs[e].nnodes; i++)
+	{
+		out[i] = q->exprs[e].prog[i];
+		if (out[i].op == GPO_X_COL)
+			out[i].arg = plan_input_of(plan, out[i].arg);
 	}
+}
+
+/* The type of a query column c over sets of set's columns. */
+static gpo_type
+column_type(const gpo_resident *set, const gpo_resident_query *q, int c)
+{
+	if (c >= GPO_RESIDENT_MAX_COLS)
+		return q->exprs[c - GPO_RESIDENT_MAX_COLS].type;
+	return set->cols[c].type;
+}
+
+/* The type of a plan's input (see gpo_resident_internal.h). */
+gpo_type
+gpo_resident_input_type(const gpo_resident *set, const gpo_resident_query *q,
+						const gpo_resident_plan *plan, int k)
+{
+	if (k >= plan->nneed)
+		return q->exprs[k - plan->nneed].type;
+	return set->cols[plan->need[k]].type;
 }
 
 /* The key type of a (checked) query over sets of set's columns. */
 gpo_type
 gpo_resident_key_type(const gpo_resident *set, const gpo_resident_query *q)
 {
-	return q->key_col >= 0 ? set->cols[q->key_col].type : GPO_INT32;
+	return q->key_col >= 0 ? column_type(set, q, q->key_col) : GPO_INT32;
 }
 
 /* The answer when no row passes (see gpo_resident_internal.h). */
@@ -386,6 +439,69 @@ check_sets(gpo_ctx *ctx, int nsets, gpo_resident *const *sets)
 	return GPO_OK;
 }
 
+/* Whether c names a set column of ncols or one of q's computed columns. */
+static bool
+column_ok(int ncols, const gpo_resident_query *q, int c)
+{
+	return (c >= 0 && c < ncols) ||
+		(c >= GPO_RESIDENT_MAX_COLS && c < GPO_RESIDENT_MAX_COLS + q->nexprs);
+}
+
+/*
+ * Checks q's computed columns against ncols columns: each a program that
+ * gpo_expr_check takes, read as columns 0 .. ncols of the sets and then
+ * the computed columns before it, of a type its result fits.
+ */
+static gpo_status
+check_exprs(gpo_ctx *ctx, int ncols, const gpo_resident_query *q)
+{
+	gpo_xnode  *copy;
+	gpo_status	st = GPO_OK;
+
+	if (q->nexprs < 0 || q->nexprs > GPO_RESIDENT_MAX_EXPRS ||
+		(q->nexprs > 0 && (q->exprs == NULL || q->xerr == NULL)))
+	{
+		gpo_set_detail(ctx, "nexprs must be 0 .. %d (%d given), with exprs and xerr",
+					   GPO_RESIDENT_MAX_EXPRS, q->nexprs);
+		return GPO_ERR_INVALID;
+	}
+	if ((copy = malloc(sizeof(gpo_xnode) * GPO_EXPR_MAX_NODES)) == NULL)
+	{
+		gpo_set_detail(ctx, "could not allocate a program");
+		return GPO_ERR_NOMEM;
+	}
+	for (int e = 0; e < q->nexprs && st == GPO_OK; e++)
+	{
+		const gpo_resident_expr *x = &q->exprs[e];
+		bool		dbl = x->type == GPO_FLOAT32 || x->type == GPO_FLOAT64;
+		bool		num = x->type == GPO_INT32 || x->type == GPO_INT64;
+
+		if (x->prog == NULL || x->nnodes < 1 || x->nnodes > GPO_EXPR_MAX_NODES ||
+			!(dbl || num) || dbl != x->out_double)
+		{
+			gpo_set_detail(ctx, "computed column %d: %d nodes of a %s", e,
+						   x->nnodes, gpo_type_name(x->type));
+			st = GPO_ERR_INVALID;
+			break;
+		}
+		/* its columns as 0 .. ncols + e for gpo_expr_check */
+		for (int i = 0; i < x->nnodes; i++)
+		{
+			copy[i] = x->prog[i];
+			if (copy[i].op != GPO_X_COL)
+				continue;
+			if (copy[i].arg >= GPO_RESIDENT_MAX_COLS &&
+				copy[i].arg < GPO_RESIDENT_MAX_COLS + e)
+				copy[i].arg = ncols + copy[i].arg - GPO_RESIDENT_MAX_COLS;
+			else if (copy[i].arg >= ncols)
+				copy[i].arg = -1;	/* rejected below */
+		}
+		st = gpo_expr_check(ctx, ncols + e, copy, x->nnodes);
+	}
+	free(copy);
+	return st;
+}
+
 /* Checks the aggregation requests of q against ncols columns of set0 (NULL: none). */
 static gpo_status
 check_reqs(gpo_ctx *ctx, const gpo_resident *set0, int ncols,
@@ -402,15 +518,16 @@ check_reqs(gpo_ctx *ctx, const gpo_resident *set0, int ncols,
 	{
 		int			c = q->val_cols[r];
 
-		if (c < -1 || c >= ncols)
+		if (c != -1 && !column_ok(ncols, q, c))
 		{
 			gpo_set_detail(ctx, "request %d reads column %d of %d", r, c, ncols);
 			return GPO_ERR_INVALID;
 		}
-		if (set0 != NULL && c >= 0 && !gpo_agg_value_type_ok(set0->cols[c].type))
+		if (set0 != NULL && c >= 0 &&
+			!gpo_agg_value_type_ok(column_type(set0, q, c)))
 		{
 			gpo_set_detail(ctx, "values of type %s are not supported",
-						   gpo_type_name(set0->cols[c].type));
+						   gpo_type_name(column_type(set0, q, c)));
 			return GPO_ERR_INVALID;
 		}
 	}
@@ -440,16 +557,18 @@ check_query(gpo_ctx *ctx, const gpo_resident *set0, const gpo_resident_query *q,
 			gpo_set_detail(ctx, "filter program of %d nodes", q->nnodes);
 		return GPO_ERR_INVALID;
 	}
-	if (q->key_col < -1 || q->key_col >= ncols)
+	if ((st = check_exprs(ctx, ncols, q)) != GPO_OK)
+		return st;
+	if (q->key_col != -1 && !column_ok(ncols, q, q->key_col))
 	{
 		gpo_set_detail(ctx, "key column %d of %d", q->key_col, ncols);
 		return GPO_ERR_INVALID;
 	}
 	if (set0 != NULL && q->key_col >= 0 &&
-		!gpo_agg_key_type_ok(set0->cols[q->key_col].type))
+		!gpo_agg_key_type_ok(column_type(set0, q, q->key_col)))
 	{
 		gpo_set_detail(ctx, "group keys of type %s are not supported",
-					   gpo_type_name(set0->cols[q->key_col].type));
+					   gpo_type_name(column_type(set0, q, q->key_col)));
 		return GPO_ERR_INVALID;
 	}
 	if ((st = check_reqs(ctx, set0, ncols, q)) != GPO_OK)
@@ -485,6 +604,11 @@ gpo_resident_groupagg(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 		(st = check_query(ctx, nsets > 0 ? sets[0] : NULL, q, strategy, outs,
 						  ngroups)) != GPO_OK)
 		return st;
+	if (q->nexprs > 0)
+	{
+		q->xerr->code = GPO_XERR_NONE;
+		q->xerr->row = 0;
+	}
 	if (nsets == 0)
 	{
 		/* no set, no face: the host answers */

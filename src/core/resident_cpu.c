@@ -27,7 +27,9 @@ typedef struct cpu_in
 {
 	int			nsets;
 	int			nneed;
-	gpo_vector	vecs[GPO_AGG_MAX_REQS + 1]; /* vecs[k]: plan column k */
+	gpo_vector	vecs[GPO_RESIDENT_MAX_INPUTS];	/* vecs[k]: plan input k */
+	gpo_chunk	xchunks[GPO_RESIDENT_MAX_EXPRS];	/* the computed ones' */
+	void	   *xmem[2 * GPO_RESIDENT_MAX_EXPRS];	/* their values, validity */
 	gpo_chunk  *chunks;			/* vecs[k]'s are chunks + k * nsets */
 	void	  **owned;			/* gathered copies, two slots (values,
 								 * validity) a chunk; freed at the end */
@@ -51,6 +53,8 @@ cpu_in_free(cpu_in *in)
 {
 	for (int64_t i = 0; i < in->nowned; i++)
 		free(in->owned[i]);
+	for (int i = 0; i < 2 * GPO_RESIDENT_MAX_EXPRS; i++)
+		free(in->xmem[i]);
 	free(in->owned);
 	free(in->chunks);
 	free(in->zchunks);
@@ -337,6 +341,55 @@ cpu_in_zero_key(gpo_ctx *ctx, cpu_in *in)
 	return GPO_OK;
 }
 
+/*
+ * The computed columns over in's passing rows: input nneed + e, one chunk
+ * each.  The lowest erring row's error (an earlier column's on a tie) goes
+ * into *q->xerr.
+ */
+static gpo_status
+cpu_in_exprs(gpo_ctx *ctx, cpu_in *in, const gpo_resident_query *q,
+			 const gpo_resident_plan *plan)
+{
+	gpo_xnode  *prog = malloc(sizeof(gpo_xnode) * GPO_EXPR_MAX_NODES);
+	gpo_status	st = GPO_OK;
+
+	if (prog == NULL)
+	{
+		gpo_set_detail(ctx, "could not allocate a program");
+		return GPO_ERR_NOMEM;
+	}
+	for (int e = 0; e < q->nexprs && st == GPO_OK; e++)
+	{
+		const gpo_resident_expr *x = &q->exprs[e];
+		gpo_vector *out = &in->vecs[plan->nneed + e];
+		gpo_expr_error err;
+		gpo_chunk  *ch = &in->xchunks[e];
+
+		ch->data = in->xmem[2 * e] = malloc(gpo_type_size(x->type) * (size_t) in->rows);
+		ch->validity = in->xmem[2 * e + 1] = malloc((size_t) (in->rows + 7) / 8);
+		ch->n = in->rows;
+		if (ch->data == NULL || ch->validity == NULL)
+		{
+			gpo_set_detail(ctx, "could not allocate %lld computed rows",
+						   (long long) in->rows);
+			st = GPO_ERR_NOMEM;
+			break;
+		}
+		out->type = x->type;
+		out->nchunks = 1;
+		out->chunks = ch;
+		gpo_resident_expr_prog(q, plan, e, prog);
+		st = gpo_expr_eval_cpu(ctx, plan->nneed + e, in->vecs, prog, x->nnodes,
+							   x->out_double, NULL, out, &err);
+		/* the lowest row's; a later column errs only past it if at all */
+		if (err.code != GPO_XERR_NONE &&
+			(q->xerr->code == GPO_XERR_NONE || err.row < q->xerr->row))
+			*q->xerr = err;
+	}
+	free(prog);
+	return st;
+}
+
 /* The CPU face of gpo_resident_groupagg (see gpo_resident_internal.h). */
 gpo_status
 gpo_resident_groupagg_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
@@ -373,6 +426,9 @@ gpo_resident_groupagg_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 							 ngroups);
 		goto done;
 	}
+	if (q->nexprs > 0 && ((st = cpu_in_exprs(ctx, &in, q, &plan)) != GPO_OK ||
+						  q->xerr->code != GPO_XERR_NONE))
+		goto done;
 	if (plan.key < 0 && (st = cpu_in_zero_key(ctx, &in)) != GPO_OK)
 		goto done;
 	for (int r = 0; r < q->nreqs; r++)

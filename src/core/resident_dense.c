@@ -48,16 +48,30 @@ typedef struct dense_job
 	int64_t    *dropped;		/* [nparts]: keys outside the range (none
 								 * unless a set's bounds were wrong) */
 	const int32_t *zeros;		/* TILE_ROWS zeros: the zero key */
+	gpo_expr_error *xerr;		/* [nparts]: a part's first computed
+								 * column error (rows from its first) */
 } dense_job;
+
+/* The type of request r's values (INT64 for none). */
+static gpo_type
+dense_vtype(const dense_job *j, int r)
+{
+	int			c = j->vcol[r];
+
+	if (c >= GPO_RESIDENT_MAX_COLS)
+		return j->q->exprs[c - GPO_RESIDENT_MAX_COLS].type;
+	return c >= 0 ? j->sets[0]->cols[c].type : GPO_INT64;
+}
 
 /*
  * Rows [lo, lo + n) of set into part p's slots: filtered into mask by one
- * thread, the passing rows' numbers into sel, then added request by
- * request.
+ * thread, the computed columns over the passing rows into x, the passing
+ * rows' numbers into sel, then added request by request.
  */
 static gpo_status
 dense_tile(gpo_ctx *ctx, dense_job *j, int p, const gpo_resident *set,
-		   int64_t lo, int64_t n, uint8_t *mask, int32_t *sel)
+		   int64_t lo, int64_t n, uint8_t *mask, int32_t *sel,
+		   gpo_resident_xtile *x)
 {
 	const int32_t *chosen = NULL;
 	int64_t		take = n;
@@ -85,6 +99,14 @@ dense_tile(gpo_ctx *ctx, dense_job *j, int p, const gpo_resident *set,
 			take = kept;
 		}
 	}
+	if (x != NULL)
+	{
+		gpo_status	st = gpo_resident_xtile_eval(ctx, x, set, lo, n, mask,
+												 chosen, take, &j->xerr[p]);
+
+		if (st != GPO_OK || j->xerr[p].code != GPO_XERR_NONE)
+			return st;			/* (an error: the part stops) */
+	}
 	j->passed[p] += take;
 	if (j->key >= 0)
 		kc = gpo_resident_chunk(&set->cols[j->key], lo, n);
@@ -97,12 +119,15 @@ dense_tile(gpo_ctx *ctx, dense_job *j, int p, const gpo_resident *set,
 	for (int r = 0; r < j->nr; r++)
 	{
 		gpo_acc    *t = j->tabs[p] + (size_t) r * (j->range + 1);
+		int			c = j->vcol[r];
 		gpo_chunk	vc;
 
-		if (j->vcol[r] >= 0)
-			vc = gpo_resident_chunk(&set->cols[j->vcol[r]], lo, n);
-		j->dropped[p] += gpo_dense_rows_sel_cpu(&kc, j->kt, j->vcol[r] >= 0 ? &vc : NULL,
-												j->vcol[r] >= 0 ? set->cols[j->vcol[r]].type : GPO_INT64,
+		if (c >= GPO_RESIDENT_MAX_COLS)
+			vc = gpo_resident_xtile_chunk(x, c - GPO_RESIDENT_MAX_COLS, n);
+		else if (c >= 0)
+			vc = gpo_resident_chunk(&set->cols[c], lo, n);
+		j->dropped[p] += gpo_dense_rows_sel_cpu(&kc, j->kt, c >= 0 ? &vc : NULL,
+												dense_vtype(j, r),
 												take, chosen, j->min_code, j->range,
 												j->m2[r], t, &t[j->range]);
 	}
@@ -118,29 +143,43 @@ dense_part(gpo_ctx *ctx, dense_job *j, int p)
 	int			s1 = (int) gpo_block_lo(j->nsets, p + 1, j->nparts);
 	uint8_t    *mask = malloc(TILE_ROWS);
 	int32_t    *sel = malloc(sizeof(int32_t) * TILE_ROWS);
+	gpo_resident_xtile *x = j->q->nexprs > 0 ?
+		gpo_resident_xtile_new(j->q, j->sets[0], TILE_ROWS) : NULL;
+	int64_t		at = 0;			/* the part's rows before set s */
 	gpo_status	st = GPO_OK;
 
 	j->tabs[p] = malloc(sizeof(gpo_acc) * nslots);
-	if (mask == NULL || sel == NULL || j->tabs[p] == NULL)
+	if (mask == NULL || sel == NULL || j->tabs[p] == NULL ||
+		(j->q->nexprs > 0 && x == NULL))
 	{
 		free(mask);
 		free(sel);
+		gpo_resident_xtile_free(x);
 		gpo_set_detail(ctx, "could not allocate dense slots for %d kept sets",
 					   j->nsets);
 		return GPO_ERR_NOMEM;
 	}
 	for (size_t i = 0; i < nslots; i++)
 		gpo_acc_init(&j->tabs[p][i]);
-	for (int s = s0; s < s1 && st == GPO_OK; s++)
+	for (int s = s0; s < s1 && st == GPO_OK && j->xerr[p].code == GPO_XERR_NONE; s++)
+	{
 		for (int64_t lo = 0; lo < j->sets[s]->rows && st == GPO_OK; lo += TILE_ROWS)
 		{
 			int64_t		n = j->sets[s]->rows - lo;
 
 			st = dense_tile(ctx, j, p, j->sets[s], lo,
-							n < TILE_ROWS ? n : TILE_ROWS, mask, sel);
+							n < TILE_ROWS ? n : TILE_ROWS, mask, sel, x);
+			if (j->xerr[p].code != GPO_XERR_NONE)
+			{
+				j->xerr[p].row += at + lo;
+				break;
+			}
 		}
+		at += j->sets[s]->rows;
+	}
 	free(mask);
 	free(sel);
+	gpo_resident_xtile_free(x);
 	return st;
 }
 
@@ -249,8 +288,7 @@ dense_store(gpo_ctx *ctx, dense_job *j, gpo_agg_out *outs, int64_t *ngroups)
 
 		if (!j->m2[r])
 			o.m2 = NULL;
-		st = gpo_dense_store_cpu(j->kt, j->vcol[r] >= 0 ?
-								 (int) j->sets[0]->cols[j->vcol[r]].type : -1,
+		st = gpo_dense_store_cpu(j->kt, j->vcol[r] >= 0 ? (int) dense_vtype(j, r) : -1,
 								 t, j->min_code, j->range, &t[j->range], &o,
 								 ngroups);
 		if (st == GPO_ERR_CAPACITY)
@@ -294,6 +332,20 @@ dense_run(gpo_ctx *ctx, dense_job *j, gpo_agg_strategy chosen,
 	}
 	if (st != GPO_OK)
 		return st;
+	/* a computed column's error: the first part's that has one */
+	for (int p = 0, s = 0; p < j->nparts && j->q->nexprs > 0; p++)
+	{
+		int64_t		before = 0;
+
+		for (; s < (int) gpo_block_lo(j->nsets, p, j->nparts); s++)
+			before += j->sets[s]->rows;
+		if (j->xerr[p].code != GPO_XERR_NONE)
+		{
+			*j->q->xerr = j->xerr[p];
+			j->q->xerr->row += before;
+			return GPO_OK;
+		}
+	}
 	for (int p = 0; p < j->nparts; p++)
 	{
 		passed += j->passed[p];
@@ -326,6 +378,8 @@ gpo_resident_dense_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 
 	memset(&j, 0, sizeof(j));
 	*taken = false;
+	if (q->key_col >= GPO_RESIDENT_MAX_COLS)
+		return GPO_OK;			/* a computed key: resident_cpu.c */
 	j.nsets = nsets;
 	j.sets = sets;
 	j.q = q;
@@ -346,8 +400,9 @@ gpo_resident_dense_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 	j.passed = calloc((size_t) j.nparts, sizeof(int64_t));
 	j.dropped = calloc((size_t) j.nparts, sizeof(int64_t));
 	j.zeros = j.key < 0 ? calloc(TILE_ROWS, sizeof(int32_t)) : NULL;
+	j.xerr = calloc((size_t) j.nparts, sizeof(gpo_expr_error));
 	if (j.tabs == NULL || j.passed == NULL || j.dropped == NULL ||
-		(j.key < 0 && j.zeros == NULL))
+		(j.key < 0 && j.zeros == NULL) || j.xerr == NULL)
 	{
 		gpo_set_detail(ctx, "could not allocate the parts of %d kept sets", nsets);
 		st = GPO_ERR_NOMEM;
@@ -362,5 +417,6 @@ gpo_resident_dense_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 	free(j.passed);
 	free(j.dropped);
 	free((void *) j.zeros);
+	free(j.xerr);
 	return st;
 }

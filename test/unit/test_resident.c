@@ -703,9 +703,11 @@ run_check(tcase *c, int f, tset *sets, int nsets, const gpo_resident_query *q,
 		for (int r = 0; r < rg->nreq && st == GPO_OK; r++)
 		{
 			int			vc = q->nreqs > 0 ? q->val_cols[r] : -1;
+			int			vt = vc < 0 ? -1 : vc >= GPO_RESIDENT_MAX_COLS ?
+				(int) q->exprs[vc - GPO_RESIDENT_MAX_COLS].type :
+				(int) sets[0].cols[vc].type;
 
-			check_out(c, &outs[r], rg, r, vc >= 0 ? (int) sets[0].cols[vc].type : -1,
-					  (q->aggs[r] & GPO_AGG_WANT_M2) != 0);
+			check_out(c, &outs[r], rg, r, vt, (q->aggs[r] & GPO_AGG_WANT_M2) != 0);
 		}
 	}
 	for (int r = 0; r < rg->nreq; r++)
@@ -774,6 +776,96 @@ rand_strategy(const rgroups *rg)
 	return s;
 }
 
+/* Whether a computed column can be of type t (gpo_resident_expr). */
+static bool
+computable(gpo_type t)
+{
+	return t == GPO_INT32 || t == GPO_INT64 || is_float(t);
+}
+
+/*
+ * A program that gives column c's values (of type t) unchanged, from c or
+ * from computed column from (>= 0), by an operator that keeps them (x * 1,
+ * x + 0, x alone), into prog (room for 3); its nodes.
+ */
+static int
+same_prog(gpo_type t, int c, int from, gpo_xnode *prog)
+{
+	int			w = t == GPO_INT32 || t == GPO_FLOAT32 ? 4 : 8;
+	int			n = 0;
+
+	memset(prog, 0, sizeof(gpo_xnode) * 3);
+	prog[n].op = GPO_X_COL;
+	prog[n++].arg = from >= 0 ? GPO_RESIDENT_EXPR_COL(from) : c;
+	if (rng_chance(1, 4))
+		return n;
+	prog[n].op = GPO_X_CONST;
+	if (is_float(t))
+	{
+		prog[n].width = 1;
+		prog[n++].fval = 1.0;
+		prog[n].op = GPO_X_FMUL;
+	}
+	else
+	{
+		prog[n++].ival = rng_chance(1, 2) ? 1 : 0;
+		prog[n].op = prog[n - 1].ival == 1 ? GPO_X_IMUL : GPO_X_IADD;
+	}
+	prog[n++].width = (int16_t) w;
+	return n;
+}
+
+/*
+ * q with its key and value columns read through computed columns that
+ * give the same values (some through another computed one), into *x (exprs,
+ * progs: room for GPO_RESIDENT_MAX_EXPRS, 3 nodes each; cols: MAX_REQS);
+ * false when none of its columns can be computed.  Its answer is q's.
+ */
+static bool
+computed_query(const tset *s0, const gpo_resident_query *q,
+			   gpo_resident_query *x, gpo_resident_expr *exprs,
+			   gpo_xnode *progs, int *cols, gpo_expr_error *xerr)
+{
+	int			ne = 0;
+
+	*x = *q;
+	x->exprs = exprs;
+	x->xerr = xerr;
+	for (int r = -1; r < q->nreqs; r++)
+	{
+		int			c = r < 0 ? q->key_col : q->val_cols[r];
+		gpo_type	t;
+		int			from = -1;
+
+		if (r >= 0)
+			cols[r] = c;
+		if (c < 0 || !computable(s0->cols[c].type) || rng_chance(1, 4))
+			continue;
+		t = s0->cols[c].type;
+		/* sometimes a column computed from another computed column */
+		if (ne + 2 <= GPO_RESIDENT_MAX_EXPRS && rng_chance(1, 3))
+		{
+			exprs[ne].nnodes = same_prog(t, c, -1, progs + 3 * ne);
+			exprs[ne].prog = progs + 3 * ne;
+			exprs[ne].type = t;
+			exprs[ne].out_double = is_float(t);
+			from = ne++;
+		}
+		exprs[ne].nnodes = same_prog(t, c, from, progs + 3 * ne);
+		exprs[ne].prog = progs + 3 * ne;
+		exprs[ne].type = t;
+		exprs[ne].out_double = is_float(t);
+		if (r < 0)
+			x->key_col = GPO_RESIDENT_EXPR_COL(ne);
+		else
+			cols[r] = GPO_RESIDENT_EXPR_COL(ne);
+		ne++;
+	}
+	x->val_cols = cols;
+	x->nexprs = ne;
+	return ne > 0;
+}
+
 /* One random case: nsets sets of uneven sizes up to most rows, several queries. */
 static void
 random_case(tgroup *g, int nsets, int64_t most)
@@ -809,6 +901,11 @@ random_case(tgroup *g, int nsets, int64_t most)
 		rgroups		rg;
 		gpo_agg_strategy want;
 		tset		none;
+		gpo_resident_query xq;
+		gpo_resident_expr exprs[GPO_RESIDENT_MAX_EXPRS];
+		gpo_xnode	progs[3 * GPO_RESIDENT_MAX_EXPRS];
+		int			xcols[MAX_REQS];
+		gpo_expr_error xerr;
 
 		if (nsets == 0)
 		{
@@ -836,6 +933,15 @@ random_case(tgroup *g, int nsets, int64_t most)
 			if (rg.ng > 0 && rng_chance(1, 3))
 				run_check(&r, f, sets, nsets, &q, want, &rg, true, threads);
 			case_result(g, r.ok, r.msg);
+			if (nsets > 0 && computed_query(&sets[0], &q, &xq, exprs, progs,
+											xcols, &xerr))
+			{
+				case_begin(&r, "the same through %d computed columns (key %d), face %d",
+						   xq.nexprs, xq.key_col, f);
+				run_check(&r, f, sets, nsets, &xq, want, &rg, false, threads);
+				expect(&r, xerr.code == GPO_XERR_NONE, "error %d", (int) xerr.code);
+				case_result(g, r.ok, r.msg);
+			}
 		}
 		free_groups(&rg);
 	}
@@ -1109,6 +1215,113 @@ hand_sets(tset *sets)
 	flat_set(&sets[2], 3, types, 4, rc, lc);
 }
 
+/*
+ * Computed columns on face f over the hand-written sets: v * 2 overflows
+ * int8 at v = INT64_MAX (rows of f = 1, 2 and 7), so a WHERE that keeps
+ * one of them raises the error, one that keeps none sums the others, and
+ * v * 2 - v (a computed column over a computed one) gives v back.
+ */
+static void
+expr_error_face(tgroup *g, tset *sets, int f)
+{
+	gpo_resident *kept[3] = {sets[0].kept[f], sets[1].kept[f], sets[2].kept[f]};
+	gpo_xnode	dbl[3];
+	gpo_xnode	back[3];
+	gpo_resident_expr ex[2];
+	struct
+	{
+		const char *name;
+		int64_t		fmin;		/* WHERE f >= fmin */
+		int			val;		/* the computed column summed */
+		bool		err;
+		int64_t		sum;
+		int64_t		count;
+	}			cs[] = {
+		{"f >= 8: no overflow", 8, 0, false, 14, 1},
+		{"f >= 7: overflow", 7, 0, true, 0, 0},
+		{"f >= 1: overflow at the first rows", 1, 1, true, 0, 0},
+		{"f >= 3: v * 2 - v", 3, 1, true, 0, 0},
+		{"f >= 8: v * 2 - v", 8, 1, false, 7, 1}
+	};
+
+	memset(dbl, 0, sizeof(dbl));
+	dbl[0].op = GPO_X_COL;
+	dbl[0].arg = 1;
+	dbl[1].op = GPO_X_CONST;
+	dbl[1].ival = 2;
+	dbl[2].op = GPO_X_IMUL;
+	dbl[2].width = 8;
+	memcpy(back, dbl, sizeof(back));
+	back[0].arg = GPO_RESIDENT_EXPR_COL(0);
+	back[1].op = GPO_X_COL;
+	back[1].arg = 1;
+	back[2].op = GPO_X_ISUB;
+	ex[0] = (gpo_resident_expr) {dbl, 3, GPO_INT64, false};
+	ex[1] = (gpo_resident_expr) {back, 3, GPO_INT64, false};
+	for (int k = 0; k < (int) (sizeof(cs) / sizeof(cs[0])); k++)
+	{
+		gpo_pred	p = p_cmp(2, GPO_CMP_GE, cs[k].fmin, 0);
+		int			vcol = GPO_RESIDENT_EXPR_COL(cs[k].val);
+		unsigned	agg = GPO_AGG_WANT_SUM | GPO_AGG_WANT_COUNT;
+		gpo_resident_query q = {&p, 1, -1, 1, &vcol, &agg, 0};
+		gpo_agg_strategy strat = GPO_AGG_AUTO;
+		gpo_expr_error xerr = {GPO_XERR_DIV_ZERO, -1};
+		gpo_agg_out o;
+		gpo_ctx		ctx;
+		int64_t		ng = -1;
+		gpo_status	st;
+		tcase		c;
+
+		q.nexprs = cs[k].val + 1;
+		q.exprs = ex;
+		q.xerr = &xerr;
+		case_begin(&c, "computed columns, %s, face %d", cs[k].name, f);
+		make_out(&o, 1, true);
+		test_ctx(&ctx, GPO_DEVICE_AUTO, 0);
+		st = gpo_resident_groupagg(&ctx, 3, kept, &q, &strat, &o, &ng);
+		expect(&c, st == GPO_OK, "%s (%s)", gpo_status_text(st), ctx.detail);
+		expect(&c, xerr.code == (cs[k].err ? GPO_XERR_INT8_RANGE : GPO_XERR_NONE),
+			   "error %d", (int) xerr.code);
+		if (!cs[k].err && st == GPO_OK)
+		{
+			expect(&c, ng == 1, "%lld groups", (long long) ng);
+			expect(&c, o.isum[0].lo == (uint64_t) cs[k].sum && o.isum[0].hi == 0,
+				   "sum %lld", (long long) o.isum[0].lo);
+			expect(&c, o.count[0] == cs[k].count, "count %lld", (long long) o.count[0]);
+		}
+		free_out(&o);
+		case_result(g, c.ok, c.msg);
+	}
+	/* rejected: a computed column read before it is made, a wrong type, no xerr */
+	for (int k = 0; k < 3; k++)
+	{
+		int			vcol = GPO_RESIDENT_EXPR_COL(0);
+		unsigned	agg = GPO_AGG_WANT_SUM;
+		gpo_resident_query q = {NULL, 0, -1, 1, &vcol, &agg, 0};
+		gpo_resident_expr bad[1] = {{back, 3, GPO_INT64, false}};
+		gpo_agg_strategy strat = GPO_AGG_AUTO;
+		gpo_expr_error xerr;
+		gpo_agg_out o;
+		gpo_ctx		ctx;
+		int64_t		ng = -1;
+		gpo_status	st;
+		tcase		c;
+
+		if (k == 1)
+			bad[0] = (gpo_resident_expr) {dbl, 3, GPO_FLOAT64, false};
+		q.nexprs = 1;
+		q.exprs = k == 2 ? ex : bad;
+		q.xerr = k == 2 ? NULL : &xerr;
+		case_begin(&c, "computed column rejected (%d), face %d", k, f);
+		make_out(&o, 1, true);
+		test_ctx(&ctx, GPO_DEVICE_AUTO, 0);
+		st = gpo_resident_groupagg(&ctx, 3, kept, &q, &strat, &o, &ng);
+		expect(&c, st == GPO_ERR_INVALID, "%s", gpo_status_text(st));
+		free_out(&o);
+		case_result(g, c.ok, c.msg);
+	}
+}
+
 /* The hand-written case on face f: known groups, and the reference agreeing. */
 static void
 hand_face(tgroup *g, tset *sets, int f)
@@ -1202,6 +1415,7 @@ hand_cases(tgroup *g)
 			continue;
 		}
 		hand_face(g, sets, f);
+		expr_error_face(g, sets, f);
 		memcpy(prog, p, sizeof(p));
 		for (int k = 0; k < (int) (sizeof(qs) / sizeof(qs[0])); k++)
 		{

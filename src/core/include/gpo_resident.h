@@ -15,6 +15,7 @@
 
 #include "gpo.h"
 #include "gpo_agg.h"
+#include "gpo_expr.h"
 #include "gpo_filter.h"
 
 #ifdef __cplusplus
@@ -84,6 +85,31 @@ extern gpo_device gpo_resident_face(const gpo_resident *set);
 extern int	gpo_resident_ncols(const gpo_resident *set);
 extern gpo_type gpo_resident_type(const gpo_resident *set, int c);
 
+/* Most columns one gpo_resident_groupagg call computes. */
+#define GPO_RESIDENT_MAX_EXPRS	(GPO_AGG_MAX_REQS + 1)
+
+/*
+ * The column number of a call's computed column e (0 <= e <
+ * GPO_RESIDENT_MAX_EXPRS): numbered past every set column, so that a
+ * caller need not know how many columns its sets have.
+ */
+#define GPO_RESIDENT_EXPR_COL(e)	(GPO_RESIDENT_MAX_COLS + (e))
+
+/*
+ * A column that one gpo_resident_groupagg call computes from the sets'
+ * columns over the rows that pass its program: a gpo_expr program whose
+ * GPO_X_COL nodes read set columns and the computed columns before it (by
+ * GPO_RESIDENT_EXPR_COL), written as type (INT32, INT64, FLOAT32 or
+ * FLOAT64; out_double as gpo_expr_eval's).
+ */
+typedef struct gpo_resident_expr
+{
+	const gpo_xnode *prog;
+	int			nnodes;
+	gpo_type	type;
+	bool		out_double;
+} gpo_resident_expr;
+
 /*
  * What one gpo_resident_groupagg call computes over the rows of its sets.
  *
@@ -95,6 +121,12 @@ extern gpo_type gpo_resident_type(const gpo_resident *set, int c);
  * Request r aggregates set column val_cols[r] (-1: rows only) for aggs[r]
  * (GPO_AGG_WANT_*), into outs[r] as gpo_groupagg_many writes it; nreqs 0:
  * the rows alone into outs[0].
+ * key_col and val_cols may name computed columns (GPO_RESIDENT_EXPR_COL):
+ * exprs[e] is evaluated over the passing rows only, as PostgreSQL
+ * evaluates an aggregate's argument only on the rows its WHERE keeps.
+ * When a passing row raises an error in one, *xerr gets the error of the
+ * lowest such row (in set order; code GPO_XERR_NONE when none), the call
+ * returns GPO_OK, and outs and *ngroups are undefined.
  */
 typedef struct gpo_resident_query
 {
@@ -105,6 +137,9 @@ typedef struct gpo_resident_query
 	const int  *val_cols;		/* [nreqs] */
 	const unsigned *aggs;		/* [nreqs] */
 	int64_t		est_groups;		/* as gpo_groupagg's; <= 0 unknown */
+	int			nexprs;			/* computed columns, 0 .. GPO_RESIDENT_MAX_EXPRS */
+	const gpo_resident_expr *exprs; /* [nexprs] */
+	gpo_expr_error *xerr;		/* with nexprs > 0: an expression's error */
 } gpo_resident_query;
 
 /*
@@ -119,7 +154,9 @@ typedef struct gpo_resident_query
  * says why) for: nsets < 0, a set of another face or other columns, a bad
  * program (as gpo_filter checks it), a column index out of range, a key or
  * value column of a type gpo_groupagg does not take, nreqs outside
- * 0..GPO_AGG_MAX_REQS, GPO_AGG_DENSE forced over float keys.  nsets 0, or
+ * 0..GPO_AGG_MAX_REQS, GPO_AGG_DENSE forced over float keys, a computed
+ * column that gpo_expr_check rejects, reads a later computed column or has
+ * another type, nexprs > 0 without xerr.  nsets 0, or
  * no passing row: 0 groups, and AUTO becomes what gpo_agg_choose picks for
  * no rows (GPO_AGG_SORT); with nsets 0 there are no columns, so column
  * indices are checked against GPO_RESIDENT_MAX_COLS, and ctx->used is the

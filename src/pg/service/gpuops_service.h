@@ -12,6 +12,7 @@
 #include "common/gpuops.h"
 #include "gpo_agg.h"
 #include "gpo_filter.h"
+#include "gpo_resident.h"
 
 extern bool gpuops_gpu_service;
 extern int	gpuops_gpu_service_memory;	/* MB */
@@ -140,9 +141,10 @@ extern gpo_status gpuops_service_load_wait(GpuopsServiceCall *call,
  * ranges sets[0 .. nsets) that pass prog: by column key_col (-1: one
  * group) of key_type, request r over column val_cols[r] (-1: rows only) of
  * val_types[r] for aggs[r], into outs (nreqs of them, one for rows only),
- * whose capacity bounds the groups; wait: for room (as
+ * whose capacity bounds the groups; key_col and val_cols may name the
+ * nexprs computed columns exprs (gpo_resident.h); wait: for room (as
  * gpuops_service_agg_submit's).  Waited for with
- * gpuops_service_agg_wait; NULL when not handed over (see *why).
+ * gpuops_service_cached_wait; NULL when not handed over (see *why).
  */
 extern GpuopsServiceCall *gpuops_service_cached_submit(int svc, int nsets,
 													   const GpuopsServiceRangeKey *sets,
@@ -153,10 +155,24 @@ extern GpuopsServiceCall *gpuops_service_cached_submit(int svc, int nsets,
 													   const int *val_cols,
 													   const gpo_type *val_types,
 													   const unsigned *aggs,
+													   int nexprs,
+													   const gpo_resident_expr *exprs,
 													   int64 est_groups,
 													   gpo_agg_out *outs,
 													   bool wait,
 													   gpo_status *why,
 													   char *detail, size_t len);
+/*
+ * gpuops_service_agg_wait of a cached_submit call; *xerr gets the gpo_xerr
+ * of a computed column's lowest erring row (0: none; outs are not filled
+ * then).
+ */
+extern gpo_status gpuops_service_cached_wait(GpuopsServiceCall *call,
+											 gpo_ctx *ctx,
+											 gpo_agg_strategy *used,
+											 int64 *ngroups,
+											 double *device_ms,
+											 double *copy_ms, bool *lost,
+											 int *xerr);
 
 #endif							/* GPUOPS_SERVICE_H */

@@ -219,9 +219,11 @@ gpuops_service_cached_submit(int si, int nsets,
 							 const gpo_pred *prog, int nnodes, int key_col,
 							 gpo_type key_type, int nreqs, const int *val_cols,
 							 const gpo_type *val_types, const unsigned *aggs,
+							 int nexprs, const gpo_resident_expr *exprs,
 							 int64 est_groups, gpo_agg_out *outs, bool wait,
 							 gpo_status *why, char *detail, size_t len)
 {
+	GpuopsSvcExpr xs[GPO_RESIDENT_MAX_EXPRS];
 	GpuopsSvcAggReq *req = palloc0(sizeof(GpuopsSvcAggReq));
 	GpuopsServiceCall *call;
 	int			nouts = Max(nreqs, 1);
@@ -229,7 +231,7 @@ gpuops_service_cached_submit(int si, int nsets,
 	char	   *base;
 	int			v;
 
-	if (nreqs > GPO_AGG_MAX_REQS)
+	if (nreqs > GPO_AGG_MAX_REQS || nexprs > GPO_RESIDENT_MAX_EXPRS)
 	{
 		*why = GPO_ERR_INVALID;
 		snprintf(detail, len, "too many value columns");
@@ -254,6 +256,17 @@ gpuops_service_cached_submit(int si, int nsets,
 	req->nnodes = nnodes;
 	req->off_prog = at;
 	at += gpuops_svc_span(Max(nnodes, 1), sizeof(gpo_pred));
+	req->nexprs = nexprs;
+	req->off_exprs = at;
+	at += gpuops_svc_span(Max(nexprs, 1), sizeof(GpuopsSvcExpr));
+	for (v = 0; v < nexprs; v++)
+	{
+		xs[v].nnodes = exprs[v].nnodes;
+		xs[v].type = exprs[v].type;
+		xs[v].out_double = exprs[v].out_double;
+		xs[v].off_prog = at;
+		at += gpuops_svc_span(exprs[v].nnodes, sizeof(gpo_xnode));
+	}
 	at = gpuops_svc_layout_outs(req, outs, nouts, at);
 	call = gpuops_svc_call_begin(at, si, wait, why, detail, len);
 	if (call == NULL)
@@ -267,6 +280,11 @@ gpuops_service_cached_submit(int si, int nsets,
 		memcpy(base + req->off_sets, sets, sizeof(GpuopsServiceRangeKey) * nsets);
 	if (nnodes > 0)
 		memcpy(base + req->off_prog, prog, sizeof(gpo_pred) * nnodes);
+	if (nexprs > 0)
+		memcpy(base + req->off_exprs, xs, sizeof(GpuopsSvcExpr) * nexprs);
+	for (v = 0; v < nexprs; v++)
+		memcpy(base + xs[v].off_prog, exprs[v].prog,
+			   sizeof(gpo_xnode) * exprs[v].nnodes);
 	gpuops_svc_call_outputs(call, outs, nouts, 0.0);
 	pfree(req);
 	gpuops_svc_call_queue(call);

@@ -381,6 +381,19 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 						gpo_agg_strategy *used, int64 *ngroups,
 						double *device_ms, double *copy_ms, bool *lost)
 {
+	int			xerr;
+
+	return gpuops_service_cached_wait(call, ctx, used, ngroups, device_ms,
+									  copy_ms, lost, &xerr);
+}
+
+/* gpuops_service_agg_wait, and a computed column's error (see gpuops_service.h). */
+gpo_status
+gpuops_service_cached_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
+						   gpo_agg_strategy *used, int64 *ngroups,
+						   double *device_ms, double *copy_ms, bool *lost,
+						   int *xerr)
+{
 	GpuopsSvcShared *svc = call->svc;
 	GpuopsSvcSlot *sl = &svc->slots[call->slot];
 	const GpuopsSvcAggReq *req;
@@ -390,6 +403,7 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 	instr_time	down_since;
 
 	*lost = false;
+	*xerr = 0;
 	*copy_ms = call->copy_ms;
 	while (pg_atomic_read_u32(&sl->state) != GPUOPS_SVC_DONE)
 	{
@@ -418,9 +432,10 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 	*used = (gpo_agg_strategy) req->strategy_used;
 	*device_ms = req->device_ms;
 	*lost = req->lost != 0;
+	*xerr = req->xerr;
 	ctx->used = req->lost ? GPO_DEVICE_GPU : (gpo_device) req->face_used;
 	strlcpy(ctx->detail, req->detail, sizeof(ctx->detail));
-	if (st == GPO_OK)
+	if (st == GPO_OK && *xerr == 0)
 	{
 		instr_time	copy_start;
 

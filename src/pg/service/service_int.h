@@ -114,6 +114,8 @@ typedef struct GpuopsSvcAggReq
 	int32		key_col;		/* -1: no key */
 	int32		val_col[GPO_AGG_MAX_REQS];	/* -1: rows only */
 	uint32		aggs[GPO_AGG_MAX_REQS];
+	int32		nexprs;			/* computed columns (gpo_resident_expr) */
+	uint64		off_exprs;		/* [nexprs] GpuopsSvcExpr */
 	/* LOAD: the range and its columns (nrows rows) */
 	GpuopsServiceRangeKey load_key;
 	int32		ncols;
@@ -126,9 +128,19 @@ typedef struct GpuopsSvcAggReq
 	int32		face_used;		/* gpo_device */
 	int32		lost;			/* the service stopped while running it */
 	int64		ngroups;
+	int32		xerr;			/* CACHED: a computed column's gpo_xerr */
 	double		device_ms;		/* the engine call, in the service */
 	char		detail[256];
 } GpuopsSvcAggReq;
+
+/* A CACHED request's computed column: its program at off_prog. */
+typedef struct GpuopsSvcExpr
+{
+	int32		nnodes;
+	int32		type;			/* gpo_type */
+	int32		out_double;
+	uint64		off_prog;		/* [nnodes] gpo_xnode */
+} GpuopsSvcExpr;
 
 /*
  * One entry of a service's directory of kept ranges, written by its

@@ -309,6 +309,8 @@ gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
 	gpo_resident **sets = malloc(sizeof(gpo_resident *) * n);
 	gpo_agg_out outs[GPO_AGG_MAX_REQS];
 	gpo_resident_query q;
+	gpo_resident_expr exprs[GPO_RESIDENT_MAX_EXPRS];
+	gpo_expr_error xerr = {GPO_XERR_NONE, 0};
 	gpo_agg_strategy strategy = GPO_AGG_AUTO;
 	gpo_ctx		ctx;
 	instr_time	start;
@@ -317,7 +319,8 @@ gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
 	int			f;
 
 	if (held == NULL || sets == NULL || req->nsets < 0 ||
-		req->nvals < 0 || req->nvals > GPO_AGG_MAX_REQS)
+		req->nvals < 0 || req->nvals > GPO_AGG_MAX_REQS ||
+		req->nexprs < 0 || req->nexprs > GPO_RESIDENT_MAX_EXPRS)
 		req->status = held == NULL || sets == NULL ? GPO_ERR_NOMEM : GPO_ERR_INVALID;
 	else if (!gpuops_svc_res_acquire(keys, req->nsets, held))
 	{
@@ -344,11 +347,24 @@ gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
 		q.val_cols = req->val_col;
 		q.aggs = req->aggs;
 		q.est_groups = req->est_groups;
+		q.nexprs = req->nexprs;
+		q.exprs = exprs;
+		q.xerr = &xerr;
+		for (i = 0; i < req->nexprs; i++)
+		{
+			const GpuopsSvcExpr *x = (const GpuopsSvcExpr *) (base + req->off_exprs) + i;
+
+			exprs[i].prog = (const gpo_xnode *) (base + x->off_prog);
+			exprs[i].nnodes = x->nnodes;
+			exprs[i].type = (gpo_type) x->type;
+			exprs[i].out_double = x->out_double != 0;
+		}
 		gpo_ctx_init(&ctx);
 		ctx.threads = 1;
 		INSTR_TIME_SET_CURRENT(start);
 		req->status = gpo_resident_groupagg(&ctx, req->nsets, sets, &q,
 											&strategy, outs, &req->ngroups);
+		req->xerr = xerr.code;
 		req->device_ms = gpuops_svc_since(start);
 		req->strategy_used = strategy;
 		req->face_used = ctx.used;

@@ -26,8 +26,8 @@ gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st, gpo_ctx *ctx,
 		s->cpu_calls++;
 }
 
-/* Raises the PostgreSQL error a row's gpo_xerr stands for. */
-static void
+/* Raises the PostgreSQL error a row's gpo_xerr stands for (gpuops_agg_exec.h). */
+void
 gpuops_agg_expr_raise(gpo_xerr code)
 {
 	switch (code)

@@ -12,8 +12,10 @@
  *	  ranges' blocks and reads the rest (stale ranges, new blocks) as before.
  *
  * Taken for the shapes the engine runs over cached columns: at most one
- * key, a plain column; values that are plain columns; WHERE clauses all in
- * the device program; no FILTER, star join, expression or text column.
+ * key; keys and values that are plain columns or expressions over them
+ * (the engine computes those over the passing rows, and a row's error is
+ * raised here); WHERE clauses all in the device program; no FILTER, star
+ * join or text column.
  * Anything that goes wrong with the request (a range dropped meanwhile, no
  * room) leaves the table to the reader, as if nothing was kept.  When the
  * ranges are the whole table, nothing is read and no worker starts.
@@ -30,6 +32,37 @@ gpuops_agg_kept_type(gpo_type t)
 		t == GPO_FLOAT64;
 }
 
+/* Whether batch column c of te is one the kept ranges hold or the engine computes. */
+static bool
+gpuops_agg_kept_col_ok(GpuopsAggTableExec *te, int c)
+{
+	return (c >= 0 && c < te->nread) ||
+		(c >= te->ncols && c < te->ncols + te->ncomputed);
+}
+
+/* Whether te's computed columns can be computed over the kept ranges. */
+static bool
+gpuops_agg_kept_computed_ok(GpuopsAggTableExec *te)
+{
+	int			k;
+	int			i;
+
+	if (te->ncomputed > GPO_RESIDENT_MAX_EXPRS)
+		return false;
+	for (k = 0; k < te->ncomputed; k++)
+	{
+		GpuopsExprProgram *p = &te->computed[k].prog;
+
+		if (te->computed[k].filter >= 0 || !gpuops_agg_kept_type(p->out_type))
+			return false;
+		for (i = 0; i < p->n; i++)
+			if (p->nodes[i].op == GPO_X_COL &&
+				!gpuops_agg_kept_col_ok(te, p->nodes[i].arg))
+				return false;
+	}
+	return true;
+}
+
 /* Whether the node's batches of te have a shape the service runs over kept ranges. */
 static bool
 gpuops_agg_kept_shape(GpuopsAggScanState *s, GpuopsAggTableExec *te)
@@ -40,23 +73,57 @@ gpuops_agg_kept_shape(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	if (te->cache_src == NULL || s->join != NULL || spec->nkeys > 1 ||
 		spec->nfilters > 0 || te->nwexpr > 0 || te->cpu_qual != NULL ||
 		te->nlen > 0 || te->ncols != te->nread ||
-		spec->nvals > GPO_AGG_MAX_REQS)
+		spec->nvals > GPO_AGG_MAX_REQS || !gpuops_agg_kept_computed_ok(te))
 		return false;
-	if (spec->nkeys == 1 && (te->key_col[0] < 0 || te->key_col[0] >= te->nread))
+	if (spec->nkeys == 1 && !gpuops_agg_kept_col_ok(te, te->key_col[0]))
 		return false;
 	for (i = 0; i < spec->nvals; i++)
-		if (te->val_col[i] < 0 || te->val_col[i] >= te->nread)
+		if (!gpuops_agg_kept_col_ok(te, te->val_col[i]))
 			return false;
 	for (i = 0; i < te->nread; i++)
 		if (te->cols[i].presence || te->cols[i].encode != NULL)
 			return false;
 	/* keys and values the engine groups and sums (not bool's UINT8) */
-	if (spec->nkeys == 1 && !gpuops_agg_kept_type(te->cols[te->key_col[0]].type))
+	if (spec->nkeys == 1 &&
+		!gpuops_agg_kept_type(gpuops_agg_col_type(te, te->key_col[0])))
 		return false;
 	for (i = 0; i < spec->nvals; i++)
-		if (!gpuops_agg_kept_type(te->cols[te->val_col[i]].type))
+		if (!gpuops_agg_kept_type(gpuops_agg_col_type(te, te->val_col[i])))
 			return false;
 	return true;
+}
+
+/* The column of the kept ranges (or the computed one) of batch column c. */
+static int
+gpuops_agg_kept_col(GpuopsAggTableExec *te, const GpuopsCacheKept *kept, int c)
+{
+	return c >= te->ncols ? GPO_RESIDENT_EXPR_COL(c - te->ncols) : kept->cidx[c];
+}
+
+/* te's computed columns over the kept columns, into exprs (in the current context). */
+static void
+gpuops_agg_kept_exprs(GpuopsAggTableExec *te, const GpuopsCacheKept *kept,
+					  gpo_resident_expr *exprs)
+{
+	int			k;
+	int			i;
+
+	for (k = 0; k < te->ncomputed; k++)
+	{
+		GpuopsExprProgram *p = &te->computed[k].prog;
+		gpo_xnode  *nodes = palloc(sizeof(gpo_xnode) * p->n);
+
+		for (i = 0; i < p->n; i++)
+		{
+			nodes[i] = p->nodes[i];
+			if (nodes[i].op == GPO_X_COL)
+				nodes[i].arg = gpuops_agg_kept_col(te, kept, nodes[i].arg);
+		}
+		exprs[k].prog = nodes;
+		exprs[k].nnodes = p->n;
+		exprs[k].type = p->out_type;
+		exprs[k].out_double = p->out_double;
+	}
 }
 
 /* Output arrays for cap groups of every value column. */
@@ -70,7 +137,7 @@ gpuops_agg_kept_outs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	for (v = 0; v < Max(spec->nvals, 1); v++)
 		gpuops_agg_out_alloc(&outs[v], cap, ktype,
-							 spec->nvals > 0 ? te->cols[te->val_col[v]].type : GPO_INT32,
+							 spec->nvals > 0 ? gpuops_agg_col_type(te, te->val_col[v]) : GPO_INT32,
 							 v == 0, gpuops_agg_val_m2(spec, v));
 	return outs;
 }
@@ -86,8 +153,8 @@ gpuops_agg_kept_reqs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	for (v = 0; v < spec->nvals; v++)
 	{
-		val_cols[v] = kept->cidx[te->val_col[v]];
-		val_types[v] = te->cols[te->val_col[v]].type;
+		val_cols[v] = gpuops_agg_kept_col(te, kept, te->val_col[v]);
+		val_types[v] = gpuops_agg_col_type(te, te->val_col[v]);
 		aggs[v] = GPO_AGG_WANT_COUNT | GPO_AGG_WANT_SUM | GPO_AGG_WANT_MIN |
 			GPO_AGG_WANT_MAX | (gpuops_agg_val_m2(spec, v) ? GPO_AGG_WANT_M2 : 0);
 	}
@@ -96,19 +163,22 @@ gpuops_agg_kept_reqs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 /*
  * The groups of kept's ranges that pass prog into outs: in place, from
  * the host cache's views (direct), or by the GPU service from its device
- * copies; the status, with *ngroups.
+ * copies; the status, with *ngroups, and a computed column's error in
+ * *xerr (outs unfilled then).
  */
 static gpo_status
 gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 					 const GpuopsCacheKept *kept, GpuopsCacheDirect *direct,
 					 const gpo_pred *prog, gpo_type ktype, gpo_agg_out *outs,
-					 int64 *ngroups)
+					 int64 *ngroups, int *xerr)
 {
 	GpuopsAggSpec *spec = &s->spec;
 	int			val_cols[GPO_AGG_MAX_REQS];
 	gpo_type	val_types[GPO_AGG_MAX_REQS];
 	unsigned	aggs[GPO_AGG_MAX_REQS];
-	int			key_col = spec->nkeys == 1 ? kept->cidx[te->key_col[0]] : -1;
+	gpo_resident_expr exprs[GPO_RESIDENT_MAX_EXPRS];
+	int			key_col = spec->nkeys == 1 ?
+		gpuops_agg_kept_col(te, kept, te->key_col[0]) : -1;
 	GpuopsServiceCall *call;
 	gpo_agg_strategy used = GPO_AGG_AUTO;
 	gpo_status	st = GPO_OK;
@@ -116,11 +186,15 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	double		copy_ms;
 	bool		lost;
 
+	*xerr = 0;
 	gpuops_agg_kept_reqs(s, te, kept, val_cols, val_types, aggs);
+	gpuops_agg_kept_exprs(te, kept, exprs);
 	if (direct != NULL)
 	{
+		gpo_expr_error err = {GPO_XERR_NONE, 0};
 		gpo_resident_query q = {prog, te->nprog, key_col, spec->nvals,
-		val_cols, aggs, (int64) spec->est_groups};
+			val_cols, aggs, (int64) spec->est_groups, te->ncomputed, exprs,
+		&err};
 
 		gpuops_agg_ctx_init(s, &ctx);
 		ctx.device = GPO_DEVICE_CPU;
@@ -128,12 +202,14 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 								   outs, ngroups);
 		if (st != GPO_OK && st != GPO_ERR_CAPACITY)
 			strlcpy(s->kept_why, ctx.detail, sizeof(s->kept_why));
+		*xerr = st == GPO_OK ? err.code : 0;
 		return st;
 	}
 	gpo_ctx_init(&ctx);
 	call = gpuops_service_cached_submit(kept->service, kept->nsets, kept->sets,
 										prog, te->nprog, key_col, ktype,
 										spec->nvals, val_cols, val_types, aggs,
+										te->ncomputed, exprs,
 										(int64) spec->est_groups, outs,
 										gpuops_device_now() == GPO_DEVICE_GPU,
 										&st, ctx.detail, sizeof(ctx.detail));
@@ -142,8 +218,8 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		strlcpy(s->kept_why, ctx.detail, sizeof(s->kept_why));
 		return st;
 	}
-	st = gpuops_service_agg_wait(call, &ctx, &used, ngroups, &s->kept_device_ms,
-								 &copy_ms, &lost);
+	st = gpuops_service_cached_wait(call, &ctx, &used, ngroups,
+									&s->kept_device_ms, &copy_ms, &lost, xerr);
 	if (st != GPO_OK)
 		strlcpy(s->kept_why, lost ? "the GPU service stopped" : ctx.detail,
 				sizeof(s->kept_why));
@@ -202,6 +278,7 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpo_status	st;
 	int64		ngroups = 0;
 	int64		cap;
+	int			xerr = 0;
 	instr_time	start;
 	instr_time	end;
 	MemoryContext old;
@@ -228,20 +305,27 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		kept = &direct->kept;
 	}
 	prog = gpuops_agg_kept_prog(te, kept);
-	ktype = spec->nkeys == 1 ? te->cols[te->key_col[0]].type : GPO_INT32;
+	ktype = spec->nkeys == 1 ? gpuops_agg_col_type(te, te->key_col[0]) : GPO_INT32;
 	cap = spec->nkeys == 0 ? 1 :
 		Min(Max(kept->rows, 1), Max((int64) 1024, (int64) (2 * spec->est_groups)));
 	outs = gpuops_agg_kept_outs(s, te, ktype, cap);
-	st = gpuops_agg_kept_call(s, te, kept, direct, prog, ktype, outs, &ngroups);
+	st = gpuops_agg_kept_call(s, te, kept, direct, prog, ktype, outs, &ngroups,
+							  &xerr);
 	if (st == GPO_ERR_CAPACITY)
 	{
 		/* more groups than guessed: once more with room for them all */
 		outs = gpuops_agg_kept_outs(s, te, ktype, ngroups);
 		st = gpuops_agg_kept_call(s, te, kept, direct, prog, ktype, outs,
-								  &ngroups);
+								  &ngroups, &xerr);
 	}
 	if (direct != NULL)
 		gpuops_cache_direct_end(direct);
+	/* a passing row's expression raised an error: PostgreSQL's raises it too */
+	if (st == GPO_OK && xerr != 0)
+	{
+		MemoryContextSwitchTo(old);
+		gpuops_agg_expr_raise((gpo_xerr) xerr);
+	}
 	if (st == GPO_OK)
 		gpuops_agg_kept_merge(s, ktype, outs, ngroups);
 	/* (the reader's blocks to pass over live as long as the reader) */

@@ -329,6 +329,8 @@ gpuops_agg_col_type(const GpuopsAggTableExec *te, int i)
 
 /* ---- agg_eval.c ---- */
 
+/* Raises the PostgreSQL error a row's gpo_xerr stands for (none: returns). */
+extern void gpuops_agg_expr_raise(gpo_xerr code);
 /* Counts an engine call's face (for EXPLAIN ANALYZE) and raises its error, if any. */
 extern void gpuops_agg_checked(GpuopsAggScanState *s, gpo_status st,
 							   gpo_ctx *ctx, const char *op);
