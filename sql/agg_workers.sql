@@ -63,6 +63,18 @@ SELECT pg_temp.plan('SELECT i, count(*) FROM agg_pages GROUP BY i');
 SELECT pg_temp.plan('SELECT i, count(*) FROM agg_pages WHERE k < 5 GROUP BY i');
 SELECT pg_temp.check('SELECT i, count(*) AS n, sum(v) AS s FROM agg_pages WHERE k < 5 GROUP BY i');
 SELECT pg_temp.plan('SELECT k, v, count(*) FROM agg_pages GROUP BY k, v');
+-- a short text key (char(1)) travels as an integer code, not a string: its
+-- groups cost what an integer key's do, where a long one's cost more (the
+-- backend codes every worker's strings again)
+CREATE TABLE agg_chars AS SELECT i, chr(256 + i % 10000)::char(1) AS c1,
+	chr(256 + i % 10000)::varchar(40) AS c40
+	FROM generate_series(1, 600000) i;
+ALTER TABLE agg_chars SET (parallel_workers = 3);
+VACUUM (FREEZE, ANALYZE) agg_chars;
+SELECT pg_temp.plan('SELECT c1, count(*) FROM agg_chars GROUP BY c1');
+SELECT pg_temp.plan('SELECT c40, count(*) FROM agg_chars GROUP BY c40');
+SELECT pg_temp.check('SELECT c1, count(*) AS n, max(i) AS hi FROM agg_chars GROUP BY c1');
+DROP TABLE agg_chars;
 RESET gpuops.threads;
 SET max_parallel_workers_per_gather = 0;
 DROP TABLE agg_pages;

@@ -443,7 +443,7 @@ gpuops_agg_predict_strategy(PlannerInfo *root, List *keys, double rows,
  * gpuops_agg_read_weight) plus the groups the n - 1 workers send times the
  * threads, a worker sending at most the estimated groups and at most its
  * share of the rows the WHERE clauses pass (the backend's own groups are
- * not sent).  Where strings are sent (text keys,
+ * not sent).  Where strings are sent (text keys but short ones,
  * min/max of text: the backend codes every worker's strings again), a
  * group sent costs 64 rows.  The executor gives the workers only the
  * threads the core budget has free.

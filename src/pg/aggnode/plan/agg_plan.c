@@ -210,7 +210,8 @@ gpuops_agg_read_attnos(List *keys, List *aggrefs, Index relid, List *tables,
 
 /*
  * Whether a worker process sends strings for keys and aggrefs: a text key,
- * or a text column an aggregate reads (min, max).
+ * or a text column an aggregate reads (min, max), but not a short one
+ * (char(1), varchar(7): its bytes travel as an integer code).
  */
 static bool
 gpuops_agg_sends_text(List *keys, List *aggrefs)
@@ -225,7 +226,9 @@ gpuops_agg_sends_text(List *keys, List *aggrefs)
 	{
 		Var		   *var = (Var *) lfirst(lc);
 
-		if (IsA(var, Var) && gpuops_agg_text_key(var->vartype, var->varcollid))
+		if (IsA(var, Var) && gpuops_agg_text_key(var->vartype, var->varcollid) &&
+			!gpuops_agg_short_text_key(var->vartype, var->vartypmod,
+									   var->varcollid))
 			return true;
 	}
 	return false;
