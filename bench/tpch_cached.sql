@@ -28,6 +28,7 @@ SET max_parallel_workers_per_gather = 16;
 \set q6plain 'select sum(l_extendedprice) as revenue from lineitem where l_shipdate >= date \'1994-01-01\' and l_shipdate < date \'1994-01-01\' + interval \'1\' year and l_discount between 0.06 - 0.01 and 0.06 + 0.01 and l_quantity < 24'
 \set k_expr 'select l_linenumber, sum(l_extendedprice * (1 - l_discount)) as a, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as b, count(*) from lineitem where l_shipdate <= date \'1998-09-02\' group by l_linenumber'
 \set k_plain 'select l_linenumber, sum(l_extendedprice) as a, sum(l_tax) as b, count(*) from lineitem where l_shipdate <= date \'1998-09-02\' group by l_linenumber'
+\set q1plain 'select l_returnflag, l_linestatus, sum(l_quantity) as sum_qty, sum(l_extendedprice) as sum_base_price, sum(l_discount) as sum_disc, sum(l_tax) as sum_tax, avg(l_quantity) as avg_qty, avg(l_extendedprice) as avg_price, avg(l_discount) as avg_disc, count(*) as count_order from lineitem where l_shipdate <= date \'1998-12-01\' - interval \'90\' day group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus'
 \set q1 'select l_returnflag, l_linestatus, sum(l_quantity) as sum_qty, sum(l_extendedprice) as sum_base_price, sum(l_extendedprice * (1 - l_discount)) as sum_disc_price, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge, avg(l_quantity) as avg_qty, avg(l_extendedprice) as avg_price, avg(l_discount) as avg_disc, count(*) as count_order from lineitem where l_shipdate <= date \'1998-12-01\' - interval \'90\' day group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus'
 SET gpuops.enabled = off;
 \echo native q6
@@ -63,6 +64,12 @@ SET gpuops.enabled = off;
 :q1 \g /dev/null
 :q1 \g /dev/null
 \timing off
+\echo native q1plain
+\timing on
+:q1plain \g /dev/null
+:q1plain \g /dev/null
+:q1plain \g /dev/null
+\timing off
 SET gpuops.enabled = on;
 SET gpuops.device = cpu;
 \echo cpu q6
@@ -97,6 +104,12 @@ SET gpuops.device = cpu;
 :q1 \g /dev/null
 :q1 \g /dev/null
 :q1 \g /dev/null
+\timing off
+\echo cpu q1plain
+\timing on
+:q1plain \g /dev/null
+:q1plain \g /dev/null
+:q1plain \g /dev/null
 \timing off
 \echo explain cpu q6
 EXPLAIN (ANALYZE, COSTS OFF) :q6;
@@ -138,6 +151,12 @@ SET gpuops.device = gpu;
 :q1 \g /dev/null
 :q1 \g /dev/null
 :q1 \g /dev/null
+\timing off
+\echo gpu q1plain
+\timing on
+:q1plain \g /dev/null
+:q1plain \g /dev/null
+:q1plain \g /dev/null
 \timing off
 \echo explain gpu q6
 EXPLAIN (ANALYZE, COSTS OFF) :q6;

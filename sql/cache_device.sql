@@ -217,9 +217,37 @@ SET gpuops.device = gpu;
 SELECT gpuops.uncache_table('kn');
 DROP TABLE kn;
 
--- what keeps a query off the kept ranges: FILTER, several keys, the CPU face
+-- several integer keys: the GPU service packs them into one from the
+-- ranges' bounds (NULL keys included); the CPU face reads them in batches
+SELECT pg_temp.on_device('SELECT k, s, count(*) FROM kd GROUP BY k, s') > 0 AS two_keys;
+SELECT pg_temp.check('SELECT k, s, count(*), sum(v), max(x) FROM kd GROUP BY k, s');
+SELECT pg_temp.check('SELECT s, d, k, count(*), sum(w * 2) FROM kd WHERE w < 40 GROUP BY s, d, k');
+SELECT pg_temp.check_order('SELECT k, s, count(*) FROM kd GROUP BY k, s ORDER BY k, s');
+-- (v's range is all of int8's: too wide to pack, read from the host copy)
+SELECT pg_temp.on_device('SELECT v, k, count(*) FROM kd GROUP BY v, k') AS too_wide;
+SELECT pg_temp.check('SELECT v, k, count(*) FROM kd GROUP BY v, k');
+-- char(1) keys (their short text codes) as TPC-H Q1 groups, NULLs included
+CREATE TABLE kc (f char(1), s char(1), q numeric(15,2), d date);
+INSERT INTO kc SELECT chr(65 + i % 3), CASE WHEN i % 17 = 0 THEN NULL ELSE chr(70 + i % 2) END,
+	(i % 50) + 0.25, date '1998-01-01' + i % 300
+FROM generate_series(1, 20000) i;
+VACUUM (FREEZE, ANALYZE) kc;
+SELECT gpuops.cache_table('kc', auto_refresh => false) > 0 AS cached;
+SELECT pg_temp.on_device('SELECT f, s, count(*) FROM kc GROUP BY f, s') > 0 AS short_text_keys;
+SELECT pg_temp.check_order('SELECT f, s, sum(q), sum(q * (1 - q)), avg(q), count(*) FROM kc WHERE d <= date ''1998-09-02'' GROUP BY f, s ORDER BY f, s');
+SET gpuops.device = cpu;
+SELECT pg_temp.check_order('SELECT f, s, sum(q), sum(q * (1 - q)), avg(q), count(*) FROM kc WHERE d <= date ''1998-09-02'' GROUP BY f, s ORDER BY f, s');
+SET gpuops.device = gpu;
+SELECT gpuops.uncache_table('kc');
+DROP TABLE kc;
+SET gpuops.device = cpu;
+SELECT pg_temp.check('SELECT k, s, count(*), sum(v), max(x) FROM kd WHERE w > 10 GROUP BY k, s');
+SELECT line FROM pg_temp.lines('SELECT k, s, count(*) FROM kd GROUP BY k, s',
+							   ARRAY['Rows From Cache', 'Ranges Aggregated In Cache']) line;
+SET gpuops.device = gpu;
+
+-- what keeps a query off the kept ranges: FILTER, the CPU face
 SELECT pg_temp.on_device('SELECT k, count(*) FILTER (WHERE w > 3) FROM kd GROUP BY k') AS filter;
-SELECT pg_temp.on_device('SELECT k, s, count(*) FROM kd GROUP BY k, s') AS two_keys;
 SET gpuops.device = cpu;
 SELECT pg_temp.on_device('SELECT k, count(*) FROM kd GROUP BY k') AS cpu_face;
 -- (which aggregates the host cache's ranges in place)

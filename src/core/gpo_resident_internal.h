@@ -61,6 +61,20 @@ typedef struct gpo_resident_plan
 
 /* Finds and keeps the bounds of CPU-face column c of set (resident_bounds.c). */
 extern void gpo_resident_find_bounds(gpo_resident *set, int c);
+/* Keeps the bounds of set's integer columns, found from cols, its rows. */
+extern void gpo_resident_bounds_of(gpo_resident *set, const gpo_vector *cols);
+/*
+ * q with its keys packed (nkeys >= 2: see gpo_resident.h) into *packed: a
+ * copy whose key is one more computed column (its exprs in xbuf, room for
+ * GPO_RESIDENT_MAX_EXPRS; its program in nodes, room for 8 a key), and
+ * q->key_lo and key_width filled (resident_keys.c).
+ */
+extern gpo_status gpo_resident_pack_keys(gpo_ctx *ctx, int nsets,
+										 gpo_resident *const *sets,
+										 const gpo_resident_query *q,
+										 gpo_resident_query *packed,
+										 gpo_resident_expr *xbuf,
+										 gpo_xnode *nodes);
 /* The plan of a (checked) query. */
 extern void gpo_resident_plan_of(const gpo_resident_query *q,
 								 gpo_resident_plan *plan);

@@ -199,7 +199,10 @@ gpo_resident_put(gpo_ctx *ctx, int ncols, const gpo_vector *cols,
 		set->face = GPO_DEVICE_GPU;
 		st = gpo_resident_put_gpu(ctx, cols, set);
 		if (st == GPO_OK)
+		{
 			ctx->used = GPO_DEVICE_GPU;
+			gpo_resident_bounds_of(set, cols);
+		}
 		if (!gpo_gpu_fell_back(ctx, st))
 			goto done;
 		set->bytes = 0;			/* the GPU face kept nothing */
@@ -559,6 +562,11 @@ check_query(gpo_ctx *ctx, const gpo_resident *set0, const gpo_resident_query *q,
 	}
 	if ((st = check_exprs(ctx, ncols, q)) != GPO_OK)
 		return st;
+	if (q->nkeys != 0 && (q->nkeys < 2 || q->key_col != -1))
+	{
+		gpo_set_detail(ctx, "%d packed keys with key column %d", q->nkeys, q->key_col);
+		return GPO_ERR_INVALID;
+	}
 	if (q->key_col != -1 && !column_ok(ncols, q, q->key_col))
 	{
 		gpo_set_detail(ctx, "key column %d of %d", q->key_col, ncols);
@@ -596,6 +604,9 @@ gpo_resident_groupagg(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 					  const gpo_resident_query *q, gpo_agg_strategy *strategy,
 					  gpo_agg_out *outs, int64_t *ngroups)
 {
+	gpo_resident_query packed;
+	gpo_resident_expr xbuf[GPO_RESIDENT_MAX_EXPRS];
+	gpo_xnode	nodes[8 * GPO_RESIDENT_MAX_KEYS];
 	gpo_status	st;
 
 	if (!gpo_call_begin(ctx))
@@ -604,6 +615,16 @@ gpo_resident_groupagg(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 		(st = check_query(ctx, nsets > 0 ? sets[0] : NULL, q, strategy, outs,
 						  ngroups)) != GPO_OK)
 		return st;
+	/* several keys: one more computed column, their packed codes */
+	if (q->nkeys != 0 && nsets > 0)
+	{
+		if ((st = gpo_resident_pack_keys(ctx, nsets, sets, q, &packed, xbuf,
+										 nodes)) != GPO_OK ||
+			(st = check_query(ctx, sets[0], &packed, strategy, outs,
+							  ngroups)) != GPO_OK)
+			return st;
+		q = &packed;
+	}
 	if (q->nexprs > 0)
 	{
 		q->xerr->code = GPO_XERR_NONE;

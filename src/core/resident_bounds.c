@@ -68,3 +68,23 @@ gpo_resident_find_bounds(gpo_resident *set, int c)
 	}
 	gpo_resident_set_bounds(set, c, lo, hi);
 }
+
+/* Keeps the bounds of set's integer columns from cols (see gpo_resident_internal.h). */
+void
+gpo_resident_bounds_of(gpo_resident *set, const gpo_vector *cols)
+{
+	for (int c = 0; c < set->ncols; c++)
+	{
+		int64_t		lo = INT64_MAX,
+					hi = INT64_MIN;
+
+		if (cols[c].type != GPO_INT32 && cols[c].type != GPO_INT64)
+			continue;
+		if (!gpo_int_bounds(&cols[c], &lo, &hi))
+		{
+			lo = INT64_MAX;
+			hi = INT64_MIN;
+		}
+		gpo_resident_set_bounds(set, c, lo, hi);
+	}
+}

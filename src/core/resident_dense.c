@@ -108,7 +108,9 @@ dense_tile(gpo_ctx *ctx, dense_job *j, int p, const gpo_resident *set,
 			return st;			/* (an error: the part stops) */
 	}
 	j->passed[p] += take;
-	if (j->key >= 0)
+	if (j->key >= GPO_RESIDENT_MAX_COLS)
+		kc = gpo_resident_xtile_chunk(x, j->key - GPO_RESIDENT_MAX_COLS, n);
+	else if (j->key >= 0)
 		kc = gpo_resident_chunk(&set->cols[j->key], lo, n);
 	else
 	{
@@ -228,7 +230,15 @@ dense_range(gpo_ctx *ctx, dense_job *j, gpo_agg_strategy *strategy)
 		return false;
 	if (!gpo_type_is_int(j->kt))
 		return false;
-	if (j->key >= 0 && key_bounds(j, &mn, &mx, &nvalid))
+	if (j->key >= GPO_RESIDENT_MAX_COLS)
+	{
+		/* a computed key of known span (packed keys), never NULL */
+		mn = gpo_code_of_raw(j->kt, 0, 1);
+		mx = gpo_code_of_raw(j->kt, (uint64_t) (j->q->key_span - 1), 1);
+		for (int i = 0; i < j->nsets; i++)
+			nvalid += j->sets[i]->rows;
+	}
+	else if (j->key >= 0 && key_bounds(j, &mn, &mx, &nvalid))
 		;						/* known where the sets were kept */
 	else if (j->key >= 0)
 	{
@@ -378,8 +388,8 @@ gpo_resident_dense_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 
 	memset(&j, 0, sizeof(j));
 	*taken = false;
-	if (q->key_col >= GPO_RESIDENT_MAX_COLS)
-		return GPO_OK;			/* a computed key: resident_cpu.c */
+	if (q->key_col >= GPO_RESIDENT_MAX_COLS && q->key_span <= 0)
+		return GPO_OK;			/* a computed key of unknown range: resident_cpu.c */
 	j.nsets = nsets;
 	j.sets = sets;
 	j.q = q;

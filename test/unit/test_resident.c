@@ -1445,6 +1445,165 @@ hand_cases(tgroup *g)
 		free_set(&sets[s]);
 }
 
+/* A row of the several-keys reference: its keys (NULL as valid 0), value, filter. */
+typedef struct mrow
+{
+	int64_t		a;
+	int64_t		b;
+	uint8_t		av;
+	uint8_t		bv;
+	int64_t		v;
+} mrow;
+
+/* Orders reference rows by (a, b), NULL after every value (PostgreSQL's order). */
+static int
+mrow_cmp(const void *pa, const void *pb)
+{
+	const mrow *x = pa;
+	const mrow *y = pb;
+
+	if (x->av != y->av)
+		return x->av ? -1 : 1;
+	if (x->av && x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->bv != y->bv)
+		return x->bv ? -1 : 1;
+	if (x->bv && x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Two keys packed into one (gpo_resident_query.nkeys) on face f, over
+ * sets of uneven sizes (one empty): an INT32 key a with NULLs and an INT64
+ * key b of large values with NULLs, under a random WHERE on f >= t; the
+ * groups, decoded with key_lo and key_width, against a sort of the
+ * passing rows.  Also a set whose key column is all NULL.
+ */
+static void
+multikey_case(tgroup *g, int f)
+{
+	static const gpo_type types[] = {GPO_INT32, GPO_INT64, GPO_INT64, GPO_INT32};
+	int64_t		sizes[3] = {0, 1 + (int64_t) rng_below(3000), 1 + (int64_t) rng_below(40000)};
+	bool		a_null_set = rng_chance(1, 2);
+	tset		sets[3];
+	gpo_resident *kept[3];
+	mrow	   *rows = malloc(sizeof(mrow) * 50000);
+	int64_t		nrows = 0;
+	int			t = (int) rng_below(10);
+	tcase		c;
+
+	case_begin(&c, "two packed keys on face %d (where f >= %d)", f, t);
+	for (int s = 0; s < 3; s++)
+	{
+		int64_t		n = sizes[s];
+		uint64_t   *raw[4];
+		uint8_t    *valid[4];
+
+		for (int k = 0; k < 4; k++)
+		{
+			raw[k] = malloc(sizeof(uint64_t) * (n + 1));
+			valid[k] = malloc(n + 1);
+		}
+		for (int64_t i = 0; i < n; i++)
+		{
+			int32_t		a = (int32_t) rng_below(7) - 3;
+			int64_t		b = INT64_C(1000000000000) + (int64_t) rng_below(6);
+
+			raw[0][i] = (uint32_t) a;
+			valid[0][i] = !(a_null_set && s == 1) && !rng_chance(1, 10);
+			raw[1][i] = (uint64_t) b;
+			valid[1][i] = !rng_chance(1, 10);
+			raw[2][i] = (uint64_t) (int64_t) rng_below(1000);
+			valid[2][i] = 1;
+			raw[3][i] = (uint32_t) rng_below(10);
+			valid[3][i] = 1;
+			if ((int) raw[3][i] >= t)
+			{
+				rows[nrows].a = a;
+				rows[nrows].av = valid[0][i];
+				rows[nrows].b = b;
+				rows[nrows].bv = valid[1][i];
+				rows[nrows++].v = (int64_t) raw[2][i];
+			}
+		}
+		flat_set(&sets[s], 4, types, n, (const uint64_t *const *) raw,
+				 (const uint8_t *const *) valid);
+		for (int k = 0; k < 4; k++)
+		{
+			free(raw[k]);
+			free(valid[k]);
+		}
+		keep_set(&c, &sets[s], f);
+		kept[s] = sets[s].kept[f];
+	}
+	qsort(rows, nrows, sizeof(mrow), mrow_cmp);
+	if (c.ok)
+	{
+		gpo_pred	p = p_cmp(3, GPO_CMP_GE, t, 0);
+		int			keys[2] = {0, 1};
+		int			vcol = 2;
+		unsigned	agg = GPO_AGG_WANT_SUM | GPO_AGG_WANT_COUNT;
+		int64_t		lo[2] = {-1, -1};
+		int64_t		width[2] = {-1, -1};
+		gpo_expr_error xerr;
+		gpo_resident_query q = {&p, 1, -1, 1, &vcol, &agg, 0};
+		gpo_agg_strategy strat = GPO_AGG_AUTO;
+		gpo_agg_out o;
+		gpo_ctx		ctx;
+		int64_t		ng = -1;
+		int64_t		g = 0;
+		gpo_status	st;
+
+		q.nkeys = 2;
+		q.key_cols = keys;
+		q.key_lo = lo;
+		q.key_width = width;
+		q.xerr = &xerr;
+		make_out(&o, nrows + 1, true);
+		test_ctx(&ctx, GPO_DEVICE_AUTO, 0);
+		st = gpo_resident_groupagg(&ctx, 3, kept, &q, &strat, &o, &ng);
+		expect(&c, st == GPO_OK && xerr.code == GPO_XERR_NONE, "%s (%s)",
+			   gpo_status_text(st), ctx.detail);
+		expect(&c, lo[0] == -3 || (a_null_set && lo[0] >= -3), "key_lo[0] %lld", (long long) lo[0]);
+		expect(&c, lo[1] == INT64_C(1000000000000), "key_lo[1] %lld", (long long) lo[1]);
+		expect(&c, width[1] == 7 && width[0] >= 2 && width[0] <= 8, "widths %lld %lld",
+			   (long long) width[0], (long long) width[1]);
+		for (int64_t i = 0; i < nrows && c.ok && st == GPO_OK; g++)
+		{
+			int64_t		j = i;
+			int64_t		sum = 0;
+			int64_t		packed = ((const int64_t *) o.keys)[g];
+			int64_t		ca = packed / width[1];
+			int64_t		cb = packed % width[1];
+
+			while (j < nrows && mrow_cmp(&rows[i], &rows[j]) == 0)
+				sum += rows[j++].v;
+			expect(&c, g < ng, "%lld groups, more expected", (long long) ng);
+			if (g >= ng)
+				break;
+			expect(&c, (ca == width[0] - 1) == !rows[i].av &&
+				   (!rows[i].av || lo[0] + ca == rows[i].a) &&
+				   (cb == width[1] - 1) == !rows[i].bv &&
+				   (!rows[i].bv || lo[1] + cb == rows[i].b) && o.key_valid[g],
+				   "group %lld: packed %lld, want (%lld %d, %lld %d)", (long long) g,
+				   (long long) packed, (long long) rows[i].a, rows[i].av,
+				   (long long) rows[i].b, rows[i].bv);
+			expect(&c, o.count[g] == j - i && o.isum[g].lo == (uint64_t) sum &&
+				   o.isum[g].hi == 0, "group %lld: count %lld sum %lld, want %lld %lld",
+				   (long long) g, (long long) o.count[g], (long long) o.isum[g].lo,
+				   (long long) (j - i), (long long) sum);
+			i = j;
+		}
+		expect(&c, st != GPO_OK || ng == g, "%lld groups, want %lld", (long long) ng, (long long) g);
+		free_out(&o);
+	}
+	case_result(g, c.ok, c.msg);
+	for (int s = 0; s < 3; s++)
+		free_set(&sets[s]);
+	free(rows);
+}
+
 /* Threads of the concurrent case. */
 #define NTHREADS	4
 
@@ -1917,6 +2076,12 @@ test_resident(void)
 			concurrent_case(&g, f);
 		else
 			gpu_skip(&g);
+	for (int rep = 0; rep < 6; rep++)
+		for (int f = 0; f < 2; f++)
+			if (f == 0 || have_gpu)
+				multikey_case(&g, f);
+			else
+				gpu_skip(&g);
 	for (int z = 0; z < 5; z++)
 		for (int rep = 0; rep < 12; rep++)
 			random_case(&g, (int) rng_below(MAX_SETS + 1), most[z]);

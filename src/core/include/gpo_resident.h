@@ -87,6 +87,8 @@ extern gpo_type gpo_resident_type(const gpo_resident *set, int c);
 
 /* Most columns one gpo_resident_groupagg call computes. */
 #define GPO_RESIDENT_MAX_EXPRS	(GPO_AGG_MAX_REQS + 1)
+/* Most key columns one gpo_resident_groupagg call packs into one key. */
+#define GPO_RESIDENT_MAX_KEYS	8
 
 /*
  * The column number of a call's computed column e (0 <= e <
@@ -127,6 +129,15 @@ typedef struct gpo_resident_expr
  * When a passing row raises an error in one, *xerr gets the error of the
  * lowest such row (in set order; code GPO_XERR_NONE when none), the call
  * returns GPO_OK, and outs and *ngroups are undefined.
+ * With nkeys >= 2, the rows are grouped by the tuple of key_cols, packed
+ * into one INT64 key (the outputs' keys, never NULL) from the sets' bounds
+ * of those columns (known for every set a put made, told for views): key
+ * k's code is its value - key_lo[k], or key_width[k] - 1 where it is NULL,
+ * and the packed key is the sum over k of code k times the product of the
+ * key_width of the keys after k, so that packed order is the tuples'
+ * order with NULL after every value.  GPO_ERR_INVALID where a set has no
+ * bounds of a key column or the widths' product passes 2^62 (the caller
+ * groups those rows another way).
  */
 typedef struct gpo_resident_query
 {
@@ -140,6 +151,14 @@ typedef struct gpo_resident_query
 	int			nexprs;			/* computed columns, 0 .. GPO_RESIDENT_MAX_EXPRS */
 	const gpo_resident_expr *exprs; /* [nexprs] */
 	gpo_expr_error *xerr;		/* with nexprs > 0: an expression's error */
+	int			nkeys;			/* 2 .. GPO_RESIDENT_MAX_KEYS: grouped by the
+								 * packed key_cols (key_col -1); else 0 */
+	const int  *key_cols;		/* [nkeys] INT32 or INT64 set columns */
+	int64_t    *key_lo;			/* out [nkeys]: how the keys were packed */
+	int64_t    *key_width;		/* out [nkeys] */
+	int64_t		key_span;		/* a computed key_col's values all lie in
+								 * [0, key_span) and are never NULL; 0:
+								 * unknown */
 } gpo_resident_query;
 
 /*

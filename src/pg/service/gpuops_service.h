@@ -137,12 +137,26 @@ extern void gpuops_service_forget_database(Oid dbid);
 extern gpo_status gpuops_service_load_wait(GpuopsServiceCall *call,
 										   char *detail, size_t len);
 /*
+ * Several grouping keys of a CACHED request, which the engine packs into
+ * one (gpo_resident_query.nkeys): the kept columns, and how they were
+ * packed (filled when the answer comes).
+ */
+typedef struct GpuopsServiceKeys
+{
+	int			nkeys;			/* 2 .. GPO_RESIDENT_MAX_KEYS; 0: key_col */
+	int			cols[GPO_RESIDENT_MAX_KEYS];
+	int64		lo[GPO_RESIDENT_MAX_KEYS];
+	int64		width[GPO_RESIDENT_MAX_KEYS];
+} GpuopsServiceKeys;
+
+/*
  * Asks service svc for the group aggregation of the rows of its kept
  * ranges sets[0 .. nsets) that pass prog: by column key_col (-1: one
  * group) of key_type, request r over column val_cols[r] (-1: rows only) of
  * val_types[r] for aggs[r], into outs (nreqs of them, one for rows only),
  * whose capacity bounds the groups; key_col and val_cols may name the
- * nexprs computed columns exprs (gpo_resident.h); wait: for room (as
+ * nexprs computed columns exprs (gpo_resident.h); keys (NULL: none) the
+ * several keys grouped by instead of key_col; wait: for room (as
  * gpuops_service_agg_submit's).  Waited for with
  * gpuops_service_cached_wait; NULL when not handed over (see *why).
  */
@@ -157,6 +171,7 @@ extern GpuopsServiceCall *gpuops_service_cached_submit(int svc, int nsets,
 													   const unsigned *aggs,
 													   int nexprs,
 													   const gpo_resident_expr *exprs,
+													   const GpuopsServiceKeys *keys,
 													   int64 est_groups,
 													   gpo_agg_out *outs,
 													   bool wait,
@@ -165,7 +180,7 @@ extern GpuopsServiceCall *gpuops_service_cached_submit(int svc, int nsets,
 /*
  * gpuops_service_agg_wait of a cached_submit call; *xerr gets the gpo_xerr
  * of a computed column's lowest erring row (0: none; outs are not filled
- * then).
+ * then), and keys (NULL: none asked) how several keys were packed.
  */
 extern gpo_status gpuops_service_cached_wait(GpuopsServiceCall *call,
 											 gpo_ctx *ctx,
@@ -173,6 +188,7 @@ extern gpo_status gpuops_service_cached_wait(GpuopsServiceCall *call,
 											 int64 *ngroups,
 											 double *device_ms,
 											 double *copy_ms, bool *lost,
-											 int *xerr);
+											 int *xerr,
+											 GpuopsServiceKeys *keys);
 
 #endif							/* GPUOPS_SERVICE_H */

@@ -220,6 +220,7 @@ gpuops_service_cached_submit(int si, int nsets,
 							 gpo_type key_type, int nreqs, const int *val_cols,
 							 const gpo_type *val_types, const unsigned *aggs,
 							 int nexprs, const gpo_resident_expr *exprs,
+							 const GpuopsServiceKeys *keys,
 							 int64 est_groups, gpo_agg_out *outs, bool wait,
 							 gpo_status *why, char *detail, size_t len)
 {
@@ -231,7 +232,8 @@ gpuops_service_cached_submit(int si, int nsets,
 	char	   *base;
 	int			v;
 
-	if (nreqs > GPO_AGG_MAX_REQS || nexprs > GPO_RESIDENT_MAX_EXPRS)
+	if (nreqs > GPO_AGG_MAX_REQS || nexprs > GPO_RESIDENT_MAX_EXPRS ||
+		(keys != NULL && keys->nkeys > GPO_RESIDENT_MAX_KEYS))
 	{
 		*why = GPO_ERR_INVALID;
 		snprintf(detail, len, "too many value columns");
@@ -242,13 +244,20 @@ gpuops_service_cached_submit(int si, int nsets,
 	req->est_groups = est_groups;
 	req->strategy = GPO_AGG_AUTO;
 	req->nvals = nreqs;
-	req->key_type = key_col >= 0 ? key_type : GPO_INT32;
+	req->key_type = key_col >= 0 || (keys != NULL && keys->nkeys > 1) ?
+		key_type : GPO_INT32;	/* (several keys: packed, INT64) */
 	req->key_col = key_col;
 	for (v = 0; v < nreqs; v++)
 	{
 		req->val_type[v] = val_cols[v] >= 0 ? val_types[v] : GPO_INT32;
 		req->val_col[v] = val_cols[v];
 		req->aggs[v] = aggs[v];
+	}
+	if (keys != NULL)
+	{
+		req->nkeys = keys->nkeys;
+		for (v = 0; v < keys->nkeys; v++)
+			req->key_cols[v] = keys->cols[v];
 	}
 	req->nsets = nsets;
 	req->off_sets = at;

@@ -384,7 +384,7 @@ gpuops_service_agg_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 	int			xerr;
 
 	return gpuops_service_cached_wait(call, ctx, used, ngroups, device_ms,
-									  copy_ms, lost, &xerr);
+									  copy_ms, lost, &xerr, NULL);
 }
 
 /* gpuops_service_agg_wait, and a computed column's error (see gpuops_service.h). */
@@ -392,7 +392,7 @@ gpo_status
 gpuops_service_cached_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 						   gpo_agg_strategy *used, int64 *ngroups,
 						   double *device_ms, double *copy_ms, bool *lost,
-						   int *xerr)
+						   int *xerr, GpuopsServiceKeys *keys)
 {
 	GpuopsSvcShared *svc = call->svc;
 	GpuopsSvcSlot *sl = &svc->slots[call->slot];
@@ -433,6 +433,11 @@ gpuops_service_cached_wait(GpuopsServiceCall *call, gpo_ctx *ctx,
 	*device_ms = req->device_ms;
 	*lost = req->lost != 0;
 	*xerr = req->xerr;
+	if (keys != NULL)
+	{
+		memcpy(keys->lo, req->key_lo, sizeof(keys->lo));
+		memcpy(keys->width, req->key_width, sizeof(keys->width));
+	}
 	ctx->used = req->lost ? GPO_DEVICE_GPU : (gpo_device) req->face_used;
 	strlcpy(ctx->detail, req->detail, sizeof(ctx->detail));
 	if (st == GPO_OK && *xerr == 0)

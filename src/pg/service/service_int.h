@@ -116,6 +116,8 @@ typedef struct GpuopsSvcAggReq
 	uint32		aggs[GPO_AGG_MAX_REQS];
 	int32		nexprs;			/* computed columns (gpo_resident_expr) */
 	uint64		off_exprs;		/* [nexprs] GpuopsSvcExpr */
+	int32		nkeys;			/* several keys, packed; 0: key_col */
+	int32		key_cols[GPO_RESIDENT_MAX_KEYS];
 	/* LOAD: the range and its columns (nrows rows) */
 	GpuopsServiceRangeKey load_key;
 	int32		ncols;
@@ -129,6 +131,8 @@ typedef struct GpuopsSvcAggReq
 	int32		lost;			/* the service stopped while running it */
 	int64		ngroups;
 	int32		xerr;			/* CACHED: a computed column's gpo_xerr */
+	int64		key_lo[GPO_RESIDENT_MAX_KEYS];	/* CACHED: how the keys */
+	int64		key_width[GPO_RESIDENT_MAX_KEYS];	/* were packed */
 	double		device_ms;		/* the engine call, in the service */
 	char		detail[256];
 } GpuopsSvcAggReq;

@@ -320,7 +320,8 @@ gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
 
 	if (held == NULL || sets == NULL || req->nsets < 0 ||
 		req->nvals < 0 || req->nvals > GPO_AGG_MAX_REQS ||
-		req->nexprs < 0 || req->nexprs > GPO_RESIDENT_MAX_EXPRS)
+		req->nexprs < 0 || req->nexprs > GPO_RESIDENT_MAX_EXPRS ||
+		req->nkeys < 0 || req->nkeys > GPO_RESIDENT_MAX_KEYS)
 		req->status = held == NULL || sets == NULL ? GPO_ERR_NOMEM : GPO_ERR_INVALID;
 	else if (!gpuops_svc_res_acquire(keys, req->nsets, held))
 	{
@@ -350,6 +351,10 @@ gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
 		q.nexprs = req->nexprs;
 		q.exprs = exprs;
 		q.xerr = &xerr;
+		q.nkeys = req->nkeys;
+		q.key_cols = req->key_cols;
+		q.key_lo = req->key_lo;
+		q.key_width = req->key_width;
 		for (i = 0; i < req->nexprs; i++)
 		{
 			const GpuopsSvcExpr *x = (const GpuopsSvcExpr *) (base + req->off_exprs) + i;

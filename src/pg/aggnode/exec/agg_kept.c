@@ -11,11 +11,12 @@
  *	  processes, to which agg_parallel.c hands the blocks) passes over those
  *	  ranges' blocks and reads the rest (stale ranges, new blocks) as before.
  *
- * Taken for the shapes the engine runs over cached columns: at most one
- * key; keys and values that are plain columns or expressions over them
- * (the engine computes those over the passing rows, and a row's error is
- * raised here); WHERE clauses all in the device program; no FILTER, star
- * join or text column.
+ * Taken for the shapes the engine runs over cached columns: one key, a
+ * plain column or an expression, or up to 8 keys of integer columns (the
+ * engine packs them into one from the ranges' bounds); values that are
+ * plain columns or expressions over them (the engine computes those over
+ * the passing rows, and a row's error is raised here); WHERE clauses all
+ * in the device program; no FILTER, star join or text column.
  * Anything that goes wrong with the request (a range dropped meanwhile, no
  * room) leaves the table to the reader, as if nothing was kept.  When the
  * ranges are the whole table, nothing is read and no worker starts.
@@ -70,13 +71,23 @@ gpuops_agg_kept_shape(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	GpuopsAggSpec *spec = &s->spec;
 	int			i;
 
-	if (te->cache_src == NULL || s->join != NULL || spec->nkeys > 1 ||
+	if (te->cache_src == NULL || s->join != NULL ||
+		spec->nkeys > GPO_RESIDENT_MAX_KEYS ||
 		spec->nfilters > 0 || te->nwexpr > 0 || te->cpu_qual != NULL ||
 		te->nlen > 0 || te->ncols != te->nread ||
 		spec->nvals > GPO_AGG_MAX_REQS || !gpuops_agg_kept_computed_ok(te))
 		return false;
 	if (spec->nkeys == 1 && !gpuops_agg_kept_col_ok(te, te->key_col[0]))
 		return false;
+	/* several keys: integer columns the ranges hold, packed by the engine */
+	for (i = 0; spec->nkeys > 1 && i < spec->nkeys; i++)
+	{
+		int			c = te->key_col[i];
+
+		if (c < 0 || c >= te->nread ||
+			(te->cols[c].type != GPO_INT32 && te->cols[c].type != GPO_INT64))
+			return false;
+	}
 	for (i = 0; i < spec->nvals; i++)
 		if (!gpuops_agg_kept_col_ok(te, te->val_col[i]))
 			return false;
@@ -163,14 +174,14 @@ gpuops_agg_kept_reqs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 /*
  * The groups of kept's ranges that pass prog into outs: in place, from
  * the host cache's views (direct), or by the GPU service from its device
- * copies; the status, with *ngroups, and a computed column's error in
- * *xerr (outs unfilled then).
+ * copies; the status, with *ngroups, a computed column's error in *xerr
+ * (outs unfilled then), and in keys how several keys were packed.
  */
 static gpo_status
 gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 					 const GpuopsCacheKept *kept, GpuopsCacheDirect *direct,
 					 const gpo_pred *prog, gpo_type ktype, gpo_agg_out *outs,
-					 int64 *ngroups, int *xerr)
+					 int64 *ngroups, int *xerr, GpuopsServiceKeys *keys)
 {
 	GpuopsAggSpec *spec = &s->spec;
 	int			val_cols[GPO_AGG_MAX_REQS];
@@ -179,6 +190,7 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpo_resident_expr exprs[GPO_RESIDENT_MAX_EXPRS];
 	int			key_col = spec->nkeys == 1 ?
 		gpuops_agg_kept_col(te, kept, te->key_col[0]) : -1;
+	int			k;
 	GpuopsServiceCall *call;
 	gpo_agg_strategy used = GPO_AGG_AUTO;
 	gpo_status	st = GPO_OK;
@@ -189,12 +201,15 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	*xerr = 0;
 	gpuops_agg_kept_reqs(s, te, kept, val_cols, val_types, aggs);
 	gpuops_agg_kept_exprs(te, kept, exprs);
+	keys->nkeys = spec->nkeys > 1 ? spec->nkeys : 0;
+	for (k = 0; k < keys->nkeys; k++)
+		keys->cols[k] = kept->cidx[te->key_col[k]];
 	if (direct != NULL)
 	{
 		gpo_expr_error err = {GPO_XERR_NONE, 0};
 		gpo_resident_query q = {prog, te->nprog, key_col, spec->nvals,
 			val_cols, aggs, (int64) spec->est_groups, te->ncomputed, exprs,
-		&err};
+		&err, keys->nkeys, keys->cols, keys->lo, keys->width};
 
 		gpuops_agg_ctx_init(s, &ctx);
 		ctx.device = GPO_DEVICE_CPU;
@@ -209,7 +224,7 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	call = gpuops_service_cached_submit(kept->service, kept->nsets, kept->sets,
 										prog, te->nprog, key_col, ktype,
 										spec->nvals, val_cols, val_types, aggs,
-										te->ncomputed, exprs,
+										te->ncomputed, exprs, keys,
 										(int64) spec->est_groups, outs,
 										gpuops_device_now() == GPO_DEVICE_GPU,
 										&st, ctx.detail, sizeof(ctx.detail));
@@ -219,7 +234,8 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		return st;
 	}
 	st = gpuops_service_cached_wait(call, &ctx, &used, ngroups,
-									&s->kept_device_ms, &copy_ms, &lost, xerr);
+									&s->kept_device_ms, &copy_ms, &lost, xerr,
+									keys);
 	if (st != GPO_OK)
 		strlcpy(s->kept_why, lost ? "the GPU service stopped" : ctx.detail,
 				sizeof(s->kept_why));
@@ -242,14 +258,56 @@ gpuops_agg_kept_prog(GpuopsAggTableExec *te, const GpuopsCacheKept *kept)
 	return prog;
 }
 
+/*
+ * Merges groups of several keys, packed as keys says (gpo_resident.h), into
+ * the node's: each key's code again, in the running state's form.
+ */
+static void
+gpuops_agg_kept_merge_keys(GpuopsAggScanState *s, const GpuopsServiceKeys *keys,
+						   gpo_agg_out *outs, int64 ngroups)
+{
+	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
+	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
+	const int64 *packed = (const int64 *) outs[0].keys;
+	int64		g;
+	int			k;
+
+	for (k = 0; k < keys->nkeys; k++)
+	{
+		codes[k] = palloc_extended(sizeof(uint64) * Max(ngroups, 1), MCXT_ALLOC_HUGE);
+		valid[k] = palloc_extended(Max(ngroups, 1), MCXT_ALLOC_HUGE);
+	}
+	for (g = 0; g < ngroups; g++)
+	{
+		int64		rest = packed[g];
+
+		for (k = keys->nkeys - 1; k >= 0; k--)
+		{
+			int64		code = rest % keys->width[k];
+			int64		v = keys->lo[k] + code;
+			int32		v32 = (int32) v;
+			gpo_type	t = s->groups.key_types[k];
+
+			rest /= keys->width[k];
+			valid[k][g] = code != keys->width[k] - 1;
+			codes[k][g] = !valid[k][g] ? 0 :
+				gpo_key_code(t, t == GPO_INT32 ? (const void *) &v32 : (const void *) &v);
+		}
+	}
+	gpuops_aggspill_merge(&s->groups, ngroups, codes, valid, outs[0].rows, outs);
+}
+
 /* Merges the groups of a kept-ranges call into the node's. */
 static void
-gpuops_agg_kept_merge(GpuopsAggScanState *s, gpo_type ktype, gpo_agg_out *outs,
+gpuops_agg_kept_merge(GpuopsAggScanState *s, gpo_type ktype,
+					  const GpuopsServiceKeys *keys, gpo_agg_out *outs,
 					  int64 ngroups)
 {
 	int64		g;
 
-	if (s->spec.nkeys == 1)
+	if (keys->nkeys > 1)
+		gpuops_agg_kept_merge_keys(s, keys, outs, ngroups);
+	else if (s->spec.nkeys == 1)
 		gpuops_agg_merge_outs(s, ngroups, ktype, NULL, outs, false);
 	else if (ngroups > 0)
 		gpuops_aggspill_merge(&s->groups, ngroups, NULL, NULL, outs[0].rows,
@@ -279,6 +337,7 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	int64		ngroups = 0;
 	int64		cap;
 	int			xerr = 0;
+	GpuopsServiceKeys keys;
 	instr_time	start;
 	instr_time	end;
 	MemoryContext old;
@@ -287,6 +346,15 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	if (te->cache_src != NULL)
 		gpuops_cache_skip_kept(te->cache_src, NULL);	/* (a rescan's) */
 	if (!gpuops_agg_kept_shape(s, te))
+		return false;
+
+	/*
+	 * Several keys on the CPU face: the batches' key packing and fused
+	 * accumulation beat the packed key's program and a pass a request
+	 * (TPC-H Q1, 6M cached rows on 2 cores: 173-182 ms from batches,
+	 * 200-214 ms in place).
+	 */
+	if (!served && spec->nkeys > 1)
 		return false;
 	if (served && ((kept = gpuops_cache_kept(te->cache_src, te->rel)) == NULL ||
 				   (gpuops_device_now() != GPO_DEVICE_GPU &&
@@ -305,18 +373,19 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		kept = &direct->kept;
 	}
 	prog = gpuops_agg_kept_prog(te, kept);
-	ktype = spec->nkeys == 1 ? gpuops_agg_col_type(te, te->key_col[0]) : GPO_INT32;
+	ktype = spec->nkeys == 1 ? gpuops_agg_col_type(te, te->key_col[0]) :
+		spec->nkeys > 1 ? GPO_INT64 : GPO_INT32;	/* (several: packed) */
 	cap = spec->nkeys == 0 ? 1 :
 		Min(Max(kept->rows, 1), Max((int64) 1024, (int64) (2 * spec->est_groups)));
 	outs = gpuops_agg_kept_outs(s, te, ktype, cap);
 	st = gpuops_agg_kept_call(s, te, kept, direct, prog, ktype, outs, &ngroups,
-							  &xerr);
+							  &xerr, &keys);
 	if (st == GPO_ERR_CAPACITY)
 	{
 		/* more groups than guessed: once more with room for them all */
 		outs = gpuops_agg_kept_outs(s, te, ktype, ngroups);
 		st = gpuops_agg_kept_call(s, te, kept, direct, prog, ktype, outs,
-								  &ngroups, &xerr);
+								  &ngroups, &xerr, &keys);
 	}
 	if (direct != NULL)
 		gpuops_cache_direct_end(direct);
@@ -327,7 +396,7 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		gpuops_agg_expr_raise((gpo_xerr) xerr);
 	}
 	if (st == GPO_OK)
-		gpuops_agg_kept_merge(s, ktype, outs, ngroups);
+		gpuops_agg_kept_merge(s, ktype, &keys, outs, ngroups);
 	/* (the reader's blocks to pass over live as long as the reader) */
 	MemoryContextSwitchTo(old);
 	if (st == GPO_OK)
