@@ -341,6 +341,7 @@ gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
 				if (req->off_out[i][f] != 0)
 					*gpuops_svc_out_field(&outs[i], f) = base + req->off_out[i][f];
 		}
+		memset(&q, 0, sizeof(q));
 		q.prog = (const gpo_pred *) (base + req->off_prog);
 		q.nnodes = req->nnodes;
 		q.key_col = req->key_col;
