@@ -2755,6 +2755,78 @@ random_program(gpo_xnode *prog, rnode **root)
 	}
 }
 
+/*
+ * Numeric products that would overflow only on rows out of the mask or
+ * NULL: the column-at-a-time loop computes every row without a branch,
+ * so it must not take those rows' errors; without the mask the first of
+ * them errs.
+ */
+static void
+masked_overflow_case(tgroup *g)
+{
+	enum
+	{
+		N = 3000
+	};
+	int64_t    *a = malloc(sizeof(int64_t) * N);
+	int64_t    *b = malloc(sizeof(int64_t) * N);
+	uint8_t    *av = malloc(N);
+	uint8_t    *mask = malloc(N);
+	rval	   *want = malloc(sizeof(rval) * N);
+	gpo_xnode	prog[3];
+	gpo_vector	cols[2];
+	tvec		ta,
+				tb;
+	xcall		x;
+
+	memset(prog, 0, sizeof(prog));
+	prog[0].op = GPO_X_COL;
+	prog[1].op = GPO_X_COL;
+	prog[1].arg = 1;
+	prog[2].op = GPO_X_NMUL;
+	prog[2].width = 8;
+	for (int64_t i = 0; i < N; i++)
+	{
+		bool		big = i % 7 == 3;
+
+		a[i] = big ? INT64_C(999999999999999999) : i - 1500;
+		b[i] = big ? 10 : 3;
+		/* NULL rows of a hold a value whose product would overflow too */
+		av[i] = i % 11 != 5;
+		if (!av[i])
+			a[i] = INT64_C(900000000000000000);
+		mask[i] = !big;
+		want[i] = !av[i] ? rv_null() : big ? rv_err(GPO_XERR_UNREPRESENTABLE) :
+			rv_i(a[i] * b[i]);
+	}
+	tvec_make_kind(&ta, GPO_INT64, random_kind(N), N, true);
+	tvec_fill(&ta, a, av);
+	tvec_make_kind(&tb, GPO_INT64, random_kind(N), N, false);
+	tvec_fill(&tb, b, NULL);
+	cols[0] = ta.v;
+	cols[1] = tb.v;
+	memset(&x, 0, sizeof(x));
+	x.ncols = 2;
+	x.cols = cols;
+	x.prog = prog;
+	x.nnodes = 3;
+	x.out_type = GPO_INT64;
+	x.out_kind = -1;
+	x.n = N;
+	x.want = want;
+	x.mask = mask;
+	both_faces(g, "numeric products overflowing only outside the mask or where NULL", 0, &x);
+	x.mask = NULL;
+	both_faces(g, "numeric products overflowing, without a mask", 0, &x);
+	tvec_free(&ta);
+	tvec_free(&tb);
+	free(a);
+	free(b);
+	free(av);
+	free(mask);
+	free(want);
+}
+
 /* One random column set over n rows, several programs, two runs each. */
 static void
 random_case(tgroup *g, int64_t n, part_kind kin, int out_kind, int nprogs)
@@ -3364,6 +3436,7 @@ test_expr(void)
 	gold_date_cases(&g);
 	reject_programs(&g);
 	reject_arguments(&g);
+	masked_overflow_case(&g);
 	/* every input partition with every output partition */
 	for (int kin = 0; kin < PART_COUNT; kin++)
 		for (int kout = 0; kout < PART_COUNT; kout++)
