@@ -1,8 +1,9 @@
 /*
  * gpo_resident_internal.h
  *	  The layout of a kept column set, the pieces of gpo_resident.h that both
- *	  faces share (resident.c), and the GPU face's entry points
- *	  (kernels/resident.cu; src/core/resident_gpu_stub.c without CUDA).
+ *	  faces share (resident.c, resident_query.c), and the GPU face's entry
+ *	  points (kernels/resident.cu; src/core/resident_gpu_stub.c without
+ *	  CUDA).
  *
  * Plain C11 (also compiles as C++ under nvcc); never includes postgres.h.
  */
