@@ -30,137 +30,17 @@ SET max_parallel_workers_per_gather = 16;
 \set k_plain 'select l_linenumber, sum(l_extendedprice) as a, sum(l_tax) as b, count(*) from lineitem where l_shipdate <= date \'1998-09-02\' group by l_linenumber'
 \set q1plain 'select l_returnflag, l_linestatus, sum(l_quantity) as sum_qty, sum(l_extendedprice) as sum_base_price, sum(l_discount) as sum_disc, sum(l_tax) as sum_tax, avg(l_quantity) as avg_qty, avg(l_extendedprice) as avg_price, avg(l_discount) as avg_disc, count(*) as count_order from lineitem where l_shipdate <= date \'1998-12-01\' - interval \'90\' day group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus'
 \set q1 'select l_returnflag, l_linestatus, sum(l_quantity) as sum_qty, sum(l_extendedprice) as sum_base_price, sum(l_extendedprice * (1 - l_discount)) as sum_disc_price, sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge, avg(l_quantity) as avg_qty, avg(l_extendedprice) as avg_price, avg(l_discount) as avg_disc, count(*) as count_order from lineitem where l_shipdate <= date \'1998-12-01\' - interval \'90\' day group by l_returnflag, l_linestatus order by l_returnflag, l_linestatus'
+-- each face: every query (its rows where :show), 3 timed runs, then the
+-- EXPLAIN ANALYZE of three of them on the gpuops faces
 SET gpuops.enabled = off;
-\echo native q6
-:q6;
-\timing on
-:q6 \g /dev/null
-:q6 \g /dev/null
-:q6 \g /dev/null
-\timing off
-\echo native q6plain
-\timing on
-:q6plain \g /dev/null
-:q6plain \g /dev/null
-:q6plain \g /dev/null
-\timing off
-\echo native k_expr
-:k_expr;
-\timing on
-:k_expr \g /dev/null
-:k_expr \g /dev/null
-:k_expr \g /dev/null
-\timing off
-\echo native k_plain
-\timing on
-:k_plain \g /dev/null
-:k_plain \g /dev/null
-:k_plain \g /dev/null
-\timing off
-\echo native q1
-:q1;
-\timing on
-:q1 \g /dev/null
-:q1 \g /dev/null
-:q1 \g /dev/null
-\timing off
-\echo native q1plain
-\timing on
-:q1plain \g /dev/null
-:q1plain \g /dev/null
-:q1plain \g /dev/null
-\timing off
+\set face native
+\set explain 0
+\ir tpch_cached_face.psql
 SET gpuops.enabled = on;
 SET gpuops.device = cpu;
-\echo cpu q6
-:q6;
-\timing on
-:q6 \g /dev/null
-:q6 \g /dev/null
-:q6 \g /dev/null
-\timing off
-\echo cpu q6plain
-\timing on
-:q6plain \g /dev/null
-:q6plain \g /dev/null
-:q6plain \g /dev/null
-\timing off
-\echo cpu k_expr
-:k_expr;
-\timing on
-:k_expr \g /dev/null
-:k_expr \g /dev/null
-:k_expr \g /dev/null
-\timing off
-\echo cpu k_plain
-\timing on
-:k_plain \g /dev/null
-:k_plain \g /dev/null
-:k_plain \g /dev/null
-\timing off
-\echo cpu q1
-:q1;
-\timing on
-:q1 \g /dev/null
-:q1 \g /dev/null
-:q1 \g /dev/null
-\timing off
-\echo cpu q1plain
-\timing on
-:q1plain \g /dev/null
-:q1plain \g /dev/null
-:q1plain \g /dev/null
-\timing off
-\echo explain cpu q6
-EXPLAIN (ANALYZE, COSTS OFF) :q6;
-\echo explain cpu k_expr
-EXPLAIN (ANALYZE, COSTS OFF) :k_expr;
-\echo explain cpu q1
-EXPLAIN (ANALYZE, COSTS OFF) :q1;
-SET gpuops.enabled = on;
+\set face cpu
+\set explain 1
+\ir tpch_cached_face.psql
 SET gpuops.device = gpu;
-\echo gpu q6
-:q6;
-\timing on
-:q6 \g /dev/null
-:q6 \g /dev/null
-:q6 \g /dev/null
-\timing off
-\echo gpu q6plain
-\timing on
-:q6plain \g /dev/null
-:q6plain \g /dev/null
-:q6plain \g /dev/null
-\timing off
-\echo gpu k_expr
-:k_expr;
-\timing on
-:k_expr \g /dev/null
-:k_expr \g /dev/null
-:k_expr \g /dev/null
-\timing off
-\echo gpu k_plain
-\timing on
-:k_plain \g /dev/null
-:k_plain \g /dev/null
-:k_plain \g /dev/null
-\timing off
-\echo gpu q1
-:q1;
-\timing on
-:q1 \g /dev/null
-:q1 \g /dev/null
-:q1 \g /dev/null
-\timing off
-\echo gpu q1plain
-\timing on
-:q1plain \g /dev/null
-:q1plain \g /dev/null
-:q1plain \g /dev/null
-\timing off
-\echo explain gpu q6
-EXPLAIN (ANALYZE, COSTS OFF) :q6;
-\echo explain gpu k_expr
-EXPLAIN (ANALYZE, COSTS OFF) :k_expr;
-\echo explain gpu q1
-EXPLAIN (ANALYZE, COSTS OFF) :q1;
+\set face gpu
+\ir tpch_cached_face.psql

@@ -419,9 +419,7 @@ gpo_resident_exprs(gpo_ctx *ctx, gpo_resident_run *run)
 									  run->total, q->exprs[e].type, d_out, d_valid,
 									  &run->mem, &err));
 		/* the lowest row's; a later column errs only past it if at all */
-		if (err.code != GPO_XERR_NONE &&
-			(q->xerr->code == GPO_XERR_NONE || err.row < q->xerr->row))
-			*q->xerr = err;
+		gpo_resident_lower_error(q->xerr, &err);
 		run->d_data[nn + e] = h_cols[nn + e].data = d_out;
 		run->d_valid[nn + e] = h_cols[nn + e].valid = d_valid;
 	}

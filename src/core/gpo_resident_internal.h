@@ -60,6 +60,28 @@ typedef struct gpo_resident_plan
 /* Most inputs of a plan: its set columns and computed columns. */
 #define GPO_RESIDENT_MAX_INPUTS	(GPO_RESIDENT_MAX_COLS + GPO_RESIDENT_MAX_EXPRS)
 
+/*
+ * Keeps in *lowest the error of the lower row of *lowest and one (the
+ * earlier one on a tie): the error a call over several computed columns
+ * reports, the lowest erring row's, as the row interpreter would.
+ */
+static inline void
+gpo_resident_lower_error(gpo_expr_error *lowest, const gpo_expr_error *one)
+{
+	if (one->code != GPO_XERR_NONE &&
+		(lowest->code == GPO_XERR_NONE || one->row < lowest->row))
+		*lowest = *one;
+}
+
+/*
+ * Computed column x's program with its columns read as ncols set columns
+ * and then the computed ones (GPO_RESIDENT_EXPR_COL(e) as ncols + e), into
+ * out (room for x->nnodes); a set column past ncols reads column -1, which
+ * gpo_expr_check rejects.
+ */
+extern void gpo_resident_tile_prog(const gpo_resident_expr *x, int ncols,
+								   gpo_xnode *out);
+
 /* Finds and keeps the bounds of CPU-face column c of set (resident_bounds.c). */
 extern void gpo_resident_find_bounds(gpo_resident *set, int c);
 /* Keeps the bounds of set's integer columns, found from cols, its rows. */

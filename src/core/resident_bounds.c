@@ -49,19 +49,16 @@ gpo_resident_set_bounds(gpo_resident *set, int c, int64_t lo, int64_t hi)
 	return GPO_OK;
 }
 
-/* A kept column's bounds, from its own values (see gpo_resident_internal.h). */
-void
-gpo_resident_find_bounds(gpo_resident *set, int c)
+/* Keeps the bounds of set column c found over v, its rows (lo > hi: none valid). */
+static void
+keep_bounds(gpo_resident *set, int c, const gpo_vector *v)
 {
-	gpo_resident_col *rc = &set->cols[c];
-	gpo_chunk	ch = {rc->data, rc->valid, set->rows};
-	gpo_vector	v = {rc->type, 1, &ch};
 	int64_t		lo = INT64_MAX,
 				hi = INT64_MIN;
 
-	if (rc->type != GPO_INT32 && rc->type != GPO_INT64)
+	if (v->type != GPO_INT32 && v->type != GPO_INT64)
 		return;
-	if (!gpo_int_bounds(&v, &lo, &hi))
+	if (!gpo_int_bounds(v, &lo, &hi))
 	{
 		lo = INT64_MAX;
 		hi = INT64_MIN;
@@ -69,22 +66,21 @@ gpo_resident_find_bounds(gpo_resident *set, int c)
 	gpo_resident_set_bounds(set, c, lo, hi);
 }
 
+/* A kept column's bounds, from its own values (see gpo_resident_internal.h). */
+void
+gpo_resident_find_bounds(gpo_resident *set, int c)
+{
+	gpo_resident_col *rc = &set->cols[c];
+	gpo_chunk	ch = {rc->data, rc->valid, set->rows};
+	gpo_vector	v = {rc->type, 1, &ch};
+
+	keep_bounds(set, c, &v);
+}
+
 /* Keeps the bounds of set's integer columns from cols (see gpo_resident_internal.h). */
 void
 gpo_resident_bounds_of(gpo_resident *set, const gpo_vector *cols)
 {
 	for (int c = 0; c < set->ncols; c++)
-	{
-		int64_t		lo = INT64_MAX,
-					hi = INT64_MIN;
-
-		if (cols[c].type != GPO_INT32 && cols[c].type != GPO_INT64)
-			continue;
-		if (!gpo_int_bounds(&cols[c], &lo, &hi))
-		{
-			lo = INT64_MAX;
-			hi = INT64_MIN;
-		}
-		gpo_resident_set_bounds(set, c, lo, hi);
-	}
+		keep_bounds(set, c, &cols[c]);
 }

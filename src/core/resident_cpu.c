@@ -382,9 +382,7 @@ cpu_in_exprs(gpo_ctx *ctx, cpu_in *in, const gpo_resident_query *q,
 		st = gpo_expr_eval_cpu(ctx, plan->nneed + e, in->vecs, prog, x->nnodes,
 							   x->out_double, NULL, out, &err);
 		/* the lowest row's; a later column errs only past it if at all */
-		if (err.code != GPO_XERR_NONE &&
-			(q->xerr->code == GPO_XERR_NONE || err.row < q->xerr->row))
-			*q->xerr = err;
+		gpo_resident_lower_error(q->xerr, &err);
 	}
 	free(prog);
 	return st;

@@ -147,6 +147,22 @@ check_sets(gpo_ctx *ctx, int nsets, gpo_resident *const *sets)
 	return GPO_OK;
 }
 
+/* A computed column's program over a tile's columns (see gpo_resident_internal.h). */
+void
+gpo_resident_tile_prog(const gpo_resident_expr *x, int ncols, gpo_xnode *out)
+{
+	for (int i = 0; i < x->nnodes; i++)
+	{
+		out[i] = x->prog[i];
+		if (out[i].op != GPO_X_COL)
+			continue;
+		if (out[i].arg >= GPO_RESIDENT_MAX_COLS)
+			out[i].arg = ncols + out[i].arg - GPO_RESIDENT_MAX_COLS;
+		else if (out[i].arg >= ncols)
+			out[i].arg = -1;
+	}
+}
+
 /* Whether c names a set column of ncols or one of q's computed columns. */
 static bool
 column_ok(int ncols, const gpo_resident_query *q, int c)
@@ -192,18 +208,8 @@ check_exprs(gpo_ctx *ctx, int ncols, const gpo_resident_query *q)
 			st = GPO_ERR_INVALID;
 			break;
 		}
-		/* its columns as 0 .. ncols + e for gpo_expr_check */
-		for (int i = 0; i < x->nnodes; i++)
-		{
-			copy[i] = x->prog[i];
-			if (copy[i].op != GPO_X_COL)
-				continue;
-			if (copy[i].arg >= GPO_RESIDENT_MAX_COLS &&
-				copy[i].arg < GPO_RESIDENT_MAX_COLS + e)
-				copy[i].arg = ncols + copy[i].arg - GPO_RESIDENT_MAX_COLS;
-			else if (copy[i].arg >= ncols)
-				copy[i].arg = -1;	/* rejected below */
-		}
+		/* its columns as 0 .. ncols + e: a later computed one is past them */
+		gpo_resident_tile_prog(x, ncols, copy);
 		st = gpo_expr_check(ctx, ncols + e, copy, x->nnodes);
 	}
 	free(copy);

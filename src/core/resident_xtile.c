@@ -91,18 +91,11 @@ gpo_resident_xtile_new(const gpo_resident_query *q, const gpo_resident *set0,
 	ok = (x->prog = malloc(sizeof(gpo_xnode) * (size_t) (total > 0 ? total : 1))) != NULL;
 	for (int e = 0; e < q->nexprs && ok; e++)
 	{
+		gpo_resident_tile_prog(&q->exprs[e], x->ncols, x->prog + x->at[e]);
 		for (int i = 0; i < q->exprs[e].nnodes; i++)
-		{
-			gpo_xnode  *n = &x->prog[x->at[e] + i];
-
-			*n = q->exprs[e].prog[i];
-			if (n->op != GPO_X_COL)
-				continue;
-			if (n->arg >= GPO_RESIDENT_MAX_COLS)
-				n->arg = x->ncols + n->arg - GPO_RESIDENT_MAX_COLS;
-			else
-				x->reads[n->arg] = true;
-		}
+			if (q->exprs[e].prog[i].op == GPO_X_COL &&
+				q->exprs[e].prog[i].arg < x->ncols)
+				x->reads[q->exprs[e].prog[i].arg] = true;
 		ok = xtile_room(q->exprs[e].type, cap, &x->vals[e], &x->valid[e]) &&
 			xtile_room(q->exprs[e].type, cap, &x->gvals[x->ncols + e],
 					   &x->gvalid[x->ncols + e]);
@@ -188,9 +181,7 @@ xtile_run(gpo_ctx *ctx, gpo_resident_xtile *x, gpo_vector *cols,
 		if (st != GPO_OK)
 			return st;
 		/* the lowest row's; a later column errs only past it if at all */
-		if (one.code != GPO_XERR_NONE &&
-			(err->code == GPO_XERR_NONE || one.row < err->row))
-			*err = one;
+		gpo_resident_lower_error(err, &one);
 	}
 	return GPO_OK;
 }
