@@ -21,9 +21,19 @@
 -- join kinds over the same tables follow them: a semi join (EXISTS), an
 -- anti join (NOT EXISTS), a left join, and a semi join whose inner side is
 -- lineorder itself.
+--   psql -v rows=N -v cache=1 -f bench/ssb_queries.sql
+-- with cache=1 caches lineorder first (gpuops.cache_table), so that the
+-- gpuops faces join its cached ranges where they lie (the host cache on the
+-- CPU face, the GPU service's device copies on the GPU face); it needs
+-- gpuops.host_cache_memory (and gpuops.cache_memory_limit for the GPU face)
+-- of about 48 bytes a row.
 \if :{?rows}
 \else
 \set rows 6000000
+\endif
+\if :{?cache}
+\else
+\set cache 0
 \endif
 \ir setup.psql
 SELECT greatest(1.0, :rows / 6000000.0) AS sf
@@ -89,6 +99,15 @@ FROM (SELECT i, pg_temp.rnd(i, 10, 1, :parts) AS p, pg_temp.rnd(i, 14, 1, 50) AS
 COMMIT;
 DROP TABLE lineorder_rownum;
 VACUUM ANALYZE lineorder, customer, supplier, part, date;
+SELECT :cache = 1 AS cache_it
+\gset
+\if :cache_it
+\timing on
+SELECT gpuops.cache_table('lineorder', auto_refresh => false) AS ranges_cached;
+\timing off
+SELECT relation, ranges, ranges_fresh, ranges_on_device, pg_size_pretty(host_bytes) host,
+       pg_size_pretty(device_bytes) dev FROM gpuops.cache_status();
+\endif
 CREATE TEMP TABLE bq (n int, name text, q text);
 INSERT INTO bq VALUES
  (1, 'q1.1', 'select sum(lo_extendedprice*lo_discount) as revenue from lineorder, date

@@ -82,6 +82,9 @@ gpo_cuda_key_stats(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid,
 	return cudaMemcpy(stats, d_stats, 3 * sizeof(stats[0]), cudaMemcpyDeviceToHost);
 }
 
+/* Estimated groups that the hash strategy's shared-memory tables (512 slots) hold easily. */
+#define GPO_CUDA_FEW_GROUPS	256
+
 /* Device-resident group aggregation, several requests (see gpo_agg_kernels.cuh). */
 gpo_status
 gpo_cuda_groupagg_many(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
@@ -101,7 +104,20 @@ gpo_cuda_groupagg_many(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
 	nvalid = (int64_t) stats[2];
 	span = nvalid > 0 ? stats[1] - stats[0] : 0;
 	if (want == GPO_AGG_AUTO)
+	{
 		want = gpo_agg_choose(kt, nvalid, stats[0], stats[1], est_groups);
+
+		/*
+		 * A few groups spread over a range too wide for shared memory (TPC-H
+		 * Q1's two char(1) keys packed: 4 groups over 10,212 codes): the
+		 * hash strategy's block-private tables hold them, where dense slots
+		 * would take every row's atomics in global memory.
+		 */
+		if (want == GPO_AGG_DENSE && est_groups > 0 &&
+			est_groups <= GPO_CUDA_FEW_GROUPS &&
+			!gpo_cuda_dense_in_smem(nreq, reqs, (int64_t) span + 1))
+			want = GPO_AGG_HASH;
+	}
 	if (want == GPO_AGG_DENSE &&
 		(!gpo_type_is_int(kt) || span >= (uint64_t) GPO_AGG_DENSE_MAX_RANGE))
 	{

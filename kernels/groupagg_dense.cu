@@ -126,6 +126,16 @@ gpo_k_dense_m2(gpo_type kt, const void *d_keys, const uint8_t *d_kvalid, int vt,
 	}
 }
 
+/* Dense slots in shared memory (see groupagg_internal.cuh). */
+bool
+gpo_cuda_dense_in_smem(int nreq, const gpo_cuda_req *reqs, int64_t range)
+{
+	for (int r = 0; r < nreq; r++)
+		if (gpo_dacc_slot_bytes(reqs[r].fields) * (size_t) (range + 1) > DENSE_SMEM_MAX)
+			return false;
+	return true;
+}
+
 /* Adds n rows into dense accumulators (see agg_cuda.cuh). */
 cudaError_t
 gpo_cuda_dense_accumulate(gpo_type kt, const void *d_keys,

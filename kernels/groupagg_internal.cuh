@@ -49,6 +49,14 @@ extern gpo_status gpo_cuda_run_dense(gpo_ctx *ctx, gpo_type kt, const void *d_ke
 									 unsigned long long min_code, int64_t range,
 									 gpo_dmem *mem, gpo_cuda_groups *res);
 
+/*
+ * Whether every request's dense slots for a key range of range codes fit
+ * a block's shared memory (groupagg_dense.cu); where they don't, the rows
+ * of a few hot slots meet in global atomics.
+ */
+extern bool gpo_cuda_dense_in_smem(int nreq, const gpo_cuda_req *reqs,
+								   int64_t range);
+
 /* Hash strategy (groupagg_hash.cu): at most bound groups with a key. */
 extern gpo_status gpo_cuda_run_hash(gpo_ctx *ctx, gpo_type kt, const void *d_keys,
 									const uint8_t *d_kvalid, int64_t n, int nreq,

@@ -17,7 +17,10 @@
  * passing rows' numbers by one CUB selection over it (as compact.cu), and
  * one gather of the passing rows of the columns read (key, values, their
  * validity) into contiguous buffers.  Without a program the gather takes
- * every row, and one set whose rows all pass is read where it is kept.  The device group
+ * every row, and one set whose rows all pass is read where it is kept.
+ * A star join (resident_dims.cu) clears the rows its dimensions drop from
+ * the mask before the selection, and reads the dimension columns at the
+ * passing rows' dimension rows after the gather.  The device group
  * aggregation (groupagg.cu) then runs over the gathered rows, and its
  * groups are downloaded into the outputs.  Working memory comes from the
  * pool (gpo_dmem); the work runs on stream 0, which the build makes the
@@ -63,7 +66,9 @@ struct gpo_resident_run
 	int64_t		total;			/* passing rows of all sets */
 	uint8_t    *d_masks;		/* every set's mask bytes, set after set
 								 * (NULL: every row passes) */
-	const void *d_data[GPO_RESIDENT_MAX_INPUTS];	/* the gathered columns,
+	const void *d_data[GPO_RESIDENT_MAX_INPUTS];	/* the plan's inputs: the
+													 * gathered set columns,
+													 * the dimension columns,
 													 * then the computed */
 	const uint8_t *d_valid[GPO_RESIDENT_MAX_INPUTS];
 	gpo_dmem	mem;			/* masks and gathered columns */
@@ -204,12 +209,11 @@ gpo_resident_free_gpu(gpo_resident *set)
 }
 
 /*
- * The sets' row offsets (on the host and the device), and their passing
- * rows into run->total: all rows without a program, else the count of the
- * program's mask over every set at once (run->d_masks).
+ * The program's mask over every set at once into run->d_masks, and its
+ * count of passing rows into run->total.
  */
 static gpo_status
-gpo_resident_masks(gpo_ctx *ctx, gpo_resident_run *run)
+gpo_resident_filter(gpo_ctx *ctx, gpo_resident_run *run)
 {
 	gpo_status	st = GPO_OK;
 	const gpo_resident_query *q = run->q;
@@ -221,17 +225,6 @@ gpo_resident_masks(gpo_ctx *ctx, gpo_resident_run *run)
 	unsigned long long count = 0;
 	size_t		ncells = (size_t) run->nsets * nc;
 
-	run->offsets[0] = 0;
-	for (int s = 0; s < run->nsets; s++)
-		run->offsets[s + 1] = run->offsets[s] + run->sets[s]->rows;
-	run->all = run->offsets[run->nsets];
-	run->total = run->all;
-	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &run->d_offsets,
-								sizeof(int64_t) * (run->nsets + 1)));
-	GPO_CUDA_TRY(cudaMemcpy(run->d_offsets, run->offsets,
-							sizeof(int64_t) * (run->nsets + 1), cudaMemcpyHostToDevice));
-	if (q->nnodes == 0 || run->all == 0)
-		goto cleanup;
 	if ((h_cols = (gpo_filter_dcol *) malloc(sizeof(*h_cols) * ncells)) == NULL)
 	{
 		snprintf(ctx->detail, sizeof(ctx->detail), "could not allocate the column table");
@@ -258,6 +251,42 @@ gpo_resident_masks(gpo_ctx *ctx, gpo_resident_run *run)
 	run->total = (int64_t) count;
 cleanup:
 	free(h_cols);
+	return st;
+}
+
+/*
+ * The sets' row offsets (on the host and the device), and their passing
+ * rows into run->total: all rows without a program or a join, else the
+ * count of the mask (run->d_masks) of the program, then of the joins,
+ * over every set at once.
+ */
+static gpo_status
+gpo_resident_masks(gpo_ctx *ctx, gpo_resident_run *run)
+{
+	gpo_status	st = GPO_OK;
+	const gpo_resident_query *q = run->q;
+
+	run->offsets[0] = 0;
+	for (int s = 0; s < run->nsets; s++)
+		run->offsets[s + 1] = run->offsets[s] + run->sets[s]->rows;
+	run->all = run->offsets[run->nsets];
+	run->total = run->all;
+	GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &run->d_offsets,
+								sizeof(int64_t) * (run->nsets + 1)));
+	GPO_CUDA_TRY(cudaMemcpy(run->d_offsets, run->offsets,
+							sizeof(int64_t) * (run->nsets + 1), cudaMemcpyHostToDevice));
+	if ((q->nnodes == 0 && q->ndims == 0) || run->all == 0)
+		goto cleanup;
+	if (q->nnodes > 0)
+		GPO_TRY(gpo_resident_filter(ctx, run));
+	else
+		GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &run->d_masks, (size_t) run->all));
+	/* the joins drop rows from the program's mask (or make one) */
+	if (q->ndims > 0 && run->total > 0)
+		GPO_TRY(gpo_resident_dims_mask_gpu(ctx, run->nsets, run->sets, q, run->d_offsets,
+										   run->all, q->nnodes == 0, run->d_masks,
+										   &run->mem, &run->total));
+cleanup:
 	return st;
 }
 
@@ -333,12 +362,13 @@ cleanup:
 }
 
 /*
- * The passing rows of the columns read into run->d_data and run->d_valid:
- * one gather over every set, or, for one set whose rows all pass, where it
- * is kept.
+ * The passing rows (d_map, NULL: every row) of the set columns read into
+ * run->d_data and run->d_valid: one gather over every set, or, for one set
+ * whose rows all pass, where it is kept.
  */
 static gpo_status
-gpo_resident_gather(gpo_ctx *ctx, gpo_resident_run *run)
+gpo_resident_gather_sets(gpo_ctx *ctx, gpo_resident_run *run,
+						 const int64_t *d_map)
 {
 	gpo_status	st = GPO_OK;
 	int			nn = run->plan.nneed;
@@ -346,10 +376,7 @@ gpo_resident_gather(gpo_ctx *ctx, gpo_resident_run *run)
 	uint8_t    *d_vout[GPO_RESIDENT_NEED];
 	gpo_resident_move *h_moves = NULL;
 	gpo_resident_move *d_moves = NULL;
-	int64_t    *d_map = NULL;
 
-	if (nn == 0)
-		return GPO_OK;
 	if (run->nsets == 1 && run->total == run->all)
 	{
 		for (int k = 0; k < nn; k++)
@@ -360,7 +387,6 @@ gpo_resident_gather(gpo_ctx *ctx, gpo_resident_run *run)
 		return GPO_OK;
 	}
 	GPO_TRY(gpo_resident_gathered(ctx, run, d_out, d_vout));
-	GPO_TRY(gpo_resident_select(ctx, run, &d_map));
 	if ((h_moves = (gpo_resident_move *) malloc(sizeof(*h_moves) * nn * run->nsets)) == NULL)
 	{
 		snprintf(ctx->detail, sizeof(ctx->detail), "could not allocate the gather table");
@@ -381,8 +407,35 @@ cleanup:
 }
 
 /*
+ * The passing rows of the columns read into run->d_data and run->d_valid:
+ * the set columns (gpo_resident_gather_sets), then the dimension columns
+ * at the passing rows' dimension rows (inputs nneed + d).
+ */
+static gpo_status
+gpo_resident_gather(gpo_ctx *ctx, gpo_resident_run *run)
+{
+	gpo_status	st = GPO_OK;
+	int			nn = run->plan.nneed;
+	int64_t    *d_map = NULL;
+
+	if (nn == 0 && run->q->ndimcols == 0)
+		return GPO_OK;
+	GPO_TRY(gpo_resident_select(ctx, run, &d_map));
+	if (nn > 0)
+		GPO_TRY(gpo_resident_gather_sets(ctx, run, d_map));
+	if (run->q->ndimcols > 0)
+		GPO_TRY(gpo_resident_dims_gather_gpu(ctx, run->nsets, run->sets, run->q,
+											 run->d_offsets, d_map, run->total,
+											 &run->mem, run->d_data + nn,
+											 run->d_valid + nn));
+cleanup:
+	return st;
+}
+
+/*
  * The computed columns over the gathered rows, into run->d_data and
- * run->d_valid after them; the lowest erring row's error (an earlier
+ * run->d_valid after the set and dimension columns (input nneed +
+ * ndimcols + e); the lowest erring row's error (an earlier
  * column's on a tie) into *run->q->xerr.
  */
 static gpo_status
@@ -390,7 +443,7 @@ gpo_resident_exprs(gpo_ctx *ctx, gpo_resident_run *run)
 {
 	gpo_status	st = GPO_OK;
 	const gpo_resident_query *q = run->q;
-	int			nn = run->plan.nneed;
+	int			nx = run->plan.nneed + run->plan.ndimcols;	/* the first computed */
 	gpo_xcol	h_cols[GPO_RESIDENT_MAX_INPUTS];
 	gpo_xnode  *prog = (gpo_xnode *) malloc(sizeof(gpo_xnode) * GPO_EXPR_MAX_NODES);
 
@@ -399,7 +452,7 @@ gpo_resident_exprs(gpo_ctx *ctx, gpo_resident_run *run)
 		snprintf(ctx->detail, sizeof(ctx->detail), "could not allocate a program");
 		return GPO_ERR_NOMEM;
 	}
-	for (int k = 0; k < nn + q->nexprs; k++)
+	for (int k = 0; k < nx + q->nexprs; k++)
 	{
 		h_cols[k].data = run->d_data[k];
 		h_cols[k].valid = run->d_valid[k];
@@ -415,13 +468,13 @@ gpo_resident_exprs(gpo_ctx *ctx, gpo_resident_run *run)
 									gpo_type_size(q->exprs[e].type) * (size_t) run->total));
 		GPO_CUDA_TRY(gpo_dmem_alloc(&run->mem, (void **) &d_valid, (size_t) run->total));
 		gpo_resident_expr_prog(q, &run->plan, e, prog);
-		GPO_TRY(gpo_cuda_expr_columns(ctx, h_cols, nn + e, prog, q->exprs[e].nnodes,
+		GPO_TRY(gpo_cuda_expr_columns(ctx, h_cols, nx + e, prog, q->exprs[e].nnodes,
 									  run->total, q->exprs[e].type, d_out, d_valid,
 									  &run->mem, &err));
 		/* the lowest row's; a later column errs only past it if at all */
 		gpo_resident_lower_error(q->xerr, &err);
-		run->d_data[nn + e] = h_cols[nn + e].data = d_out;
-		run->d_valid[nn + e] = h_cols[nn + e].valid = d_valid;
+		run->d_data[nx + e] = h_cols[nx + e].data = d_out;
+		run->d_valid[nx + e] = h_cols[nx + e].valid = d_valid;
 	}
 cleanup:
 	free(prog);
@@ -508,6 +561,9 @@ gpo_resident_groupagg_gpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 	gpo_status	st = GPO_OK;
 	sigset_t	old;
 	gpo_resident_run *run = NULL;
+	gpo_resident_query dq;
+	gpo_resident_dim ddims[GPO_RESIDENT_MAX_DIMS];
+	gpo_resident_dimcol dcols[GPO_RESIDENT_MAX_DIM_COLS];
 
 	if ((st = gpo_cuda_begin(ctx, &old)) != GPO_OK)
 		goto cleanup;
@@ -522,6 +578,12 @@ gpo_resident_groupagg_gpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 	}
 	run->nsets = nsets;
 	run->sets = sets;
+	/* a star join's row maps and dimension columns, to the device */
+	if (q->ndims > 0)
+	{
+		GPO_TRY(gpo_resident_dims_device(ctx, q, &run->mem, &dq, ddims, dcols));
+		q = &dq;
+	}
 	run->q = q;
 	gpo_resident_plan_of(q, &run->plan);
 	GPO_TRY(gpo_resident_masks(ctx, run));

@@ -46,19 +46,23 @@ struct gpo_resident
 /*
  * The distinct set columns an aggregation reads: need[0 .. nneed), the
  * key column first when it is one.  Its inputs are those columns over the
- * passing rows, then the computed columns: input nneed + e is q->exprs[e].
+ * passing rows, then the dimension columns (input nneed + d is
+ * q->dimcols[d]), then the computed columns: input nneed + ndimcols + e is
+ * q->exprs[e].
  * key and req[r] index the inputs (-1: the INT32 zero key, or no values).
  */
 typedef struct gpo_resident_plan
 {
 	int			nneed;
+	int			ndimcols;		/* q->ndimcols: inputs nneed .. + ndimcols */
 	int			need[GPO_RESIDENT_MAX_COLS];
 	int			key;
 	int			req[GPO_AGG_MAX_REQS];
 } gpo_resident_plan;
 
 /* Most inputs of a plan: its set columns and computed columns. */
-#define GPO_RESIDENT_MAX_INPUTS	(GPO_RESIDENT_MAX_COLS + GPO_RESIDENT_MAX_EXPRS)
+#define GPO_RESIDENT_MAX_INPUTS	\
+	(GPO_RESIDENT_MAX_COLS + GPO_RESIDENT_MAX_DIM_COLS + GPO_RESIDENT_MAX_EXPRS)
 
 /*
  * Keeps in *lowest the error of the lower row of *lowest and one (the
@@ -74,13 +78,33 @@ gpo_resident_lower_error(gpo_expr_error *lowest, const gpo_expr_error *one)
 }
 
 /*
- * Computed column x's program with its columns read as ncols set columns
- * and then the computed ones (GPO_RESIDENT_EXPR_COL(e) as ncols + e), into
- * out (room for x->nnodes); a set column past ncols reads column -1, which
- * gpo_expr_check rejects.
+ * Computed column x's program with its columns read as ncols set columns,
+ * then ndimcols dimension columns (GPO_RESIDENT_DIM_COL(d) as ncols + d),
+ * then the computed ones (GPO_RESIDENT_EXPR_COL(e) as ncols + ndimcols +
+ * e), into out (room for x->nnodes); a set or dimension column past its
+ * count reads column -1, which gpo_expr_check rejects.
  */
 extern void gpo_resident_tile_prog(const gpo_resident_expr *x, int ncols,
-								   gpo_xnode *out);
+								   int ndimcols, gpo_xnode *out);
+/* Whether query column c is a dimension column (GPO_RESIDENT_DIM_COL). */
+static inline bool
+gpo_resident_is_dim_col(int c)
+{
+	return c >= GPO_RESIDENT_DIM_COL(0);
+}
+/*
+ * The dimension row that set row value key (valid: not NULL) of dimension
+ * dim matches, -1 for none (row_of read on the host: the CPU face).
+ */
+static inline int64_t
+gpo_resident_dim_row(const gpo_resident_dim *dim, bool valid, int64_t key)
+{
+	uint64_t	off = (uint64_t) key - (uint64_t) dim->lo;
+
+	if (!valid || off >= (uint64_t) dim->span)
+		return -1;
+	return dim->row_of[off];
+}
 
 /* Finds and keeps the bounds of CPU-face column c of set (resident_bounds.c). */
 extern void gpo_resident_find_bounds(gpo_resident *set, int c);
@@ -154,6 +178,24 @@ extern gpo_status gpo_resident_filter_cpu(gpo_ctx *ctx,
 										  uint8_t *mask, int64_t *kept);
 
 /*
+ * Clears mask[i] (rows lo + i of CPU-face set, i < n) where a dimension's
+ * join of q drops the row, with ctx's threads; returns how many stay set
+ * (resident_dims.c).
+ */
+extern int64_t gpo_resident_dims_mask(gpo_ctx *ctx, const gpo_resident *set,
+									  const gpo_resident_query *q, int64_t lo,
+									  int64_t n, uint8_t *mask);
+/*
+ * Dimension column c of q over CPU-face set's rows map[0 .. kept) (map
+ * NULL: rows 0 .. kept): out[j] its value at row map[j]'s dimension row
+ * (0 where NULL), bit j of bits its validity (resident_dims.c).
+ */
+extern void gpo_resident_dims_gather(gpo_ctx *ctx, const gpo_resident *set,
+									 const gpo_resident_query *q, int c,
+									 const int64_t *map, int64_t kept,
+									 void *out, uint8_t *bits);
+
+/*
  * The CPU face's one-pass dense aggregation (resident_dense.c), with
  * gpo_resident_groupagg_cpu's arguments: *taken false (and nothing done)
  * where the sets' keys do not suit it.
@@ -211,6 +253,50 @@ extern gpo_status gpo_resident_groupagg_gpu(gpo_ctx *ctx, int nsets,
 											gpo_agg_strategy *strategy,
 											gpo_agg_out *outs,
 											int64_t *ngroups);
+
+/* A GPU aggregation's working memory (kernels/gpo_agg_kernels.cuh). */
+struct gpo_dmem;
+
+/*
+ * *dq: q with its dimensions' row maps and dimension columns (host memory)
+ * copied to the device from mem, described in dims and dimcols (room for
+ * q's) (kernels/resident_dims.cu).
+ */
+extern gpo_status gpo_resident_dims_device(gpo_ctx *ctx,
+										   const gpo_resident_query *q,
+										   struct gpo_dmem *mem,
+										   gpo_resident_query *dq,
+										   gpo_resident_dim *dims,
+										   gpo_resident_dimcol *dimcols);
+/*
+ * Clears the bytes of d_masks (all rows of GPU sets laid end to end, set s
+ * from d_offsets[s] on the device; fresh: not yet written, every byte set
+ * first) where a dimension's join of q drops the row; *kept gets how many
+ * stay set.  Tables from mem (kernels/resident_dims.cu).
+ */
+extern gpo_status gpo_resident_dims_mask_gpu(gpo_ctx *ctx, int nsets,
+											 gpo_resident *const *sets,
+											 const gpo_resident_query *q,
+											 const int64_t *d_offsets,
+											 int64_t all, bool fresh,
+											 uint8_t *d_masks,
+											 struct gpo_dmem *mem,
+											 int64_t *kept);
+/*
+ * q's dimension columns over rows d_map[0 .. total) (NULL: rows 0 .. total)
+ * of GPU sets laid end to end, into new device columns from mem: d_out[c]
+ * its values (0 where NULL), d_vout[c] one validity byte a row (NULL: no
+ * row is NULL) (kernels/resident_dims.cu).
+ */
+extern gpo_status gpo_resident_dims_gather_gpu(gpo_ctx *ctx, int nsets,
+											   gpo_resident *const *sets,
+											   const gpo_resident_query *q,
+											   const int64_t *d_offsets,
+											   const int64_t *d_map,
+											   int64_t total,
+											   struct gpo_dmem *mem,
+											   const void **d_out,
+											   const uint8_t **d_vout);
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,7 @@ typedef struct cpu_in
 {
 	int			nsets;
 	int			nneed;
+	int			nper;			/* set and dimension columns: a set's chunks */
 	gpo_vector	vecs[GPO_RESIDENT_MAX_INPUTS];	/* vecs[k]: plan input k */
 	gpo_chunk	xchunks[GPO_RESIDENT_MAX_EXPRS];	/* the computed ones' */
 	void	   *xmem[2 * GPO_RESIDENT_MAX_EXPRS];	/* their values, validity */
@@ -77,11 +78,13 @@ static gpo_status
 cpu_in_make(gpo_ctx *ctx, cpu_in *in, int nsets, gpo_resident *const *sets,
 			const gpo_resident_query *q, const gpo_resident_plan *plan)
 {
-	size_t		per = (size_t) nsets * (plan->nneed > 0 ? plan->nneed : 1);
+	int			nper = plan->nneed + plan->ndimcols;
+	size_t		per = (size_t) nsets * (nper > 0 ? nper : 1);
 
 	memset(in, 0, sizeof(*in));
 	in->nsets = nsets;
 	in->nneed = plan->nneed;
+	in->nper = nper;
 	in->chunks = calloc(per, sizeof(gpo_chunk));
 	in->owned = calloc(2 * per, sizeof(void *));
 	in->nowned = in->owned != NULL ? (int64_t) (2 * per) : 0;
@@ -90,9 +93,10 @@ cpu_in_make(gpo_ctx *ctx, cpu_in *in, int nsets, gpo_resident *const *sets,
 		gpo_set_detail(ctx, "could not allocate the inputs of %d kept sets", nsets);
 		return GPO_ERR_NOMEM;
 	}
-	for (int k = 0; k < plan->nneed; k++)
+	for (int k = 0; k < nper; k++)
 	{
-		in->vecs[k].type = sets[0]->cols[plan->need[k]].type;
+		in->vecs[k].type = k < plan->nneed ? sets[0]->cols[plan->need[k]].type :
+			q->dimcols[k - plan->nneed].type;
 		in->vecs[k].nchunks = nsets;
 		in->vecs[k].chunks = in->chunks + (size_t) k * nsets;
 	}
@@ -194,7 +198,7 @@ cpu_in_gather(gpo_ctx *ctx, cpu_in *in, const gpo_resident *set, int s,
 	{
 		const gpo_resident_col *rc = &set->cols[plan->need[k]];
 		size_t		w = gpo_type_size(rc->type);
-		void	  **slot = &in->owned[((size_t) s * plan->nneed + k) * 2];
+		void	  **slot = &in->owned[((size_t) s * in->nper + k) * 2];
 		gpo_chunk  *ch = &in->vecs[k].chunks[s];
 
 		slot[0] = malloc(w * (size_t) kept);
@@ -205,6 +209,36 @@ cpu_in_gather(gpo_ctx *ctx, cpu_in *in, const gpo_resident *set, int s,
 			return GPO_ERR_NOMEM;
 		}
 		gather_rows(ctx, rc, w, map, kept, slot[0], slot[1]);
+		ch->data = slot[0];
+		ch->validity = slot[1];
+		ch->n = kept;
+	}
+	return GPO_OK;
+}
+
+/*
+ * Set s's dimension columns' chunks over its rows map[0 .. kept) (map NULL:
+ * all its rows), in s's own slots of in->owned.
+ */
+static gpo_status
+cpu_in_dims(gpo_ctx *ctx, cpu_in *in, const gpo_resident *set, int s,
+			const gpo_resident_query *q, const gpo_resident_plan *plan,
+			const int64_t *map, int64_t kept)
+{
+	for (int d = 0; d < q->ndimcols; d++)
+	{
+		int			k = plan->nneed + d;
+		void	  **slot = &in->owned[((size_t) s * in->nper + k) * 2];
+		gpo_chunk  *ch = &in->vecs[k].chunks[s];
+
+		slot[0] = malloc(gpo_type_size(q->dimcols[d].type) * (size_t) (kept > 0 ? kept : 1));
+		slot[1] = malloc((size_t) (kept + 7) / 8 + 1);
+		if (slot[0] == NULL || slot[1] == NULL)
+		{
+			gpo_set_detail(ctx, "could not allocate %lld joined rows", (long long) kept);
+			return GPO_ERR_NOMEM;
+		}
+		gpo_resident_dims_gather(ctx, set, q, d, map, kept, slot[0], slot[1]);
 		ch->data = slot[0];
 		ch->validity = slot[1];
 		ch->n = kept;
@@ -232,13 +266,22 @@ cpu_in_filter(gpo_ctx *ctx, cpu_in *in, cpu_scratch *sc,
 	*rows = 0;
 	if (set->rows == 0)
 		return GPO_OK;			/* its chunks stay empty */
-	st = gpo_resident_filter_cpu(ctx, set, 0, set->rows, q, sc->mask, &kept);
+	if (q->nnodes > 0)
+		st = gpo_resident_filter_cpu(ctx, set, 0, set->rows, q, sc->mask, &kept);
+	else
+	{
+		memset(sc->mask, 1, (size_t) set->rows);
+		kept = set->rows;
+		st = GPO_OK;
+	}
+	if (st == GPO_OK && q->ndims > 0 && kept > 0)
+		kept = gpo_resident_dims_mask(ctx, set, q, 0, set->rows, sc->mask);
 	if (st != GPO_OK || kept == 0)
 		return st;
 	if (kept == set->rows)
 	{
 		*rows = cpu_in_whole(in, set, s, plan);
-		return GPO_OK;
+		return cpu_in_dims(ctx, in, set, s, q, plan, NULL, kept);
 	}
 	if (kept > sc->map_cap)
 	{
@@ -255,7 +298,8 @@ cpu_in_filter(gpo_ctx *ctx, cpu_in *in, cpu_scratch *sc,
 	ich.validity = NULL;
 	ich.n = kept;
 	if ((st = gpo_compact_cpu(ctx, &mask, 0, &imap, &kept, NULL)) != GPO_OK ||
-		(st = cpu_in_gather(ctx, in, set, s, plan, sc->map, kept)) != GPO_OK)
+		(st = cpu_in_gather(ctx, in, set, s, plan, sc->map, kept)) != GPO_OK ||
+		(st = cpu_in_dims(ctx, in, set, s, q, plan, sc->map, kept)) != GPO_OK)
 		return st;
 	*rows = kept;
 	return GPO_OK;
@@ -342,7 +386,7 @@ cpu_in_zero_key(gpo_ctx *ctx, cpu_in *in)
 }
 
 /*
- * The computed columns over in's passing rows: input nneed + e, one chunk
+ * The computed columns over in's passing rows: input nneed + ndimcols + e, one chunk
  * each.  The lowest erring row's error (an earlier column's on a tie) goes
  * into *q->xerr.
  */
@@ -361,7 +405,8 @@ cpu_in_exprs(gpo_ctx *ctx, cpu_in *in, const gpo_resident_query *q,
 	for (int e = 0; e < q->nexprs && st == GPO_OK; e++)
 	{
 		const gpo_resident_expr *x = &q->exprs[e];
-		gpo_vector *out = &in->vecs[plan->nneed + e];
+		int			at = plan->nneed + plan->ndimcols + e;
+		gpo_vector *out = &in->vecs[at];
 		gpo_expr_error err;
 		gpo_chunk  *ch = &in->xchunks[e];
 
@@ -379,7 +424,7 @@ cpu_in_exprs(gpo_ctx *ctx, cpu_in *in, const gpo_resident_query *q,
 		out->nchunks = 1;
 		out->chunks = ch;
 		gpo_resident_expr_prog(q, plan, e, prog);
-		st = gpo_expr_eval_cpu(ctx, plan->nneed + e, in->vecs, prog, x->nnodes,
+		st = gpo_expr_eval_cpu(ctx, at, in->vecs, prog, x->nnodes,
 							   x->out_double, NULL, out, &err);
 		/* the lowest row's; a later column errs only past it if at all */
 		gpo_resident_lower_error(q->xerr, &err);
@@ -411,7 +456,7 @@ gpo_resident_groupagg_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 	gpo_resident_plan_of(q, &plan);
 	if ((st = cpu_in_make(ctx, &in, nsets, sets, q, &plan)) != GPO_OK)
 		goto done;
-	if (q->nnodes > 0)
+	if (q->nnodes > 0 || q->ndims > 0)
 		st = cpu_in_filter_all(ctx, &in, nsets, sets, q, &plan);
 	else
 		for (int s = 0; s < nsets; s++)

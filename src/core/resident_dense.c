@@ -390,6 +390,8 @@ gpo_resident_dense_cpu(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 	*taken = false;
 	if (q->key_col >= GPO_RESIDENT_MAX_COLS && q->key_span <= 0)
 		return GPO_OK;			/* a computed key of unknown range: resident_cpu.c */
+	if (q->ndims > 0)
+		return GPO_OK;			/* a star join: resident_cpu.c */
 	j.nsets = nsets;
 	j.sets = sets;
 	j.q = q;

@@ -19,13 +19,29 @@
 /* Widths past this product do not pack into an INT64 key. */
 #define PACK_LIMIT	(INT64_C(1) << 62)
 
-/* The bounds of set column c over the sets into *lo, *hi (lo > hi: none valid); false if unknown. */
+/*
+ * The bounds of query column c (a set or dimension column) over the sets
+ * into *lo, *hi (lo > hi: none valid); false if unknown.
+ */
 static bool
-key_bounds(int nsets, gpo_resident *const *sets, int c, int64_t *lo,
-		   int64_t *hi)
+key_bounds(int nsets, gpo_resident *const *sets, const gpo_resident_query *q,
+		   int c, int64_t *lo, int64_t *hi)
 {
 	*lo = INT64_MAX;
 	*hi = INT64_MIN;
+	if (gpo_resident_is_dim_col(c))
+	{
+		const gpo_resident_dimcol *dc = &q->dimcols[c - GPO_RESIDENT_DIM_COL(0)];
+
+		if (!dc->bounded)
+			return false;
+		if (dc->lo <= dc->hi)
+		{
+			*lo = dc->lo;
+			*hi = dc->hi;
+		}
+		return true;
+	}
 	for (int s = 0; s < nsets; s++)
 	{
 		const gpo_resident_col *rc = &sets[s]->cols[c];
@@ -81,11 +97,16 @@ check_keys(gpo_ctx *ctx, gpo_resident *const *sets, const gpo_resident_query *q)
 	for (int k = 0; k < q->nkeys; k++)
 	{
 		int			c = q->key_cols[k];
+		int			d = c - GPO_RESIDENT_DIM_COL(0);
+		gpo_type	t = (gpo_type) -1;
 
-		if (c < 0 || c >= sets[0]->ncols ||
-			(sets[0]->cols[c].type != GPO_INT32 && sets[0]->cols[c].type != GPO_INT64))
+		if (c >= 0 && c < sets[0]->ncols)
+			t = sets[0]->cols[c].type;
+		else if (d >= 0 && d < q->ndimcols)
+			t = q->dimcols[d].type;
+		if (t != GPO_INT32 && t != GPO_INT64)
 		{
-			gpo_set_detail(ctx, "key %d: column %d is not an INT32 or INT64 set column",
+			gpo_set_detail(ctx, "key %d: column %d is not an INT32 or INT64 set or dimension column",
 						   k, c);
 			return GPO_ERR_INVALID;
 		}
@@ -110,7 +131,7 @@ gpo_resident_pack_keys(gpo_ctx *ctx, int nsets, gpo_resident *const *sets,
 		int64_t		lo,
 					hi;
 
-		if (!key_bounds(nsets, sets, q->key_cols[k], &lo, &hi))
+		if (!key_bounds(nsets, sets, q, q->key_cols[k], &lo, &hi))
 		{
 			gpo_set_detail(ctx, "a set has no bounds of key column %d", q->key_cols[k]);
 			return GPO_ERR_INVALID;

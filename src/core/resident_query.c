@@ -11,6 +11,21 @@
 #include "gpo_agg_internal.h"
 #include "gpo_resident_internal.h"
 
+/* The input of the plan that reads query column c (a set column once placed). */
+static int
+plan_input_of(const gpo_resident_plan *plan, int c)
+{
+	int			k = 0;
+
+	if (gpo_resident_is_dim_col(c))
+		return plan->nneed + c - GPO_RESIDENT_DIM_COL(0);
+	if (c >= GPO_RESIDENT_MAX_COLS)
+		return plan->nneed + plan->ndimcols + c - GPO_RESIDENT_MAX_COLS;
+	while (k < plan->nneed && plan->need[k] != c)
+		k++;
+	return k;
+}
+
 /* The plan's input for query column c (a set column or a computed one), added if new. */
 static int
 plan_input(gpo_resident_plan *plan, int c)
@@ -31,6 +46,7 @@ void
 gpo_resident_plan_of(const gpo_resident_query *q, gpo_resident_plan *plan)
 {
 	plan->nneed = 0;
+	plan->ndimcols = q->ndimcols;
 	plan->key = q->key_col >= 0 ? plan_input(plan, q->key_col) : -1;
 	for (int r = 0; r < q->nreqs; r++)
 		plan->req[r] = q->val_cols[r] >= 0 ? plan_input(plan, q->val_cols[r]) : -1;
@@ -38,25 +54,12 @@ gpo_resident_plan_of(const gpo_resident_query *q, gpo_resident_plan *plan)
 		for (int i = 0; i < q->exprs[e].nnodes; i++)
 			if (q->exprs[e].prog[i].op == GPO_X_COL)
 				(void) plan_input(plan, q->exprs[e].prog[i].arg);
-	/* the computed columns come after every set column */
+	/* the dimension and computed columns come after every set column */
 	if (q->key_col >= GPO_RESIDENT_MAX_COLS)
-		plan->key = plan->nneed + q->key_col - GPO_RESIDENT_MAX_COLS;
+		plan->key = plan_input_of(plan, q->key_col);
 	for (int r = 0; r < q->nreqs; r++)
 		if (q->val_cols[r] >= GPO_RESIDENT_MAX_COLS)
-			plan->req[r] = plan->nneed + q->val_cols[r] - GPO_RESIDENT_MAX_COLS;
-}
-
-/* The input of the plan that reads query column c (see plan_input). */
-static int
-plan_input_of(const gpo_resident_plan *plan, int c)
-{
-	int			k = 0;
-
-	if (c >= GPO_RESIDENT_MAX_COLS)
-		return plan->nneed + c - GPO_RESIDENT_MAX_COLS;
-	while (k < plan->nneed && plan->need[k] != c)
-		k++;
-	return k;
+			plan->req[r] = plan_input_of(plan, q->val_cols[r]);
 }
 
 /* An expression's program over the plan's inputs (see gpo_resident_internal.h). */
@@ -76,6 +79,8 @@ gpo_resident_expr_prog(const gpo_resident_query *q,
 static gpo_type
 column_type(const gpo_resident *set, const gpo_resident_query *q, int c)
 {
+	if (gpo_resident_is_dim_col(c))
+		return q->dimcols[c - GPO_RESIDENT_DIM_COL(0)].type;
 	if (c >= GPO_RESIDENT_MAX_COLS)
 		return q->exprs[c - GPO_RESIDENT_MAX_COLS].type;
 	return set->cols[c].type;
@@ -86,8 +91,10 @@ gpo_type
 gpo_resident_input_type(const gpo_resident *set, const gpo_resident_query *q,
 						const gpo_resident_plan *plan, int k)
 {
+	if (k >= plan->nneed + plan->ndimcols)
+		return q->exprs[k - plan->nneed - plan->ndimcols].type;
 	if (k >= plan->nneed)
-		return q->exprs[k - plan->nneed].type;
+		return q->dimcols[k - plan->nneed].type;
 	return set->cols[plan->need[k]].type;
 }
 
@@ -149,26 +156,33 @@ check_sets(gpo_ctx *ctx, int nsets, gpo_resident *const *sets)
 
 /* A computed column's program over a tile's columns (see gpo_resident_internal.h). */
 void
-gpo_resident_tile_prog(const gpo_resident_expr *x, int ncols, gpo_xnode *out)
+gpo_resident_tile_prog(const gpo_resident_expr *x, int ncols, int ndimcols,
+					   gpo_xnode *out)
 {
 	for (int i = 0; i < x->nnodes; i++)
 	{
+		int			c = x->prog[i].arg;
+
 		out[i] = x->prog[i];
 		if (out[i].op != GPO_X_COL)
 			continue;
-		if (out[i].arg >= GPO_RESIDENT_MAX_COLS)
-			out[i].arg = ncols + out[i].arg - GPO_RESIDENT_MAX_COLS;
-		else if (out[i].arg >= ncols)
+		if (gpo_resident_is_dim_col(c))
+			out[i].arg = c - GPO_RESIDENT_DIM_COL(0) < ndimcols ?
+				ncols + c - GPO_RESIDENT_DIM_COL(0) : -1;
+		else if (c >= GPO_RESIDENT_MAX_COLS)
+			out[i].arg = ncols + ndimcols + c - GPO_RESIDENT_MAX_COLS;
+		else if (c >= ncols)
 			out[i].arg = -1;
 	}
 }
 
-/* Whether c names a set column of ncols or one of q's computed columns. */
+/* Whether c names a set column of ncols or one of q's computed or dimension columns. */
 static bool
 column_ok(int ncols, const gpo_resident_query *q, int c)
 {
 	return (c >= 0 && c < ncols) ||
-		(c >= GPO_RESIDENT_MAX_COLS && c < GPO_RESIDENT_MAX_COLS + q->nexprs);
+		(c >= GPO_RESIDENT_MAX_COLS && c < GPO_RESIDENT_MAX_COLS + q->nexprs) ||
+		(gpo_resident_is_dim_col(c) && c < GPO_RESIDENT_DIM_COL(q->ndimcols));
 }
 
 /*
@@ -208,9 +222,9 @@ check_exprs(gpo_ctx *ctx, int ncols, const gpo_resident_query *q)
 			st = GPO_ERR_INVALID;
 			break;
 		}
-		/* its columns as 0 .. ncols + e: a later computed one is past them */
-		gpo_resident_tile_prog(x, ncols, copy);
-		st = gpo_expr_check(ctx, ncols + e, copy, x->nnodes);
+		/* its columns as 0 .. ncols + ndimcols + e: a later computed one is past them */
+		gpo_resident_tile_prog(x, ncols, q->ndimcols, copy);
+		st = gpo_expr_check(ctx, ncols + q->ndimcols + e, copy, x->nnodes);
 	}
 	free(copy);
 	return st;
@@ -248,6 +262,75 @@ check_reqs(gpo_ctx *ctx, const gpo_resident *set0, int ncols,
 	return GPO_OK;
 }
 
+/* Checks dimension d of q against sets of set0's columns (NULL: no set), ncols of them. */
+static gpo_status
+check_dim(gpo_ctx *ctx, const gpo_resident *set0, int ncols,
+		  const gpo_resident_query *q, int d)
+{
+	const gpo_resident_dim *dim = &q->dims[d];
+	gpo_type	kt = set0 != NULL && dim->key_col >= 0 && dim->key_col < ncols ?
+		set0->cols[dim->key_col].type : GPO_INT32;
+
+	if (dim->key_col < 0 || dim->key_col >= ncols ||
+		(kt != GPO_INT32 && kt != GPO_INT64))
+	{
+		gpo_set_detail(ctx, "dimension %d: key column %d is not an INT32 or INT64 set column",
+					   d, dim->key_col);
+		return GPO_ERR_INVALID;
+	}
+	if (dim->kind < GPO_RESIDENT_MATCH || dim->kind > GPO_RESIDENT_LEFT ||
+		dim->span < 0 || dim->span > GPO_RESIDENT_DIM_MAX_SPAN ||
+		(dim->span > 0 && dim->row_of == NULL) ||
+		(dim->span > 0 && dim->lo > INT64_MAX - (dim->span - 1)) ||
+		dim->rows < 0 || dim->rows > INT32_MAX)
+	{
+		gpo_set_detail(ctx, "dimension %d: kind %d, %lld keys from %lld, %lld rows",
+					   d, (int) dim->kind, (long long) dim->span,
+					   (long long) dim->lo, (long long) dim->rows);
+		return GPO_ERR_INVALID;
+	}
+	return GPO_OK;
+}
+
+/* Checks q's dimensions and dimension columns (see gpo_resident.h). */
+static gpo_status
+check_dims(gpo_ctx *ctx, const gpo_resident *set0, int ncols,
+		   const gpo_resident_query *q)
+{
+	gpo_status	st;
+
+	if (q->ndims < 0 || q->ndims > GPO_RESIDENT_MAX_DIMS ||
+		(q->ndims > 0 && q->dims == NULL) ||
+		q->ndimcols < 0 || q->ndimcols > GPO_RESIDENT_MAX_DIM_COLS ||
+		(q->ndimcols > 0 && q->dimcols == NULL))
+	{
+		gpo_set_detail(ctx, "%d dimensions (0 .. %d) and %d dimension columns (0 .. %d)",
+					   q->ndims, GPO_RESIDENT_MAX_DIMS, q->ndimcols,
+					   GPO_RESIDENT_MAX_DIM_COLS);
+		return GPO_ERR_INVALID;
+	}
+	for (int d = 0; d < q->ndims; d++)
+		if ((st = check_dim(ctx, set0, ncols, q, d)) != GPO_OK)
+			return st;
+	for (int c = 0; c < q->ndimcols; c++)
+	{
+		const gpo_resident_dimcol *dc = &q->dimcols[c];
+		bool		ok = dc->dim >= 0 && dc->dim < q->ndims;
+
+		ok = ok && q->dims[dc->dim].kind != GPO_RESIDENT_ANTI;
+		ok = ok && (dc->type == GPO_INT32 || dc->type == GPO_INT64 ||
+					dc->type == GPO_FLOAT32 || dc->type == GPO_FLOAT64);
+		ok = ok && (dc->data != NULL || q->dims[dc->dim].rows == 0);
+		if (!ok)
+		{
+			gpo_set_detail(ctx, "dimension column %d: a %s of dimension %d",
+						   c, gpo_type_name(dc->type), dc->dim);
+			return GPO_ERR_INVALID;
+		}
+	}
+	return GPO_OK;
+}
+
 /* Checks q, the outputs and the strategy against sets of set0's columns (NULL: no set). */
 static gpo_status
 check_query(gpo_ctx *ctx, const gpo_resident *set0, const gpo_resident_query *q,
@@ -271,7 +354,8 @@ check_query(gpo_ctx *ctx, const gpo_resident *set0, const gpo_resident_query *q,
 			gpo_set_detail(ctx, "filter program of %d nodes", q->nnodes);
 		return GPO_ERR_INVALID;
 	}
-	if ((st = check_exprs(ctx, ncols, q)) != GPO_OK)
+	if ((st = check_dims(ctx, set0, ncols, q)) != GPO_OK ||
+		(st = check_exprs(ctx, ncols, q)) != GPO_OK)
 		return st;
 	if (q->nkeys != 0 && (q->nkeys < 2 || q->key_col != -1))
 	{

@@ -91,7 +91,7 @@ gpo_resident_xtile_new(const gpo_resident_query *q, const gpo_resident *set0,
 	ok = (x->prog = malloc(sizeof(gpo_xnode) * (size_t) (total > 0 ? total : 1))) != NULL;
 	for (int e = 0; e < q->nexprs && ok; e++)
 	{
-		gpo_resident_tile_prog(&q->exprs[e], x->ncols, x->prog + x->at[e]);
+		gpo_resident_tile_prog(&q->exprs[e], x->ncols, 0, x->prog + x->at[e]);
 		for (int i = 0; i < q->exprs[e].nnodes; i++)
 			if (q->exprs[e].prog[i].op == GPO_X_COL &&
 				q->exprs[e].prog[i].arg < x->ncols)

@@ -2057,6 +2057,9 @@ invalid_cases(tgroup *g)
 	free_set(&u);
 }
 
+/* The star join's tests (test_resident_dims.c). */
+extern void test_resident_dims(tgroup *g);
+
 /* All tests of the kept column sets. */
 void
 test_resident(void)
@@ -2090,5 +2093,7 @@ test_resident(void)
 		random_case(&g, MANY_SETS - (int) rng_below(MANY_SETS / 2), 3000);
 	for (int rep = 0; rep < 2; rep++)
 		random_case(&g, 1 + (int) rng_below(3), 400000);
+	/* last: it seeds the generator itself */
+	test_resident_dims(&g);
 	group_end(&g);
 }

@@ -112,6 +112,73 @@ typedef struct gpo_resident_expr
 	bool		out_double;
 } gpo_resident_expr;
 
+/* Most dimensions one gpo_resident_groupagg call joins. */
+#define GPO_RESIDENT_MAX_DIMS	8
+/* Most dimension columns one gpo_resident_groupagg call reads. */
+#define GPO_RESIDENT_MAX_DIM_COLS	16
+/* Most keys a dimension's row map covers. */
+#define GPO_RESIDENT_DIM_MAX_SPAN	((int64_t) 1 << 30)
+
+/*
+ * The column number of a call's dimension column d (0 <= d <
+ * GPO_RESIDENT_MAX_DIM_COLS): numbered past the computed columns.
+ */
+#define GPO_RESIDENT_DIM_COL(d)	(GPO_RESIDENT_MAX_COLS + GPO_RESIDENT_MAX_EXPRS + (d))
+
+/*
+ * Which rows of a set a dimension's join keeps: those with a match (an
+ * inner join, or a semi join: EXISTS), those without one (an anti join:
+ * NOT EXISTS), or every row (a left join, whose dimension columns are
+ * NULL where there is no match).
+ */
+typedef enum gpo_resident_join
+{
+	GPO_RESIDENT_MATCH = 0,
+	GPO_RESIDENT_ANTI,
+	GPO_RESIDENT_LEFT
+} gpo_resident_join;
+
+/*
+ * A dimension a call joins its sets' rows to (a star join): the set's
+ * INT32 or INT64 column key_col holds each row's key, and row_of[k - lo]
+ * (k in [lo, lo + span)) the dimension row whose key is k, -1 where none
+ * is (a key outside the range, or NULL, has none).  kind says which rows
+ * the join keeps (gpo_resident_join).
+ * row_of's entries are -1 or below rows; it lies in host memory on either
+ * face (the GPU face copies it to the device for the call), and the
+ * caller keeps it for the call.  A dimension's keys are unique (a row map holds one row a key);
+ * where they are not, an inner join's counts would not multiply, so the
+ * caller keeps those joins to itself.
+ */
+typedef struct gpo_resident_dim
+{
+	int			key_col;
+	gpo_resident_join kind;
+	int64_t		lo;
+	int64_t		span;			/* 0 .. GPO_RESIDENT_DIM_MAX_SPAN */
+	const int32_t *row_of;		/* [span] */
+	int64_t		rows;			/* 0 .. INT32_MAX */
+} gpo_resident_dim;
+
+/*
+ * A dimension column: the values (type INT32, INT64, FLOAT32 or FLOAT64)
+ * of dimension dim's rows, data[row], valid where valid is NULL or
+ * valid[row] is 1 (one byte a row), in host memory (as row_of).  A
+ * joined row reads its dimension row's value, NULL without a match (a
+ * left join).  bounded, lo and hi: every valid value of an INT32 or INT64
+ * column lies in [lo, hi] (needed to pack it as a key).
+ */
+typedef struct gpo_resident_dimcol
+{
+	int			dim;			/* of a GPO_RESIDENT_MATCH or _LEFT dimension */
+	gpo_type	type;
+	const void *data;
+	const uint8_t *valid;
+	bool		bounded;
+	int64_t		lo;
+	int64_t		hi;
+} gpo_resident_dimcol;
+
 /*
  * What one gpo_resident_groupagg call computes over the rows of its sets.
  *
@@ -138,6 +205,10 @@ typedef struct gpo_resident_expr
  * order with NULL after every value.  GPO_ERR_INVALID where a set has no
  * bounds of a key column or the widths' product passes 2^62 (the caller
  * groups those rows another way).
+ * With ndims > 0, a row passes only where it passes prog and every
+ * dimension's join (gpo_resident_dim) keeps it; key_col, val_cols,
+ * key_cols and the computed columns' GPO_X_COL nodes may then read
+ * dimension columns (GPO_RESIDENT_DIM_COL(d) is dimcols[d]).
  */
 typedef struct gpo_resident_query
 {
@@ -159,6 +230,10 @@ typedef struct gpo_resident_query
 	int64_t		key_span;		/* a computed key_col's values all lie in
 								 * [0, key_span) and are never NULL; 0:
 								 * unknown */
+	int			ndims;			/* 0 .. GPO_RESIDENT_MAX_DIMS */
+	const gpo_resident_dim *dims;	/* [ndims] */
+	int			ndimcols;		/* 0 .. GPO_RESIDENT_MAX_DIM_COLS */
+	const gpo_resident_dimcol *dimcols; /* [ndimcols] */
 } gpo_resident_query;
 
 /*
@@ -175,7 +250,9 @@ typedef struct gpo_resident_query
  * value column of a type gpo_groupagg does not take, nreqs outside
  * 0..GPO_AGG_MAX_REQS, GPO_AGG_DENSE forced over float keys, a computed
  * column that gpo_expr_check rejects, reads a later computed column or has
- * another type, nexprs > 0 without xerr.  nsets 0, or
+ * another type, nexprs > 0 without xerr, a dimension or dimension column
+ * outside its limits above (a key column that is not an INT32 or INT64 set
+ * column, a column of a dimension of another kind).  nsets 0, or
  * no passing row: 0 groups, and AUTO becomes what gpo_agg_choose picks for
  * no rows (GPO_AGG_SORT); with nsets 0 there are no columns, so column
  * indices are checked against GPO_RESIDENT_MAX_COLS, and ctx->used is the

@@ -150,13 +150,27 @@ typedef struct GpuopsServiceKeys
 } GpuopsServiceKeys;
 
 /*
+ * The star join of a CACHED request: the dimensions its rows are joined to
+ * and the dimension columns they read (gpo_resident.h), in host memory;
+ * the request carries them to the service.
+ */
+typedef struct GpuopsServiceStar
+{
+	int			ndims;
+	gpo_resident_dim dims[GPO_RESIDENT_MAX_DIMS];
+	int			ndimcols;
+	gpo_resident_dimcol dimcols[GPO_RESIDENT_MAX_DIM_COLS];
+} GpuopsServiceStar;
+
+/*
  * Asks service svc for the group aggregation of the rows of its kept
  * ranges sets[0 .. nsets) that pass prog: by column key_col (-1: one
  * group) of key_type, request r over column val_cols[r] (-1: rows only) of
  * val_types[r] for aggs[r], into outs (nreqs of them, one for rows only),
  * whose capacity bounds the groups; key_col and val_cols may name the
  * nexprs computed columns exprs (gpo_resident.h); keys (NULL: none) the
- * several keys grouped by instead of key_col; wait: for room (as
+ * several keys grouped by instead of key_col; star (NULL: none) the
+ * dimensions the rows are joined to first; wait: for room (as
  * gpuops_service_agg_submit's).  Waited for with
  * gpuops_service_cached_wait; NULL when not handed over (see *why).
  */
@@ -172,6 +186,7 @@ extern GpuopsServiceCall *gpuops_service_cached_submit(int svc, int nsets,
 													   int nexprs,
 													   const gpo_resident_expr *exprs,
 													   const GpuopsServiceKeys *keys,
+													   const GpuopsServiceStar *star,
 													   int64 est_groups,
 													   gpo_agg_out *outs,
 													   bool wait,

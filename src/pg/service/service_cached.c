@@ -212,6 +212,82 @@ gpuops_service_load_wait(GpuopsServiceCall *call, char *detail, size_t len)
 	return st;
 }
 
+/*
+ * Lays out star's dimensions (into ds), dimension columns (into dcs) and
+ * their arrays in req's range from at; returns the end.
+ */
+static Size
+gpuops_svc_layout_star(GpuopsSvcAggReq *req, const GpuopsServiceStar *star,
+					   GpuopsSvcDim *ds, GpuopsSvcDimcol *dcs, Size at)
+{
+	int			d;
+
+	req->ndims = star->ndims;
+	req->off_dims = at;
+	at += gpuops_svc_span(Max(star->ndims, 1), sizeof(GpuopsSvcDim));
+	req->ndimcols = star->ndimcols;
+	req->off_dimcols = at;
+	at += gpuops_svc_span(Max(star->ndimcols, 1), sizeof(GpuopsSvcDimcol));
+	for (d = 0; d < star->ndims; d++)
+	{
+		const gpo_resident_dim *rd = &star->dims[d];
+
+		ds[d].key_col = rd->key_col;
+		ds[d].kind = rd->kind;
+		ds[d].lo = rd->lo;
+		ds[d].span = rd->span;
+		ds[d].rows = rd->rows;
+		ds[d].off_row_of = at;
+		at += gpuops_svc_span(Max(rd->span, 1), sizeof(int32));
+	}
+	for (d = 0; d < star->ndimcols; d++)
+	{
+		const gpo_resident_dimcol *dc = &star->dimcols[d];
+		int64		rows = star->dims[dc->dim].rows;
+
+		dcs[d].dim = dc->dim;
+		dcs[d].type = dc->type;
+		dcs[d].bounded = dc->bounded;
+		dcs[d].lo = dc->lo;
+		dcs[d].hi = dc->hi;
+		dcs[d].off_data = at;
+		at += gpuops_svc_span(Max(rows, 1), gpo_type_size(dc->type));
+		dcs[d].off_valid = 0;
+		if (dc->valid != NULL)
+		{
+			dcs[d].off_valid = at;
+			at += gpuops_svc_span(Max(rows, 1), 1);
+		}
+	}
+	return at;
+}
+
+/* Copies star's dimensions and arrays into a request laid out by gpuops_svc_layout_star. */
+static void
+gpuops_svc_copy_star(char *base, const GpuopsSvcAggReq *req,
+					 const GpuopsServiceStar *star, const GpuopsSvcDim *ds,
+					 const GpuopsSvcDimcol *dcs)
+{
+	int			d;
+
+	memcpy(base + req->off_dims, ds, sizeof(GpuopsSvcDim) * star->ndims);
+	memcpy(base + req->off_dimcols, dcs, sizeof(GpuopsSvcDimcol) * star->ndimcols);
+	for (d = 0; d < star->ndims; d++)
+		if (star->dims[d].span > 0)
+			memcpy(base + ds[d].off_row_of, star->dims[d].row_of,
+				   sizeof(int32) * star->dims[d].span);
+	for (d = 0; d < star->ndimcols; d++)
+	{
+		int64		rows = star->dims[star->dimcols[d].dim].rows;
+
+		if (rows > 0)
+			memcpy(base + dcs[d].off_data, star->dimcols[d].data,
+				   gpo_type_size(star->dimcols[d].type) * rows);
+		if (dcs[d].off_valid != 0 && rows > 0)
+			memcpy(base + dcs[d].off_valid, star->dimcols[d].valid, rows);
+	}
+}
+
 /* Asks service si for a group aggregation of kept ranges (see gpuops_service.h). */
 GpuopsServiceCall *
 gpuops_service_cached_submit(int si, int nsets,
@@ -221,10 +297,13 @@ gpuops_service_cached_submit(int si, int nsets,
 							 const gpo_type *val_types, const unsigned *aggs,
 							 int nexprs, const gpo_resident_expr *exprs,
 							 const GpuopsServiceKeys *keys,
+							 const GpuopsServiceStar *star,
 							 int64 est_groups, gpo_agg_out *outs, bool wait,
 							 gpo_status *why, char *detail, size_t len)
 {
 	GpuopsSvcExpr xs[GPO_RESIDENT_MAX_EXPRS];
+	GpuopsSvcDim ds[GPO_RESIDENT_MAX_DIMS];
+	GpuopsSvcDimcol dcs[GPO_RESIDENT_MAX_DIM_COLS];
 	GpuopsSvcAggReq *req = palloc0(sizeof(GpuopsSvcAggReq));
 	GpuopsServiceCall *call;
 	int			nouts = Max(nreqs, 1);
@@ -233,7 +312,9 @@ gpuops_service_cached_submit(int si, int nsets,
 	int			v;
 
 	if (nreqs > GPO_AGG_MAX_REQS || nexprs > GPO_RESIDENT_MAX_EXPRS ||
-		(keys != NULL && keys->nkeys > GPO_RESIDENT_MAX_KEYS))
+		(keys != NULL && keys->nkeys > GPO_RESIDENT_MAX_KEYS) ||
+		(star != NULL && (star->ndims > GPO_RESIDENT_MAX_DIMS ||
+						  star->ndimcols > GPO_RESIDENT_MAX_DIM_COLS)))
 	{
 		*why = GPO_ERR_INVALID;
 		snprintf(detail, len, "too many value columns");
@@ -276,6 +357,8 @@ gpuops_service_cached_submit(int si, int nsets,
 		xs[v].off_prog = at;
 		at += gpuops_svc_span(exprs[v].nnodes, sizeof(gpo_xnode));
 	}
+	if (star != NULL)
+		at = gpuops_svc_layout_star(req, star, ds, dcs, at);
 	at = gpuops_svc_layout_outs(req, outs, nouts, at);
 	call = gpuops_svc_call_begin(at, si, wait, why, detail, len);
 	if (call == NULL)
@@ -294,6 +377,8 @@ gpuops_service_cached_submit(int si, int nsets,
 	for (v = 0; v < nexprs; v++)
 		memcpy(base + xs[v].off_prog, exprs[v].prog,
 			   sizeof(gpo_xnode) * exprs[v].nnodes);
+	if (star != NULL)
+		gpuops_svc_copy_star(base, req, star, ds, dcs);
 	gpuops_svc_call_outputs(call, outs, nouts, 0.0);
 	pfree(req);
 	gpuops_svc_call_queue(call);

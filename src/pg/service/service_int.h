@@ -118,6 +118,10 @@ typedef struct GpuopsSvcAggReq
 	uint64		off_exprs;		/* [nexprs] GpuopsSvcExpr */
 	int32		nkeys;			/* several keys, packed; 0: key_col */
 	int32		key_cols[GPO_RESIDENT_MAX_KEYS];
+	int32		ndims;			/* a star join's dimensions */
+	uint64		off_dims;		/* [ndims] GpuopsSvcDim */
+	int32		ndimcols;
+	uint64		off_dimcols;	/* [ndimcols] GpuopsSvcDimcol */
 	/* LOAD: the range and its columns (nrows rows) */
 	GpuopsServiceRangeKey load_key;
 	int32		ncols;
@@ -136,6 +140,29 @@ typedef struct GpuopsSvcAggReq
 	double		device_ms;		/* the engine call, in the service */
 	char		detail[256];
 } GpuopsSvcAggReq;
+
+/* A CACHED request's dimension (gpo_resident_dim): its row map at off_row_of. */
+typedef struct GpuopsSvcDim
+{
+	int32		key_col;
+	int32		kind;			/* gpo_resident_join */
+	int64		lo;
+	int64		span;
+	int64		rows;
+	uint64		off_row_of;		/* [span] int32 */
+} GpuopsSvcDim;
+
+/* A CACHED request's dimension column (gpo_resident_dimcol). */
+typedef struct GpuopsSvcDimcol
+{
+	int32		dim;
+	int32		type;			/* gpo_type */
+	int32		bounded;
+	int64		lo;
+	int64		hi;
+	uint64		off_data;		/* [the dimension's rows] */
+	uint64		off_valid;		/* [rows] bytes; 0: every value valid */
+} GpuopsSvcDimcol;
 
 /* A CACHED request's computed column: its program at off_prog. */
 typedef struct GpuopsSvcExpr

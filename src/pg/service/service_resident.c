@@ -298,6 +298,42 @@ gpuops_svc_res_release(GpuopsSvcHeld **held, int n)
 	pthread_mutex_unlock(&kept_lock);
 }
 
+/* q's star join from req's (counts checked), its arrays read where they lie in base. */
+static void
+gpuops_svc_star_of(const GpuopsSvcAggReq *req, char *base, gpo_resident_query *q,
+				   gpo_resident_dim *dims, gpo_resident_dimcol *dimcols)
+{
+	int			d;
+
+	for (d = 0; d < req->ndims; d++)
+	{
+		const GpuopsSvcDim *sd = (const GpuopsSvcDim *) (base + req->off_dims) + d;
+
+		dims[d].key_col = sd->key_col;
+		dims[d].kind = (gpo_resident_join) sd->kind;
+		dims[d].lo = sd->lo;
+		dims[d].span = sd->span;
+		dims[d].rows = sd->rows;
+		dims[d].row_of = (const int32_t *) (base + sd->off_row_of);
+	}
+	for (d = 0; d < req->ndimcols; d++)
+	{
+		const GpuopsSvcDimcol *sc = (const GpuopsSvcDimcol *) (base + req->off_dimcols) + d;
+
+		dimcols[d].dim = sc->dim;
+		dimcols[d].type = (gpo_type) sc->type;
+		dimcols[d].bounded = sc->bounded != 0;
+		dimcols[d].lo = sc->lo;
+		dimcols[d].hi = sc->hi;
+		dimcols[d].data = base + sc->off_data;
+		dimcols[d].valid = sc->off_valid != 0 ? (const uint8_t *) (base + sc->off_valid) : NULL;
+	}
+	q->ndims = req->ndims;
+	q->dims = dims;
+	q->ndimcols = req->ndimcols;
+	q->dimcols = dimcols;
+}
+
 /* Runs a CACHED request (see service_int.h). */
 void
 gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
@@ -310,6 +346,8 @@ gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
 	gpo_agg_out outs[GPO_AGG_MAX_REQS];
 	gpo_resident_query q;
 	gpo_resident_expr exprs[GPO_RESIDENT_MAX_EXPRS];
+	gpo_resident_dim dims[GPO_RESIDENT_MAX_DIMS];
+	gpo_resident_dimcol dimcols[GPO_RESIDENT_MAX_DIM_COLS];
 	gpo_expr_error xerr = {GPO_XERR_NONE, 0};
 	gpo_agg_strategy strategy = GPO_AGG_AUTO;
 	gpo_ctx		ctx;
@@ -321,7 +359,9 @@ gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
 	if (held == NULL || sets == NULL || req->nsets < 0 ||
 		req->nvals < 0 || req->nvals > GPO_AGG_MAX_REQS ||
 		req->nexprs < 0 || req->nexprs > GPO_RESIDENT_MAX_EXPRS ||
-		req->nkeys < 0 || req->nkeys > GPO_RESIDENT_MAX_KEYS)
+		req->nkeys < 0 || req->nkeys > GPO_RESIDENT_MAX_KEYS ||
+		req->ndims < 0 || req->ndims > GPO_RESIDENT_MAX_DIMS ||
+		req->ndimcols < 0 || req->ndimcols > GPO_RESIDENT_MAX_DIM_COLS)
 		req->status = held == NULL || sets == NULL ? GPO_ERR_NOMEM : GPO_ERR_INVALID;
 	else if (!gpuops_svc_res_acquire(keys, req->nsets, held))
 	{
@@ -365,6 +405,7 @@ gpuops_svc_run_cached(GpuopsSvcShared *svc, GpuopsSvcAggReq *req, char *base)
 			exprs[i].type = (gpo_type) x->type;
 			exprs[i].out_double = x->out_double != 0;
 		}
+		gpuops_svc_star_of(req, base, &q, dims, dimcols);
 		gpo_ctx_init(&ctx);
 		ctx.threads = 1;
 		INSTR_TIME_SET_CURRENT(start);

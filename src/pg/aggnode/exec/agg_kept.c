@@ -33,17 +33,21 @@ gpuops_agg_kept_type(gpo_type t)
 		t == GPO_FLOAT64;
 }
 
-/* Whether batch column c of te is one the kept ranges hold or the engine computes. */
+/*
+ * Whether batch column c of te is one the kept ranges hold, the engine
+ * computes or a star join's dimension gives.
+ */
 static bool
-gpuops_agg_kept_col_ok(GpuopsAggTableExec *te, int c)
+gpuops_agg_kept_col_ok(GpuopsAggScanState *s, GpuopsAggTableExec *te, int c)
 {
 	return (c >= 0 && c < te->nread) ||
-		(c >= te->ncols && c < te->ncols + te->ncomputed);
+		(c >= te->ncols && c < te->ncols + te->ncomputed) ||
+		gpuops_agg_kept_star_col(s, te, c) >= 0;
 }
 
 /* Whether te's computed columns can be computed over the kept ranges. */
 static bool
-gpuops_agg_kept_computed_ok(GpuopsAggTableExec *te)
+gpuops_agg_kept_computed_ok(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 {
 	int			k;
 	int			i;
@@ -58,7 +62,7 @@ gpuops_agg_kept_computed_ok(GpuopsAggTableExec *te)
 			return false;
 		for (i = 0; i < p->n; i++)
 			if (p->nodes[i].op == GPO_X_COL &&
-				!gpuops_agg_kept_col_ok(te, p->nodes[i].arg))
+				!gpuops_agg_kept_col_ok(s, te, p->nodes[i].arg))
 				return false;
 	}
 	return true;
@@ -71,25 +75,26 @@ gpuops_agg_kept_shape(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	GpuopsAggSpec *spec = &s->spec;
 	int			i;
 
-	if (te->cache_src == NULL || s->join != NULL ||
+	if (te->cache_src == NULL ||
 		spec->nkeys > GPO_RESIDENT_MAX_KEYS ||
 		spec->nfilters > 0 || te->nwexpr > 0 || te->cpu_qual != NULL ||
-		te->nlen > 0 || te->ncols != te->nread ||
-		spec->nvals > GPO_AGG_MAX_REQS || !gpuops_agg_kept_computed_ok(te))
+		te->nlen > 0 ||
+		(s->join != NULL ? !gpuops_agg_kept_star_shape(s, te) : te->ncols != te->nread) ||
+		spec->nvals > GPO_AGG_MAX_REQS || !gpuops_agg_kept_computed_ok(s, te))
 		return false;
-	if (spec->nkeys == 1 && !gpuops_agg_kept_col_ok(te, te->key_col[0]))
+	if (spec->nkeys == 1 && !gpuops_agg_kept_col_ok(s, te, te->key_col[0]))
 		return false;
-	/* several keys: integer columns the ranges hold, packed by the engine */
+	/* several keys: integer columns the ranges hold or joined, packed by the engine */
 	for (i = 0; spec->nkeys > 1 && i < spec->nkeys; i++)
 	{
 		int			c = te->key_col[i];
 
-		if (c < 0 || c >= te->nread ||
+		if (c < 0 || c >= te->ncols ||
 			(te->cols[c].type != GPO_INT32 && te->cols[c].type != GPO_INT64))
 			return false;
 	}
 	for (i = 0; i < spec->nvals; i++)
-		if (!gpuops_agg_kept_col_ok(te, te->val_col[i]))
+		if (!gpuops_agg_kept_col_ok(s, te, te->val_col[i]))
 			return false;
 	for (i = 0; i < te->nread; i++)
 		if (te->cols[i].presence || te->cols[i].encode != NULL)
@@ -104,16 +109,22 @@ gpuops_agg_kept_shape(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	return true;
 }
 
-/* The column of the kept ranges (or the computed one) of batch column c. */
+/* The column of the kept ranges (or the computed or joined one) of batch column c. */
 static int
-gpuops_agg_kept_col(GpuopsAggTableExec *te, const GpuopsCacheKept *kept, int c)
+gpuops_agg_kept_col(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+					const GpuopsCacheKept *kept, int c)
 {
-	return c >= te->ncols ? GPO_RESIDENT_EXPR_COL(c - te->ncols) : kept->cidx[c];
+	if (c >= te->ncols)
+		return GPO_RESIDENT_EXPR_COL(c - te->ncols);
+	if (c >= te->nread)
+		return GPO_RESIDENT_DIM_COL(gpuops_agg_kept_star_col(s, te, c));
+	return kept->cidx[c];
 }
 
 /* te's computed columns over the kept columns, into exprs (in the current context). */
 static void
-gpuops_agg_kept_exprs(GpuopsAggTableExec *te, const GpuopsCacheKept *kept,
+gpuops_agg_kept_exprs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
+					  const GpuopsCacheKept *kept,
 					  gpo_resident_expr *exprs)
 {
 	int			k;
@@ -128,7 +139,7 @@ gpuops_agg_kept_exprs(GpuopsAggTableExec *te, const GpuopsCacheKept *kept,
 		{
 			nodes[i] = p->nodes[i];
 			if (nodes[i].op == GPO_X_COL)
-				nodes[i].arg = gpuops_agg_kept_col(te, kept, nodes[i].arg);
+				nodes[i].arg = gpuops_agg_kept_col(s, te, kept, nodes[i].arg);
 		}
 		exprs[k].prog = nodes;
 		exprs[k].nnodes = p->n;
@@ -164,7 +175,7 @@ gpuops_agg_kept_reqs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	for (v = 0; v < spec->nvals; v++)
 	{
-		val_cols[v] = gpuops_agg_kept_col(te, kept, te->val_col[v]);
+		val_cols[v] = gpuops_agg_kept_col(s, te, kept, te->val_col[v]);
 		val_types[v] = gpuops_agg_col_type(te, te->val_col[v]);
 		aggs[v] = GPO_AGG_WANT_COUNT | GPO_AGG_WANT_SUM | GPO_AGG_WANT_MIN |
 			GPO_AGG_WANT_MAX | (gpuops_agg_val_m2(spec, v) ? GPO_AGG_WANT_M2 : 0);
@@ -172,16 +183,18 @@ gpuops_agg_kept_reqs(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 }
 
 /*
- * The groups of kept's ranges that pass prog into outs: in place, from
- * the host cache's views (direct), or by the GPU service from its device
- * copies; the status, with *ngroups, a computed column's error in *xerr
- * (outs unfilled then), and in keys how several keys were packed.
+ * The groups of kept's ranges that pass prog (and join star's dimensions,
+ * when not NULL) into outs: in place, from the host cache's views
+ * (direct), or by the GPU service from its device copies; the status, with
+ * *ngroups, a computed column's error in *xerr (outs unfilled then), and
+ * in keys how several keys were packed.
  */
 static gpo_status
 gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 					 const GpuopsCacheKept *kept, GpuopsCacheDirect *direct,
-					 const gpo_pred *prog, gpo_type ktype, gpo_agg_out *outs,
-					 int64 *ngroups, int *xerr, GpuopsServiceKeys *keys)
+					 const gpo_pred *prog, const GpuopsServiceStar *star,
+					 gpo_type ktype, gpo_agg_out *outs, int64 *ngroups,
+					 int *xerr, GpuopsServiceKeys *keys)
 {
 	GpuopsAggSpec *spec = &s->spec;
 	int			val_cols[GPO_AGG_MAX_REQS];
@@ -189,7 +202,7 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	unsigned	aggs[GPO_AGG_MAX_REQS];
 	gpo_resident_expr exprs[GPO_RESIDENT_MAX_EXPRS];
 	int			key_col = spec->nkeys == 1 ?
-		gpuops_agg_kept_col(te, kept, te->key_col[0]) : -1;
+		gpuops_agg_kept_col(s, te, kept, te->key_col[0]) : -1;
 	int			k;
 	GpuopsServiceCall *call;
 	gpo_agg_strategy used = GPO_AGG_AUTO;
@@ -200,10 +213,10 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 	*xerr = 0;
 	gpuops_agg_kept_reqs(s, te, kept, val_cols, val_types, aggs);
-	gpuops_agg_kept_exprs(te, kept, exprs);
+	gpuops_agg_kept_exprs(s, te, kept, exprs);
 	keys->nkeys = spec->nkeys > 1 ? spec->nkeys : 0;
 	for (k = 0; k < keys->nkeys; k++)
-		keys->cols[k] = kept->cidx[te->key_col[k]];
+		keys->cols[k] = gpuops_agg_kept_col(s, te, kept, te->key_col[k]);
 	if (direct != NULL)
 	{
 		gpo_expr_error err = {GPO_XERR_NONE, 0};
@@ -211,6 +224,13 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			val_cols, aggs, (int64) spec->est_groups, te->ncomputed, exprs,
 		&err, keys->nkeys, keys->cols, keys->lo, keys->width};
 
+		if (star != NULL)
+		{
+			q.ndims = star->ndims;
+			q.dims = star->dims;
+			q.ndimcols = star->ndimcols;
+			q.dimcols = star->dimcols;
+		}
 		gpuops_agg_ctx_init(s, &ctx);
 		ctx.device = GPO_DEVICE_CPU;
 		st = gpo_resident_groupagg(&ctx, kept->nsets, direct->views, &q, &used,
@@ -224,7 +244,7 @@ gpuops_agg_kept_call(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	call = gpuops_service_cached_submit(kept->service, kept->nsets, kept->sets,
 										prog, te->nprog, key_col, ktype,
 										spec->nvals, val_cols, val_types, aggs,
-										te->ncomputed, exprs, keys,
+										te->ncomputed, exprs, keys, star,
 										(int64) spec->est_groups, outs,
 										gpuops_device_now() == GPO_DEVICE_GPU,
 										&st, ctx.detail, sizeof(ctx.detail));
@@ -331,6 +351,7 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	GpuopsCacheDirect *direct = NULL;
 	bool		served = gpuops_agg_served();
 	gpo_pred   *prog;
+	GpuopsServiceStar *star = NULL;
 	gpo_agg_out *outs;
 	gpo_type	ktype;
 	gpo_status	st;
@@ -354,7 +375,7 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	 * (TPC-H Q1, 6M cached rows on 2 cores: 173-182 ms from batches,
 	 * 200-214 ms in place).
 	 */
-	if (!served && spec->nkeys > 1)
+	if (!served && spec->nkeys > 1 && s->join == NULL)
 		return false;
 	if (served && ((kept = gpuops_cache_kept(te->cache_src, te->rel)) == NULL ||
 				   (gpuops_device_now() != GPO_DEVICE_GPU &&
@@ -372,20 +393,32 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		}
 		kept = &direct->kept;
 	}
+	if (s->join != NULL)
+	{
+		star = palloc(sizeof(GpuopsServiceStar));
+		if (!gpuops_agg_kept_star_build(s, te, kept, star))
+		{
+			if (direct != NULL)
+				gpuops_cache_direct_end(direct);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(s->batch_cxt);
+			return false;
+		}
+	}
 	prog = gpuops_agg_kept_prog(te, kept);
 	ktype = spec->nkeys == 1 ? gpuops_agg_col_type(te, te->key_col[0]) :
 		spec->nkeys > 1 ? GPO_INT64 : GPO_INT32;	/* (several: packed) */
 	cap = spec->nkeys == 0 ? 1 :
 		Min(Max(kept->rows, 1), Max((int64) 1024, (int64) (2 * spec->est_groups)));
 	outs = gpuops_agg_kept_outs(s, te, ktype, cap);
-	st = gpuops_agg_kept_call(s, te, kept, direct, prog, ktype, outs, &ngroups,
-							  &xerr, &keys);
+	st = gpuops_agg_kept_call(s, te, kept, direct, prog, star, ktype, outs,
+							  &ngroups, &xerr, &keys);
 	if (st == GPO_ERR_CAPACITY)
 	{
 		/* more groups than guessed: once more with room for them all */
 		outs = gpuops_agg_kept_outs(s, te, ktype, ngroups);
-		st = gpuops_agg_kept_call(s, te, kept, direct, prog, ktype, outs,
-								  &ngroups, &xerr, &keys);
+		st = gpuops_agg_kept_call(s, te, kept, direct, prog, star, ktype,
+								  outs, &ngroups, &xerr, &keys);
 	}
 	if (direct != NULL)
 		gpuops_cache_direct_end(direct);

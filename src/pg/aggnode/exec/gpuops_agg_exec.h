@@ -284,11 +284,6 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
 /* ---- agg_batch.c ---- */
 
 /*
- * Converts ngroups groups in outs (keys of type ktype, packed by pack when
- * there are several) into the running state's key codes and merges them
- * into s->groups; with null_key_out the NULL-key group (last) is dropped.
- */
-/*
  * Aggregates te's table's ranges that the GPU service keeps on its device
  * and makes the reader (and worker processes') pass over them
  * (agg_kept.c); *rest: the blocks left to read (0: none).  False when
@@ -296,6 +291,30 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
  */
 extern bool gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 								int64 *rest);
+
+struct GpuopsCacheKept;
+
+/* The star join's gathered column of batch column c of te, or -1. */
+extern int	gpuops_agg_kept_star_col(GpuopsAggScanState *s,
+									 GpuopsAggTableExec *te, int c);
+/* Whether te's star join has a shape the engine joins over kept ranges. */
+extern bool gpuops_agg_kept_star_shape(GpuopsAggScanState *s,
+									   GpuopsAggTableExec *te);
+/*
+ * The built star join of s as the engine's dimensions over kept's columns
+ * into *star (in the current context); false where a dimension has no row
+ * map.
+ */
+extern bool gpuops_agg_kept_star_build(GpuopsAggScanState *s,
+									   GpuopsAggTableExec *te,
+									   const struct GpuopsCacheKept *kept,
+									   GpuopsServiceStar *star);
+
+/*
+ * Converts ngroups groups in outs (keys of type ktype, packed by pack when
+ * there are several) into the running state's key codes and merges them
+ * into s->groups; with null_key_out the NULL-key group (last) is dropped.
+ */
 extern void gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups,
 								  gpo_type ktype, const gpo_keypack *pack,
 								  gpo_agg_out *outs, bool null_key_out);
