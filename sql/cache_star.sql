@@ -117,6 +117,14 @@ SELECT pg_temp.check('SELECT d1.yr - 1990 AS y, count(*), sum(f.v * d2.m) FROM c
 -- a dimension filtered to a few keys
 SELECT pg_temp.check('SELECT d1.name, count(*) FROM cs_fact f JOIN cs_d1 d1 ON f.f1 = d1.k
 	WHERE d1.k IN (7, 500, 999) GROUP BY d1.name');
+-- row maps past gpuops.max_join_memory (here the 993 keys of three rows):
+-- read as batches
+SET gpuops.max_join_memory = '2kB';
+SELECT pg_temp.check('SELECT d1.name, count(*) FROM cs_fact f JOIN cs_d1 d1 ON f.f1 = d1.k
+	WHERE d1.k IN (7, 500, 999) GROUP BY d1.name');
+SELECT pg_temp.in_place('SELECT d1.name, count(*) FROM cs_fact f JOIN cs_d1 d1 ON f.f1 = d1.k
+	WHERE d1.k IN (7, 500, 999) GROUP BY d1.name') AS in_place;
+RESET gpuops.max_join_memory;
 -- semi and anti joins
 SELECT pg_temp.check('SELECT f.v % 10 AS r, count(*) FROM cs_fact f
 	WHERE EXISTS (SELECT 1 FROM cs_d1 d1 WHERE d1.k = f.f1 AND d1.yr = 1993) GROUP BY f.v % 10');

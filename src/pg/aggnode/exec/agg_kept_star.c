@@ -8,7 +8,8 @@
  * A row map is a direct-indexed array over a dimension's key range, so it
  * is taken where that range is not much larger than the dimension, or than
  * an eighth of the fact rows it spares reading (a dimension filtered to a
- * few keys spread over a large range: SSB's parts of one category).  An
+ * few keys spread over a large range: SSB's parts of one category), and
+ * where the row maps of all dimensions stay within gpuops.max_join_memory.  An
  * inner or left join needs unique keys (a row map holds one row a key);
  * a semi or anti join only asks whether a key is there.  Anything else
  * (composite keys, a dimension column that is only counted) leaves the
@@ -87,16 +88,18 @@ gpuops_agg_star_kind(gpo_join_kind kind)
 
 /*
  * Dimension dim's row map into *out (in the current context), for fact
- * rows of which facts are kept; false where its keys span too far or
- * repeat in a join that reads its rows.
+ * rows of which facts are kept, of at most room keys; false where its keys
+ * span too far or repeat in a join that reads its rows.
  */
 static bool
-gpuops_agg_star_map(GpuopsAggDim *dim, int64 facts, gpo_resident_dim *out)
+gpuops_agg_star_map(GpuopsAggDim *dim, int64 facts, int64 room,
+					gpo_resident_dim *out)
 {
 	int64		lo = PG_INT64_MAX;
 	int64		hi = PG_INT64_MIN;
-	int64		most = Min(Max(4 * dim->nrows + 131072, facts / 8),
-						   GPUOPS_KEPT_STAR_MAX_SPAN);
+	int64		most = Min(Min(Max(4 * dim->nrows + 131072, facts / 8),
+							   GPUOPS_KEPT_STAR_MAX_SPAN),
+						   room);
 	bool		unique = out->kind != GPO_RESIDENT_ANTI &&
 		dim->kind != GPO_JOIN_SEMI;
 	int32	   *row_of;
@@ -109,7 +112,7 @@ gpuops_agg_star_map(GpuopsAggDim *dim, int64 facts, gpo_resident_dim *out)
 	}
 	if (dim->nrows == 0)
 		lo = hi = 0;
-	else if ((uint64) hi - (uint64) lo >= (uint64) most)
+	else if (most <= 0 || (uint64) hi - (uint64) lo >= (uint64) most)
 		return false;
 	out->lo = lo;
 	out->span = dim->nrows > 0 ? hi - lo + 1 : 0;
@@ -171,6 +174,8 @@ gpuops_agg_kept_star_build(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 						   const GpuopsCacheKept *kept, GpuopsServiceStar *star)
 {
 	GpuopsAggJoin *j = s->join;
+	/* row numbers (4 bytes a key) within gpuops.max_join_memory, in all */
+	int64		room = (int64) gpuops_max_join_memory * 1024 / sizeof(int32);
 	int			d;
 	int			g;
 
@@ -182,8 +187,9 @@ gpuops_agg_kept_star_build(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 
 		rd->key_col = kept->cidx[j->dims[d].fk_col];
 		rd->kind = gpuops_agg_star_kind(j->dims[d].kind);
-		if (!gpuops_agg_star_map(&j->dims[d], kept->rows, rd))
+		if (!gpuops_agg_star_map(&j->dims[d], kept->rows, room, rd))
 			return false;
+		room -= rd->span;
 	}
 	star->ndimcols = j->ngather;
 	for (g = 0; g < j->ngather; g++)
