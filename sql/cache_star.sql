@@ -44,6 +44,19 @@ BEGIN
 END
 $$;
 
+-- the keys of q's row maps, when its cached ranges were joined in place
+CREATE FUNCTION pg_temp.row_maps(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF line LIKE '%Join Row Map Keys:%' THEN
+			RETURN NEXT btrim(line);
+		END IF;
+	END LOOP;
+END
+$$;
+
 SET gpuops.cache_range_blocks = 8;
 CREATE TABLE cs_fact (id int, f1 int, f2 int8, f3 date, v int, x float8,
 					  n numeric(10, 2), big int8);
@@ -105,6 +118,8 @@ SELECT pg_temp.check('SELECT d1.yr, d3.mon, count(*), sum(f.v) FROM cs_fact f
 	JOIN cs_d1 d1 ON f.f1 = d1.k JOIN cs_d3 d3 ON f.f3 = d3.dk GROUP BY d1.yr, d3.mon');
 SELECT pg_temp.in_place('SELECT d1.yr, d3.mon, count(*) FROM cs_fact f
 	JOIN cs_d1 d1 ON f.f1 = d1.k JOIN cs_d3 d3 ON f.f3 = d3.dk GROUP BY d1.yr, d3.mon') AS in_place;
+SELECT pg_temp.row_maps('SELECT d1.yr, d3.mon, count(*) FROM cs_fact f
+	JOIN cs_d1 d1 ON f.f1 = d1.k JOIN cs_d3 d3 ON f.f3 = d3.dk GROUP BY d1.yr, d3.mon');
 SELECT pg_temp.check('SELECT d2.m, d1.yr, f.v % 3 AS r, count(*), sum(f.x) FROM cs_fact f
 	JOIN cs_d1 d1 ON f.f1 = d1.k JOIN cs_d2 d2 ON f.f2 = d2.k
 	WHERE d2.cat <> ''cat2'' GROUP BY d2.m, d1.yr, f.v % 3');

@@ -100,6 +100,8 @@ gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
 	List	   *built = NIL;
 	List	   *tables = NIL;
 	List	   *out = NIL;
+	List	   *maps = NIL;
+	bool		mapped = false;
 	ListCell   *lc;
 
 	foreach(lc, (List *) list_nth(join, JOIN_DIMS))
@@ -121,6 +123,8 @@ gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
 		tables = lappend(tables, !s->join->built ? "none" :
 						 d->table.dense ? "dense" : "hash");
 		out = lappend(out, psprintf("%lld", (long long) d->matched));
+		maps = lappend(maps, psprintf("%lld", (long long) d->map_keys));
+		mapped |= d->mapped;
 	}
 	ExplainPropertyList("Star Join", joins, es);
 	if (es->analyze)
@@ -128,6 +132,9 @@ gpuops_agg_explain_join(GpuopsAggScanState *s, CustomScan *cscan,
 		ExplainPropertyList("Join Tables", tables, es);
 		ExplainPropertyList("Join Build Rows", built, es);
 		ExplainPropertyList("Join Rows Out", out, es);
+		/* the cached ranges joined where they lie: the row maps' keys */
+		if (mapped)
+			ExplainPropertyList("Join Row Map Keys", maps, es);
 		ExplainPropertyFloat("Join Build Time", "ms", s->join->build_ms, 3, es);
 		ExplainPropertyFloat("Join Probe Time", "ms", s->join->probe_ms, 3, es);
 	}

@@ -352,6 +352,7 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	bool		served = gpuops_agg_served();
 	gpo_pred   *prog;
 	GpuopsServiceStar *star = NULL;
+	int			k;
 	gpo_agg_out *outs;
 	gpo_type	ktype;
 	gpo_status	st;
@@ -430,6 +431,11 @@ gpuops_agg_kept_run(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	}
 	if (st == GPO_OK)
 		gpuops_agg_kept_merge(s, ktype, &keys, outs, ngroups);
+	for (k = 0; st == GPO_OK && star != NULL && k < star->ndims; k++)
+	{
+		s->join->dims[k].mapped = true;
+		s->join->dims[k].map_keys = star->dims[k].span;
+	}
 	/* (the reader's blocks to pass over live as long as the reader) */
 	MemoryContextSwitchTo(old);
 	if (st == GPO_OK)

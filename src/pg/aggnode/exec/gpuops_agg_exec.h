@@ -143,7 +143,9 @@ typedef struct GpuopsAggDim
 	/* EXPLAIN ANALYZE */
 	int64		build_rows;		/* rows its plan gave */
 	int64		probed;			/* fact rows that looked for a match */
-	int64		matched;		/* rows the join gave */
+	int64		matched;		/* rows the join gave (batches) */
+	bool		mapped;			/* the cached ranges were joined in place */
+	int64		map_keys;		/* then: the keys its row map spanned */
 } GpuopsAggDim;
 
 /* A virtual column: a dimension's column gathered into the fact's batches. */
