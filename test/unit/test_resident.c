@@ -16,6 +16,7 @@
 
 #include "gpo_internal.h"
 #include "gpo_resident_internal.h"
+#include "test_resident_util.h"
 #include "test_util.h"
 
 /* Columns of a random schema at most. */
@@ -91,22 +92,6 @@ typedef struct rgroups
 /* The key column of the reference sort (-1: the zero key). */
 static int	sort_key_col;
 
-/* PostgreSQL's float8_cmp_internal. */
-static int
-pg_fcmp(double a, double b)
-{
-	if (isnan(a) || isnan(b))
-		return isnan(a) && isnan(b) ? 0 : isnan(a) ? 1 : -1;
-	return a > b ? 1 : a < b ? -1 : 0;
-}
-
-/* True for the float types. */
-static bool
-is_float(gpo_type t)
-{
-	return t == GPO_FLOAT32 || t == GPO_FLOAT64;
-}
-
 /* The value of raw bits of an integer type, widened. */
 static int64_t
 int_of(gpo_type t, uint64_t r)
@@ -122,45 +107,6 @@ int_of(gpo_type t, uint64_t r)
 		default:
 			return (int64_t) r;
 	}
-}
-
-/* The value of raw bits of a float type, widened. */
-static double
-dbl_of(gpo_type t, uint64_t r)
-{
-	if (t == GPO_FLOAT32)
-	{
-		uint32_t	u = (uint32_t) r;
-		float		f;
-
-		memcpy(&f, &u, 4);
-		return f;
-	}
-	else
-	{
-		double		d;
-
-		memcpy(&d, &r, 8);
-		return d;
-	}
-}
-
-/* Raw bits of a double as type t (float or double). */
-static uint64_t
-raw_of_dbl(gpo_type t, double d)
-{
-	uint64_t	r = 0;
-
-	if (t == GPO_FLOAT32)
-	{
-		float		f = (float) d;
-		uint32_t	u;
-
-		memcpy(&u, &f, 4);
-		return u;
-	}
-	memcpy(&r, &d, 8);
-	return r;
 }
 
 /* A NaN with the sign bit and a payload. */
@@ -187,7 +133,7 @@ rand_raw(gpo_type t, int spread)
 	};
 	int64_t		v = (int64_t) rng_below(spread) - spread / 2;
 
-	if (!is_float(t))
+	if (!tres_is_float(t))
 	{
 		if (rng_chance(1, 8))
 			v = ints[rng_below(sizeof(ints) / sizeof(ints[0]))];
@@ -206,12 +152,12 @@ rand_raw(gpo_type t, int spread)
 	switch (rng_below(10))
 	{
 		case 0:
-			return raw_of_dbl(t, rng_chance(1, 2) ? NAN : odd_nan());
+			return tres_raw_of_dbl(t, rng_chance(1, 2) ? NAN : odd_nan());
 		case 1:
 		case 2:
-			return raw_of_dbl(t, dbls[rng_below(sizeof(dbls) / sizeof(dbls[0]))]);
+			return tres_raw_of_dbl(t, dbls[rng_below(sizeof(dbls) / sizeof(dbls[0]))]);
 		default:
-			return raw_of_dbl(t, (double) v / 2);
+			return tres_raw_of_dbl(t, (double) v / 2);
 	}
 }
 
@@ -307,8 +253,8 @@ ref_eval(const gpo_pred *prog, int nnodes, const tset *s, int64_t i)
 				{
 					int			r;
 
-					if (is_float(c->type))
-						r = pg_fcmp(dbl_of(c->type, c->raw[i]), p->fval);
+					if (tres_is_float(c->type))
+						r = tres_pg_fcmp(tres_dbl_of(c->type, c->raw[i]), p->fval);
 					else
 					{
 						int64_t		x = int_of(c->type, c->raw[i]);
@@ -377,8 +323,8 @@ rand_leaf(const tset *s0)
 			p.kind = GPO_PRED_CMP;
 			p.op = (gpo_cmp_op) rng_below(6);
 			p.const_null = rng_chance(1, 30);
-			p.ival = is_float(col->type) ? 0 : int_of(col->type, r);
-			p.fval = is_float(col->type) ? dbl_of(col->type, r) : 0;
+			p.ival = tres_is_float(col->type) ? 0 : int_of(col->type, r);
+			p.fval = tres_is_float(col->type) ? tres_dbl_of(col->type, r) : 0;
 			break;
 	}
 	return p;
@@ -463,11 +409,11 @@ ragg_add(ragg *a, const tcol *c, int64_t i)
 	if (c == NULL || !c->valid[i])
 		return;
 	v = key_canon(c->type, c->raw[i], false);
-	if (!is_float(c->type))
+	if (!tres_is_float(c->type))
 		a->isum += int_of(c->type, v);
 	else
 	{
-		double		d = dbl_of(c->type, v);
+		double		d = tres_dbl_of(c->type, v);
 
 		if (isfinite(d))
 		{
@@ -581,16 +527,6 @@ free_out(gpo_agg_out *o)
 	free(o->m2);
 }
 
-/* Value g of an out array of w-byte entries, as raw bits. */
-static uint64_t
-raw_at(const void *arr, size_t w, int64_t g)
-{
-	uint64_t	r = 0;
-
-	memcpy(&r, (const char *) arr + g * w, w);
-	return r;
-}
-
 /* Float sums agree within rounding (beyond 1e300 the order decides overflow). */
 static bool
 fsum_close(double got, double want, double mag)
@@ -609,7 +545,7 @@ fsum_close(double got, double want, double mag)
 static bool
 m2_ok(double got, const ragg *a, bool wanted, int vt)
 {
-	if (!wanted || vt < 0 || !is_float((gpo_type) vt) || a->count == 0)
+	if (!wanted || vt < 0 || !tres_is_float((gpo_type) vt) || a->count == 0)
 		return got == 0.0;
 	if (a->fflags)
 		return isnan(got);
@@ -625,7 +561,7 @@ check_out(tcase *c, const gpo_agg_out *o, const rgroups *rg, int r, int vt,
 {
 	size_t		kw = gpo_type_size(rg->kt);
 	size_t		vw = vt >= 0 ? gpo_type_size((gpo_type) vt) : 8;
-	bool		vint = vt >= 0 && !is_float((gpo_type) vt);
+	bool		vint = vt >= 0 && !tres_is_float((gpo_type) vt);
 
 	for (int64_t g = 0; g < rg->ng && c->ok; g++)
 	{
@@ -638,8 +574,8 @@ check_out(tcase *c, const gpo_agg_out *o, const rgroups *rg, int r, int vt,
 		{
 			expect(c, o->key_valid[g] == rg->kvalid[g], "out %d group %lld key validity",
 				   r, (long long) g);
-			expect(c, raw_at(o->keys, kw, g) == rg->key[g], "out %d group %lld key %llx, want %llx",
-				   r, (long long) g, (unsigned long long) raw_at(o->keys, kw, g),
+			expect(c, tres_raw_at(o->keys, kw, g) == rg->key[g], "out %d group %lld key %llx, want %llx",
+				   r, (long long) g, (unsigned long long) tres_raw_at(o->keys, kw, g),
 				   (unsigned long long) rg->key[g]);
 		}
 		expect(c, o->rows[g] == a->rows, "out %d group %lld rows %lld, want %lld", r,
@@ -655,10 +591,10 @@ check_out(tcase *c, const gpo_agg_out *o, const rgroups *rg, int r, int vt,
 				   "out %d group %lld fsum %.17g, want %.17g", r, (long long) g, o->fsum[g], a->fsum);
 		expect(c, o->fflags[g] == (any && !vint ? a->fflags : 0), "out %d group %lld fflags", r,
 			   (long long) g);
-		expect(c, raw_at(o->min, vw, g) == (any ? a->mn : 0), "out %d group %lld min %llx, want %llx",
-			   r, (long long) g, (unsigned long long) raw_at(o->min, vw, g),
+		expect(c, tres_raw_at(o->min, vw, g) == (any ? a->mn : 0), "out %d group %lld min %llx, want %llx",
+			   r, (long long) g, (unsigned long long) tres_raw_at(o->min, vw, g),
 			   (unsigned long long) a->mn);
-		expect(c, raw_at(o->max, vw, g) == (any ? a->mx : 0), "out %d group %lld max", r,
+		expect(c, tres_raw_at(o->max, vw, g) == (any ? a->mx : 0), "out %d group %lld max", r,
 			   (long long) g);
 		expect(c, m2_ok(o->m2[g], a, m2, vt), "out %d group %lld m2 %.17g, want %.17g",
 			   r, (long long) g, o->m2[g], a->m2);
@@ -737,7 +673,7 @@ key_ok(gpo_type t)
 static bool
 val_ok(gpo_type t)
 {
-	return t == GPO_INT32 || t == GPO_INT64 || is_float(t);
+	return t == GPO_INT32 || t == GPO_INT64 || tres_is_float(t);
 }
 
 /* A random query over set 0's schema into q (prog: room for MAX_NODES, cols, aggs: MAX_REQS). */
@@ -764,23 +700,11 @@ rand_query(const tset *s0, gpo_resident_query *q, gpo_pred *prog, int *cols,
 	q->est_groups = rng_chance(1, 2) ? 0 : (int64_t) rng_below(100000);
 }
 
-/* A random strategy that applies to the reference's keys. */
-static gpo_agg_strategy
-rand_strategy(const rgroups *rg)
-{
-	gpo_agg_strategy s = (gpo_agg_strategy) rng_below(4);
-
-	if (s == GPO_AGG_DENSE &&
-		(is_float(rg->kt) || rg->span >= (uint64_t) GPO_AGG_DENSE_MAX_RANGE))
-		s = GPO_AGG_AUTO;
-	return s;
-}
-
 /* Whether a computed column can be of type t (gpo_resident_expr). */
 static bool
 computable(gpo_type t)
 {
-	return t == GPO_INT32 || t == GPO_INT64 || is_float(t);
+	return t == GPO_INT32 || t == GPO_INT64 || tres_is_float(t);
 }
 
 /*
@@ -800,7 +724,7 @@ same_prog(gpo_type t, int c, int from, gpo_xnode *prog)
 	if (rng_chance(1, 4))
 		return n;
 	prog[n].op = GPO_X_CONST;
-	if (is_float(t))
+	if (tres_is_float(t))
 	{
 		prog[n].width = 1;
 		prog[n++].fval = 1.0;
@@ -848,13 +772,13 @@ computed_query(const tset *s0, const gpo_resident_query *q,
 			exprs[ne].nnodes = same_prog(t, c, -1, progs + 3 * ne);
 			exprs[ne].prog = progs + 3 * ne;
 			exprs[ne].type = t;
-			exprs[ne].out_double = is_float(t);
+			exprs[ne].out_double = tres_is_float(t);
 			from = ne++;
 		}
 		exprs[ne].nnodes = same_prog(t, c, from, progs + 3 * ne);
 		exprs[ne].prog = progs + 3 * ne;
 		exprs[ne].type = t;
-		exprs[ne].out_double = is_float(t);
+		exprs[ne].out_double = tres_is_float(t);
 		if (r < 0)
 			x->key_col = GPO_RESIDENT_EXPR_COL(ne);
 		else
@@ -916,7 +840,7 @@ random_case(tgroup *g, int nsets, int64_t most)
 		else
 			rand_query(&sets[0], &q, prog, cols, aggs);
 		ref_groups(sets, nsets, &q, &rg);
-		want = rand_strategy(&rg);
+		want = tres_rand_strategy(rg.kt, rg.span);
 		for (int f = 0; f < 2; f++)
 		{
 			tcase		r;
@@ -1201,14 +1125,14 @@ hand_sets(tset *sets)
 	const uint8_t *la[] = {kva, vva, NULL};
 	const uint8_t *lc[] = {kvc, vvc, NULL};
 
-	ka[0] = raw_of_dbl(GPO_FLOAT64, -0.0);
-	ka[1] = raw_of_dbl(GPO_FLOAT64, 0.0);
-	ka[2] = raw_of_dbl(GPO_FLOAT64, NAN);
+	ka[0] = tres_raw_of_dbl(GPO_FLOAT64, -0.0);
+	ka[1] = tres_raw_of_dbl(GPO_FLOAT64, 0.0);
+	ka[2] = tres_raw_of_dbl(GPO_FLOAT64, NAN);
 	ka[3] = 0;
-	ka[4] = raw_of_dbl(GPO_FLOAT64, -INFINITY);
-	kc[0] = raw_of_dbl(GPO_FLOAT64, odd_nan());
-	kc[1] = raw_of_dbl(GPO_FLOAT64, 0.0);
-	kc[2] = raw_of_dbl(GPO_FLOAT64, -INFINITY);
+	ka[4] = tres_raw_of_dbl(GPO_FLOAT64, -INFINITY);
+	kc[0] = tres_raw_of_dbl(GPO_FLOAT64, odd_nan());
+	kc[1] = tres_raw_of_dbl(GPO_FLOAT64, 0.0);
+	kc[2] = tres_raw_of_dbl(GPO_FLOAT64, -INFINITY);
 	kc[3] = 0;
 	flat_set(&sets[0], 3, types, 5, ra, la);
 	flat_set(&sets[1], 3, types, 0, ra, la);

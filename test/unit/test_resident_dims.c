@@ -20,6 +20,7 @@
 
 #include "gpo_internal.h"
 #include "gpo_resident_internal.h"
+#include "test_resident_util.h"
 #include "test_util.h"
 
 /* The fact sets' columns: two join keys, a small group column, two values. */
@@ -163,13 +164,6 @@ typedef struct rgroups
 /* The key type of the reference sort. */
 static gpo_type sort_kt;
 
-/* True for the float types. */
-static bool
-is_flt(gpo_type t)
-{
-	return t == GPO_FLOAT32 || t == GPO_FLOAT64;
-}
-
 /* The value of raw bits of an integer type, widened. */
 static int64_t
 ival_of(gpo_type t, uint64_t r)
@@ -182,42 +176,6 @@ static uint64_t
 raw_int(gpo_type t, int64_t v)
 {
 	return t == GPO_INT32 ? (uint64_t) (uint32_t) (int32_t) v : (uint64_t) v;
-}
-
-/* The value of raw bits of a float type, widened. */
-static double
-dval_of(gpo_type t, uint64_t r)
-{
-	double		d;
-
-	if (t == GPO_FLOAT32)
-	{
-		uint32_t	u = (uint32_t) r;
-		float		f;
-
-		memcpy(&f, &u, 4);
-		return f;
-	}
-	memcpy(&d, &r, 8);
-	return d;
-}
-
-/* Raw bits of a double as float type t. */
-static uint64_t
-raw_dbl(gpo_type t, double d)
-{
-	uint64_t	r = 0;
-
-	if (t == GPO_FLOAT32)
-	{
-		float		f = (float) d;
-		uint32_t	u;
-
-		memcpy(&u, &f, 4);
-		return u;
-	}
-	memcpy(&r, &d, 8);
-	return r;
 }
 
 /* ---- fact sets ---- */
@@ -291,7 +249,7 @@ fset_random(fset *s, const int64_t *base, bool dead, bool drop)
 		s->cols[C_G].valid[i] = !rng_chance(1, 10);
 		s->cols[C_V].raw[i] = (uint64_t) ((int64_t) rng_below(2000001) - 1000000);
 		s->cols[C_V].valid[i] = !rng_chance(1, 8);
-		s->cols[C_F].raw[i] = raw_dbl(GPO_FLOAT64, ((double) rng_below(2001) - 1000) / 4);
+		s->cols[C_F].raw[i] = tres_raw_of_dbl(GPO_FLOAT64, ((double) rng_below(2001) - 1000) / 4);
 		s->cols[C_F].valid[i] = !rng_chance(1, 8);
 	}
 	fset_finish(s, drop);
@@ -445,7 +403,7 @@ dcol_finish(hdcol *h, bool widen)
 	for (int64_t r = 0; r < h->rows; r++)
 	{
 		memcpy((char *) h->flat + r * w, &h->raw[r], w);
-		if (is_flt(h->type) || (h->valid != NULL && !h->valid[r]))
+		if (tres_is_float(h->type) || (h->valid != NULL && !h->valid[r]))
 			continue;
 		if (h->lo > h->hi || ival_of(h->type, h->raw[r]) < h->lo)
 			h->lo = ival_of(h->type, h->raw[r]);
@@ -457,20 +415,20 @@ dcol_finish(hdcol *h, bool widen)
 		h->lo -= (int64_t) rng_below(3);
 		h->hi += (int64_t) rng_below(3);
 	}
-	h->bounded = !is_flt(h->type) && !rng_chance(1, 8);
+	h->bounded = !tres_is_float(h->type) && !rng_chance(1, 8);
 }
 
 /* A random value of dimension column type t: small integers around off, halves, -0.0, NaN. */
 static uint64_t
 dval_random(gpo_type t, int64_t off)
 {
-	if (!is_flt(t))
+	if (!tres_is_float(t))
 		return raw_int(t, off + (int64_t) rng_below(11) - 5);
 	if (rng_chance(1, 10))
-		return raw_dbl(t, -0.0);
+		return tres_raw_of_dbl(t, -0.0);
 	if (rng_chance(1, 20))
-		return raw_dbl(t, NAN);
-	return raw_dbl(t, ((double) rng_below(21) - 10) / 2);
+		return tres_raw_of_dbl(t, NAN);
+	return tres_raw_of_dbl(t, ((double) rng_below(21) - 10) / 2);
 }
 
 /* A random column k of st over dimension dim. */
@@ -517,15 +475,6 @@ star_random(star *st, const int64_t *base)
 
 /* ---- the reference ---- */
 
-/* PostgreSQL's float8_cmp_internal. */
-static int
-pg_fcmp(double a, double b)
-{
-	if (isnan(a) || isnan(b))
-		return isnan(a) && isnan(b) ? 0 : isnan(a) ? 1 : -1;
-	return a > b ? 1 : a < b ? -1 : 0;
-}
-
 /* The reference truth value of leaf p (CMP, NULLTEST, CONST) at row i of s. */
 static int
 ref_leaf(const gpo_pred *p, const fset *s, int64_t i)
@@ -539,8 +488,8 @@ ref_leaf(const gpo_pred *p, const fset *s, int64_t i)
 		return p->const_null ? RN : p->const_bool ? RT : RF;
 	if (p->const_null || !c->valid[i])
 		return RN;
-	if (is_flt(c->type))
-		r = pg_fcmp(dval_of(c->type, c->raw[i]), p->fval);
+	if (tres_is_float(c->type))
+		r = tres_pg_fcmp(tres_dbl_of(c->type, c->raw[i]), p->fval);
 	else
 	{
 		int64_t		x = ival_of(c->type, c->raw[i]);
@@ -667,8 +616,8 @@ expr_value(const star *st, const tquery *tq, const jrow *r, int e, uint64_t *raw
 
 	if (!qcol_value(st, tq, r, GPO_RESIDENT_DIM_COL(tq->xdc), &v))
 		return false;
-	if (is_flt(t))
-		*raw = raw_dbl(t, dval_of(t, v) * 2);
+	if (tres_is_float(t))
+		*raw = tres_raw_of_dbl(t, tres_dbl_of(t, v) * 2);
 	else
 		*raw = raw_int(t, ival_of(t, v) * 2);
 	if (e == 0)
@@ -744,11 +693,11 @@ ragg_add(ragg *a, int vt, bool vv, uint64_t v)
 	a->rows++;
 	if (vt < 0 || !vv)
 		return;
-	if (!is_flt((gpo_type) vt))
+	if (!tres_is_float((gpo_type) vt))
 		a->isum += ival_of((gpo_type) vt, v);
 	else
 	{
-		double		d = dval_of((gpo_type) vt, v);
+		double		d = tres_dbl_of((gpo_type) vt, v);
 
 		if (isfinite(d))
 		{
@@ -817,7 +766,7 @@ ref_groups(const fset *sets, int nsets, const star *st, const tquery *tq,
 			ragg_add(&rg->aggs[(rg->ng - 1) * rg->nreq + r], rg->vt[r], rows[j].vv[r],
 					 rows[j].val[r]);
 	}
-	for (int64_t g = 1; g < rg->ng && rg->kvalid[g] && !is_flt(rg->kt); g++)
+	for (int64_t g = 1; g < rg->ng && rg->kvalid[g] && !tres_is_float(rg->kt); g++)
 		rg->span = (uint64_t) ival_of(rg->kt, rg->key[g]) - (uint64_t) ival_of(rg->kt, rg->key[0]);
 	free(jr);
 	free(rows);
@@ -866,16 +815,6 @@ free_out(gpo_agg_out *o)
 	free(o->fflags);
 }
 
-/* Value g of an out array of w-byte entries, as raw bits. */
-static uint64_t
-raw_at(const void *arr, size_t w, int64_t g)
-{
-	uint64_t	r = 0;
-
-	memcpy(&r, (const char *) arr + g * w, w);
-	return r;
-}
-
 /* Float sums agree within rounding. */
 static bool
 fsum_close(double got, double want, double mag)
@@ -893,9 +832,9 @@ check_key(tcase *c, const gpo_agg_out *o, const rgroups *rg, int r, int64_t g)
 		return;
 	expect(c, o->key_valid[g] == rg->kvalid[g], "out %d group %lld key validity %d",
 		   r, (long long) g, (int) o->key_valid[g]);
-	expect(c, !rg->kvalid[g] || raw_at(o->keys, kw, g) == rg->key[g],
+	expect(c, !rg->kvalid[g] || tres_raw_at(o->keys, kw, g) == rg->key[g],
 		   "out %d group %lld key %llx, want %llx", r, (long long) g,
-		   (unsigned long long) raw_at(o->keys, kw, g), (unsigned long long) rg->key[g]);
+		   (unsigned long long) tres_raw_at(o->keys, kw, g), (unsigned long long) rg->key[g]);
 }
 
 /* Checks output r (values of type rg->vt[r]) against the reference. */
@@ -904,7 +843,7 @@ check_out(tcase *c, const gpo_agg_out *o, const rgroups *rg, int r)
 {
 	int			vt = rg->vt[r];
 	size_t		vw = vt >= 0 ? gpo_type_size((gpo_type) vt) : 8;
-	bool		vint = vt >= 0 && !is_flt((gpo_type) vt);
+	bool		vint = vt >= 0 && !tres_is_float((gpo_type) vt);
 
 	for (int64_t g = 0; g < rg->ng && c->ok; g++)
 	{
@@ -928,11 +867,11 @@ check_out(tcase *c, const gpo_agg_out *o, const rgroups *rg, int r)
 				   "out %d group %lld fsum %.17g, want %.17g", r, (long long) g, o->fsum[g], a->fsum);
 		expect(c, o->fflags[g] == (any && !vint ? a->fflags : 0), "out %d group %lld fflags %d",
 			   r, (long long) g, (int) o->fflags[g]);
-		expect(c, raw_at(o->min, vw, g) == (any ? a->mn : 0), "out %d group %lld min %llx, want %llx",
-			   r, (long long) g, (unsigned long long) raw_at(o->min, vw, g),
+		expect(c, tres_raw_at(o->min, vw, g) == (any ? a->mn : 0), "out %d group %lld min %llx, want %llx",
+			   r, (long long) g, (unsigned long long) tres_raw_at(o->min, vw, g),
 			   (unsigned long long) a->mn);
-		expect(c, raw_at(o->max, vw, g) == (any ? a->mx : 0), "out %d group %lld max %llx, want %llx",
-			   r, (long long) g, (unsigned long long) raw_at(o->max, vw, g),
+		expect(c, tres_raw_at(o->max, vw, g) == (any ? a->mx : 0), "out %d group %lld max %llx, want %llx",
+			   r, (long long) g, (unsigned long long) tres_raw_at(o->max, vw, g),
 			   (unsigned long long) a->mx);
 	}
 }
@@ -1080,7 +1019,7 @@ rand_exprs(const star *st, tquery *tq)
 {
 	gpo_type	t = st->dc[tq->xdc].type;
 	int			w = (int) gpo_type_size(t);
-	bool		f = is_flt(t);
+	bool		f = tres_is_float(t);
 
 	xnode(&tq->xprog[0][0], GPO_X_COL, 0, GPO_RESIDENT_DIM_COL(tq->xdc), 0, 0);
 	xnode(&tq->xprog[0][1], GPO_X_CONST, f ? 1 : 0, 0, 2, 2.0);
@@ -1103,7 +1042,7 @@ packable_dcol(const star *st)
 	int			k = st->ndimcols > 0 ? (int) rng_below(st->ndimcols) : 0;
 
 	for (int i = 0; i < st->ndimcols; i++, k = (k + 1) % st->ndimcols)
-		if (!is_flt(st->dc[k].type) && st->dc[k].bounded)
+		if (!tres_is_float(st->dc[k].type) && st->dc[k].bounded)
 			return k;
 	return -1;
 }
@@ -1243,18 +1182,6 @@ rand_tquery(const fset *sets, int nsets, const star *st, const int64_t *base,
 	q->est_groups = rng_chance(1, 2) ? 0 : (int64_t) rng_below(1000);
 }
 
-/* A random strategy that applies to the reference's keys. */
-static gpo_agg_strategy
-rand_strategy(const rgroups *rg)
-{
-	gpo_agg_strategy s = (gpo_agg_strategy) rng_below(4);
-
-	if (s == GPO_AGG_DENSE &&
-		(is_flt(rg->kt) || rg->span >= (uint64_t) GPO_AGG_DENSE_MAX_RANGE))
-		s = GPO_AGG_AUTO;
-	return s;
-}
-
 /* The kinds of st's dimensions, as text ("M A L": inner, anti, left) into buf. */
 static const char *
 kinds_text(const star *st, char *buf)
@@ -1281,7 +1208,7 @@ query_case(tgroup *g, fset *sets, int nsets, const star *st,
 
 	rand_tquery(sets, nsets, st, base, &tq);
 	ref_groups(sets, nsets, st, &tq, &rg);
-	want = rand_strategy(&rg);
+	want = tres_rand_strategy(rg.kt, rg.span);
 	for (int f = 0; f < 2; f++)
 	{
 		tcase		c;
