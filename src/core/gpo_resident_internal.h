@@ -186,13 +186,20 @@ extern int64_t gpo_resident_dims_mask(gpo_ctx *ctx, const gpo_resident *set,
 									  const gpo_resident_query *q, int64_t lo,
 									  int64_t n, uint8_t *mask);
 /*
- * Dimension column c of q over CPU-face set's rows map[0 .. kept) (map
- * NULL: rows 0 .. kept): out[j] its value at row map[j]'s dimension row
- * (0 where NULL), bit j of bits its validity (resident_dims.c).
+ * The dimension rows of dim that CPU-face set's rows map[0 .. kept) (map
+ * NULL: rows 0 .. kept) match into rows[j] (-1: none) (resident_dims.c).
  */
-extern void gpo_resident_dims_gather(gpo_ctx *ctx, const gpo_resident *set,
-									 const gpo_resident_query *q, int c,
-									 const int64_t *map, int64_t kept,
+extern void gpo_resident_dims_rows(gpo_ctx *ctx, const gpo_resident *set,
+								   const gpo_resident_dim *dim,
+								   const int64_t *map, int64_t kept,
+								   int32_t *rows);
+/*
+ * Dimension column dc at dimension rows rows[0 .. kept) (-1: none): out[j]
+ * its value (0 where NULL), bit j of bits its validity (resident_dims.c).
+ */
+extern void gpo_resident_dims_gather(gpo_ctx *ctx,
+									 const gpo_resident_dimcol *dc,
+									 const int32_t *rows, int64_t kept,
 									 void *out, uint8_t *bits);
 
 /*

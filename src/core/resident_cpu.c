@@ -218,32 +218,55 @@ cpu_in_gather(gpo_ctx *ctx, cpu_in *in, const gpo_resident *set, int s,
 
 /*
  * Set s's dimension columns' chunks over its rows map[0 .. kept) (map NULL:
- * all its rows), in s's own slots of in->owned.
+ * all its rows), in s's own slots of in->owned: each dimension's rows found
+ * once, then each of its columns read at them.
  */
 static gpo_status
 cpu_in_dims(gpo_ctx *ctx, cpu_in *in, const gpo_resident *set, int s,
 			const gpo_resident_query *q, const gpo_resident_plan *plan,
 			const int64_t *map, int64_t kept)
 {
-	for (int d = 0; d < q->ndimcols; d++)
-	{
-		int			k = plan->nneed + d;
-		void	  **slot = &in->owned[((size_t) s * in->nper + k) * 2];
-		gpo_chunk  *ch = &in->vecs[k].chunks[s];
+	int32_t    *rows;
+	gpo_status	st = GPO_OK;
 
-		slot[0] = malloc(gpo_type_size(q->dimcols[d].type) * (size_t) (kept > 0 ? kept : 1));
-		slot[1] = malloc((size_t) (kept + 7) / 8 + 1);
-		if (slot[0] == NULL || slot[1] == NULL)
-		{
-			gpo_set_detail(ctx, "could not allocate %lld joined rows", (long long) kept);
-			return GPO_ERR_NOMEM;
-		}
-		gpo_resident_dims_gather(ctx, set, q, d, map, kept, slot[0], slot[1]);
-		ch->data = slot[0];
-		ch->validity = slot[1];
-		ch->n = kept;
+	if (q->ndimcols == 0)
+		return GPO_OK;
+	if ((rows = malloc(sizeof(int32_t) * (size_t) (kept > 0 ? kept : 1))) == NULL)
+	{
+		gpo_set_detail(ctx, "could not allocate %lld joined rows", (long long) kept);
+		return GPO_ERR_NOMEM;
 	}
-	return GPO_OK;
+	for (int d = 0; d < q->ndims && st == GPO_OK; d++)
+	{
+		bool		found = false;
+
+		for (int c = 0; c < q->ndimcols && st == GPO_OK; c++)
+		{
+			int			k = plan->nneed + c;
+			void	  **slot = &in->owned[((size_t) s * in->nper + k) * 2];
+			gpo_chunk  *ch = &in->vecs[k].chunks[s];
+
+			if (q->dimcols[c].dim != d)
+				continue;
+			if (!found)
+				gpo_resident_dims_rows(ctx, set, &q->dims[d], map, kept, rows);
+			found = true;
+			slot[0] = malloc(gpo_type_size(q->dimcols[c].type) * (size_t) (kept > 0 ? kept : 1));
+			slot[1] = malloc((size_t) (kept + 7) / 8 + 1);
+			if (slot[0] == NULL || slot[1] == NULL)
+			{
+				gpo_set_detail(ctx, "could not allocate %lld joined rows", (long long) kept);
+				st = GPO_ERR_NOMEM;
+				break;
+			}
+			gpo_resident_dims_gather(ctx, &q->dimcols[c], rows, kept, slot[0], slot[1]);
+			ch->data = slot[0];
+			ch->validity = slot[1];
+			ch->n = kept;
+		}
+	}
+	free(rows);
+	return st;
 }
 
 /*

@@ -87,19 +87,43 @@ dimcol_put(const gpo_resident_dimcol *dc, size_t w, int64_t row, void *out,
 }
 
 /*
- * Dimension column c of q over set's rows map[0 .. kept) (map NULL: rows
- * 0 .. kept): out[j] its value at row map[j]'s dimension row, bit j of
- * bits (a bitmap of whole bytes) its validity; by ctx's threads.
+ * The dimension rows of dim that set's rows map[0 .. kept) (map NULL: rows
+ * 0 .. kept) match into rows[j] (-1: none), by ctx's threads.
  */
 void
-gpo_resident_dims_gather(gpo_ctx *ctx, const gpo_resident *set,
-						 const gpo_resident_query *q, int c,
-						 const int64_t *map, int64_t kept, void *out,
+gpo_resident_dims_rows(gpo_ctx *ctx, const gpo_resident *set,
+					   const gpo_resident_dim *dim, const int64_t *map,
+					   int64_t kept, int32_t *rows)
+{
+	const gpo_resident_col *rc = &set->cols[dim->key_col];
+	int			nb = gpo_pieces(ctx, kept);
+
+	gpo_omp_prepare(gpo_threads(ctx));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(gpo_team(ctx, nb))
+	for (int b = 0; b < nb; b++)
+	{
+		int64_t		hi = gpo_block_lo(kept, b + 1, nb);
+
+		for (int64_t j = gpo_block_lo(kept, b, nb); j < hi; j++)
+		{
+			bool		valid;
+			int64_t		key = dim_key(rc, map != NULL ? map[j] : j, &valid);
+
+			rows[j] = (int32_t) gpo_resident_dim_row(dim, valid, key);
+		}
+	}
+}
+
+/*
+ * Dimension column dc at dimension rows rows[0 .. kept) (-1: none): out[j]
+ * its value (0 where NULL), bit j of bits (a bitmap of whole bytes) its
+ * validity; by ctx's threads.
+ */
+void
+gpo_resident_dims_gather(gpo_ctx *ctx, const gpo_resident_dimcol *dc,
+						 const int32_t *rows, int64_t kept, void *out,
 						 uint8_t *bits)
 {
-	const gpo_resident_dimcol *dc = &q->dimcols[c];
-	const gpo_resident_dim *dim = &q->dims[dc->dim];
-	const gpo_resident_col *rc = &set->cols[dim->key_col];
 	size_t		w = gpo_type_size(dc->type);
 	int64_t		nbytes = (kept + 7) / 8;
 	int			nb = gpo_pieces(ctx, kept);
@@ -118,10 +142,7 @@ gpo_resident_dims_gather(gpo_ctx *ctx, const gpo_resident *set,
 			for (int k = 0; k < 8 && y * 8 + k < kept; k++)
 			{
 				int64_t		j = y * 8 + k;
-				int64_t		r = map != NULL ? map[j] : j;
-				bool		valid;
-				int64_t		key = dim_key(rc, r, &valid);
-				int64_t		row = gpo_resident_dim_row(dim, valid, key);
+				int64_t		row = rows[j];
 
 				if (row >= 0 && (dc->valid == NULL || dc->valid[row]))
 				{
