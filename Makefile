@@ -59,6 +59,8 @@ PG_CPPFLAGS = -I$(srcdir)/src/pg -I$(srcdir)/src/core/include
 # src/pg/budget/omp_runtime.c loads it at _PG_init, after saying how its idle
 # threads wait (libgomp reads that once, when it is loaded).
 $(OBJS): override CFLAGS += -fopenmp
+# The expression loops are written branch-free for the vectorizer.
+src/core/expr_loops.o: override CFLAGS += -O3
 SHLIB_LINK = $(CUDA_LIBS) -ldl
 
 EXTRA_CLEAN = src/omp/*.o src/omp/*.so test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives bench/cpu_multiagg \

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "gpo_expr_columns.h"
+#include "gpo_expr_loops.h"
 #include "gpo_internal.h"
 
 /* Rows one gather covers. */
@@ -126,10 +127,9 @@ scatter_rows(const expr_args *a, const expr_tile *t, gpo_chunk *ch,
 	const bool *nul = t->res_null;
 	int64_t		j = from;
 
-	if (a->out->type == GPO_INT64)
-		for (int64_t k = from; k < to; k++)
-			((int64_t *) ch->data)[off + k] = nul[k] ? 0 : res[k].i;
-	else
+	if (!gpo_expr_loops_store(a->out->type,
+							  (char *) ch->data + gpo_type_size(a->out->type) * (off + from),
+							  res + from, nul + from, to - from))
 		for (int64_t k = from; k < to; k++)
 			gpo_x_store(a->out->type, ch->data, off + k, res[k], nul[k]);
 	/* bits before the first whole byte, and those of shared bytes */

@@ -22,6 +22,7 @@
  */
 #include <string.h>
 
+#include "gpo_expr_loops.h"
 #include "gpo_expr_columns.h"
 #include "gpo_internal.h"
 
@@ -61,6 +62,8 @@ gpo_expr_columns_depth(const gpo_xnode *prog, int nnodes)
 static void
 columns_load(const gpo_xcol *c, int64_t len, gpo_xval *v, bool *nul)
 {
+	if (gpo_expr_loops_load(c, len, v, nul))
+		return;
 	switch (c->type)
 	{
 		case GPO_INT64:
@@ -89,69 +92,6 @@ columns_load(const gpo_xcol *c, int64_t len, gpo_xval *v, bool *nul)
 			if (nul[j])
 				v[j].i = 0;
 		}
-}
-
-/*
- * One numeric operator's loop (gpo_x_narith's rule: NaN gives NaN, a
- * result from 10^18 on in magnitude is UNREPRESENTABLE), B(j) the right
- * operand of row j, BN(j) its NULL flag.  No branch a row but the rare
- * error's: an int64 result that overflows is 2^63 or more in magnitude,
- * past the limit, as the exact one would be.  Rows that are NULL or not
- * evaluated get some value, never read (2M rows of TPC-H Q1's products
- * on 2 cores: the loop with a branch a case took twice as long).
- */
-#define COLUMNS_NARITH(BUILTIN, B, BN) \
-	for (int64_t j = 0; j < len; j++) \
-	{ \
-		int64_t		x = a[j].i; \
-		int64_t		y = (B); \
-		int64_t		r; \
-		bool		ovf = BUILTIN(x, y, &r); \
-		bool		nan = (x == GPO_X_NUMERIC_NAN) | (y == GPO_X_NUMERIC_NAN); \
-		bool		skip = an[j] | (BN) | !mask[j]; \
-		bool		bad = (ovf | (r >= GPO_X_NUMERIC_LIMIT) | \
-						   (r <= -GPO_X_NUMERIC_LIMIT)) & !nan & !skip; \
-		an[j] = an[j] | (BN); \
-		a[j].i = nan ? GPO_X_NUMERIC_NAN : r; \
-		if (__builtin_expect(bad, 0) && first == len) \
-			first = j; \
-	}
-
-/*
- * A numeric +, - or * over slots a (its result) and b (NULL: the constant
- * c, not NULL), as columns_binary.
- */
-static int64_t
-columns_narith(int op, int64_t len, const uint8_t *mask, gpo_xval *a,
-			   bool *an, const gpo_xval *b, const bool *bn, int64_t c,
-			   int *code)
-{
-	int64_t		first = len;
-
-	if (b == NULL && op == GPO_X_NMUL)
-		COLUMNS_NARITH(__builtin_mul_overflow, c, false)
-	else if (b == NULL && op == GPO_X_NADD)
-		COLUMNS_NARITH(__builtin_add_overflow, c, false)
-	else if (b == NULL)
-		COLUMNS_NARITH(__builtin_sub_overflow, c, false)
-	else if (op == GPO_X_NMUL)
-		COLUMNS_NARITH(__builtin_mul_overflow, b[j].i, bn[j])
-	else if (op == GPO_X_NADD)
-		COLUMNS_NARITH(__builtin_add_overflow, b[j].i, bn[j])
-	else
-		COLUMNS_NARITH(__builtin_sub_overflow, b[j].i, bn[j])
-	if (first < len)
-		*code = GPO_XERR_UNREPRESENTABLE;
-	return first;
-}
-
-#undef COLUMNS_NARITH
-
-/* Whether op is a numeric +, - or * (columns_narith). */
-static inline bool
-columns_narith_op(int op)
-{
-	return op == GPO_X_NMUL || op == GPO_X_NADD || op == GPO_X_NSUB;
 }
 
 /* Whether op is one of the arithmetic nodes COLUMNS_ARITH runs. */
@@ -183,25 +123,18 @@ columns_arith_op(int op)
 	}
 
 /*
- * The integer and float arithmetic in loops of their own, the operator a
- * constant in each, so that the per-row switch of gpo_x_binary folds away
- * (2M rows of `k % 100 + 1` and `v * 2 + 1` on 2 cores: the expressions
- * were half of the query's profile); BI and BF are the right operand.
- * Returns first from the function it is in.
+ * Integer and float division and modulo in loops of their own, the
+ * operator a constant in each, so that the per-row switch of gpo_x_binary
+ * folds away (+, - and * take expr_loops.c's branch-free loops); BI and BF
+ * are the right operand.  Returns first from the function it is in.
  */
 #define COLUMNS_ARITH(LOOP, NULLS, BI, BF) \
 	do { \
 		int			w = p->width; \
 		switch (p->op) \
 		{ \
-			case GPO_X_IADD: LOOP(NULLS, gpo_x_iarith(GPO_X_IADD, w, a[j].i, BI, &a[j].i)); break; \
-			case GPO_X_ISUB: LOOP(NULLS, gpo_x_iarith(GPO_X_ISUB, w, a[j].i, BI, &a[j].i)); break; \
-			case GPO_X_IMUL: LOOP(NULLS, gpo_x_iarith(GPO_X_IMUL, w, a[j].i, BI, &a[j].i)); break; \
 			case GPO_X_IDIV: LOOP(NULLS, gpo_x_iarith(GPO_X_IDIV, w, a[j].i, BI, &a[j].i)); break; \
 			case GPO_X_IMOD: LOOP(NULLS, gpo_x_iarith(GPO_X_IMOD, w, a[j].i, BI, &a[j].i)); break; \
-			case GPO_X_FADD: LOOP(NULLS, gpo_x_farith(GPO_X_FADD, w, a[j].f, BF, &a[j].f)); break; \
-			case GPO_X_FSUB: LOOP(NULLS, gpo_x_farith(GPO_X_FSUB, w, a[j].f, BF, &a[j].f)); break; \
-			case GPO_X_FMUL: LOOP(NULLS, gpo_x_farith(GPO_X_FMUL, w, a[j].f, BF, &a[j].f)); break; \
 			default: LOOP(NULLS, gpo_x_farith(GPO_X_FDIV, w, a[j].f, BF, &a[j].f)); break; \
 		} \
 		return first; \
@@ -220,9 +153,12 @@ columns_binary(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 {
 	int64_t		first = len;
 
-	if (columns_narith_op(p->op))
-		return columns_narith(p->op, len, mask, a, an, b, bn, 0, code);
+	if (gpo_expr_arith_op(p->op))
+	{
+		gpo_xval	none = {0};
 
+		return gpo_expr_arith_columns(p, len, mask, a, an, b, bn, none, code);
+	}
 	if (columns_arith_op(p->op))
 		COLUMNS_ARITH(COLUMNS_LOOP, an[j] = an[j] || bn[j], b[j].i, b[j].f);
 	COLUMNS_LOOP(an[j] = an[j] || bn[j], gpo_x_binary(p, a[j], b[j], &a[j]));
@@ -240,8 +176,8 @@ columns_binary_const(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 {
 	int64_t		first = len;
 
-	if (columns_narith_op(p->op))
-		return columns_narith(p->op, len, mask, a, an, NULL, NULL, c.i, code);
+	if (gpo_expr_arith_op(p->op))
+		return gpo_expr_arith_columns(p, len, mask, a, an, NULL, NULL, c, code);
 	COLUMNS_ARITH(COLUMNS_LOOP, (void) 0, c.i, c.f);
 	return first;
 }
@@ -334,7 +270,7 @@ gpo_expr_columns(const gpo_xnode *prog, int nnodes, const gpo_xcol *cols,
 		}
 		else if (p->op == GPO_X_CONST && !p->is_null && sp > 0 &&
 				 i + 1 < nnodes && (columns_arith_op(prog[i + 1].op) ||
-									columns_narith_op(prog[i + 1].op)))
+									gpo_expr_arith_op(prog[i + 1].op)))
 		{
 			/* a constant right operand, not filled into a slot */
 			gpo_xval	c;
@@ -376,10 +312,6 @@ gpo_expr_columns(const gpo_xnode *prog, int nnodes, const gpo_xcol *cols,
 			*code = e;
 		}
 	}
-	for (int64_t j = 0; j < len; j++)
-	{
-		res_null[j] = !mask[j] || sn[0][j];
-		res[j].i = res_null[j] ? 0 : sv[0][j].i;
-	}
+	gpo_expr_loops_result(mask, sv[0], sn[0], len, res, res_null);
 	return lowest;
 }
