@@ -10,7 +10,8 @@
  * always fits).  A row that raises an error lowers one 64-bit word with
  * atomicMin: the row in the high bits, the gpo_xerr in the low 8, so the
  * word's least value is the lowest erroring row and its error; a thread
- * skips rows past the lowest error seen.  Without an error the results
+ * skips rows past the lowest error it saw (it looks every
+ * GPO_EXPR_ERR_POLL rows).  Without an error the results
  * and their validity are copied back into out's chunks.
  */
 #include <stdio.h>
@@ -25,6 +26,8 @@
 #define GPO_EXPR_ERR_SHIFT	8
 /* The error word before any row raised one. */
 #define GPO_EXPR_NO_ERR		(~0ull)
+/* Rows of a thread between two reads of the error word (a power of 2). */
+#define GPO_EXPR_ERR_POLL	32
 
 /* Evaluates every row into d_out (out_type) and d_valid; errors into *d_err. */
 __global__ void
@@ -41,15 +44,23 @@ gpo_k_expr(const gpo_xcol *d_cols, const gpo_xnode *d_prog, int nnodes,
 	for (int i = threadIdx.x; i < nnodes; i += blockDim.x)
 		s_prog[i] = d_prog[i];
 	__syncthreads();
+	int			k = 0;
+
 	for (int64_t row = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; row < n;
-		 row += (int64_t) gridDim.x * blockDim.x)
+		 row += (int64_t) gridDim.x * blockDim.x, k++)
 	{
 		gpo_xval	res;
 		bool		isnull = true;
 		int			e = GPO_XERR_NONE;
 
-		if ((*err_word >> GPO_EXPR_ERR_SHIFT) < (unsigned long long) row)
-			break;				/* a lower row already failed */
+		/*
+		 * A lower row already failed: stop.  The word is read past L1 (an
+		 * L2 round trip the row waits for), so only every few rows; the
+		 * check saves work, the atomicMin alone decides the error.
+		 */
+		if ((k & (GPO_EXPR_ERR_POLL - 1)) == 0 &&
+			(*err_word >> GPO_EXPR_ERR_SHIFT) < (unsigned long long) row)
+			break;
 		res.i = 0;
 		if ((d_mask == NULL || d_mask[row] != 0) &&
 			(d_mask_valid == NULL || d_mask_valid[row] != 0))
