@@ -34,6 +34,7 @@ typedef struct expr_tile
 	uint8_t   **vbuf;			/* ncols: TILE validity bytes each */
 	gpo_cursor *cur;			/* ncols: where the piece reads each column */
 	uint8_t    *mask;			/* TILE mask bytes (0: not evaluated) */
+	const uint8_t *maskp;		/* the tile's mask: mask, or in place */
 	gpo_xval   *res;			/* TILE results */
 	bool	   *res_null;		/* TILE NULL flags */
 	gpo_xval  **sv;				/* column-at-a-time: depth slots of TILE */
@@ -168,9 +169,29 @@ scatter(const expr_args *a, const expr_tile *t, gpo_cursor *cur, int64_t row,
 	}
 }
 
+/* Whether bits off .. off + len - 1 of the bitmap bits are all set. */
+static bool
+bits_all_set(const uint8_t *bits, int64_t off, int64_t len)
+{
+	int64_t		i = off;
+	int64_t		end = off + len;
+
+	for (; i < end && (i & 7) != 0; i++)
+		if (((bits[i >> 3] >> (i & 7)) & 1) == 0)
+			return false;
+	for (; i + 8 <= end; i += 8)
+		if (bits[i >> 3] != 0xFF)
+			return false;
+	for (; i < end; i++)
+		if (((bits[i >> 3] >> (i & 7)) & 1) == 0)
+			return false;
+	return true;
+}
+
 /*
  * Points col at len rows of v in place, from cursor cur on (which moves on),
- * where one chunk without a validity bitmap holds them all; else false.
+ * where one chunk holds them all and none of them is NULL (the column
+ * cache's chunks carry a bitmap, mostly all set); else false.
  */
 static bool
 gather_in_place(gpo_cursor *cur, int64_t len, size_t elem, gpo_xcol *col)
@@ -180,7 +201,7 @@ gather_in_place(gpo_cursor *cur, int64_t len, size_t elem, gpo_xcol *col)
 	if (gpo_cursor_avail(cur) < len)
 		return false;
 	ch = gpo_cursor_chunk(cur);
-	if (ch->validity != NULL)
+	if (ch->validity != NULL && !bits_all_set(ch->validity, cur->off, len))
 		return false;
 	col->data = (const char *) ch->data + cur->off * elem;
 	col->valid = NULL;
@@ -193,6 +214,8 @@ static void
 tile_gather(const expr_args *a, expr_tile *t, gpo_cursor *cur, gpo_cursor *cm,
 			int64_t len)
 {
+	gpo_xcol	mcol;
+
 	/* a column without a NULL in the tile has no validity bytes to check */
 	for (int c = 0; c < a->ncols; c++)
 	{
@@ -204,9 +227,16 @@ tile_gather(const expr_args *a, expr_tile *t, gpo_cursor *cur, gpo_cursor *cm,
 		t->cols[c].valid = gather(&cur[c], len, elem, (char *) t->dbuf[c],
 								  t->vbuf[c]) ? t->vbuf[c] : NULL;
 	}
+	t->maskp = t->mask;
 	if (a->mask == NULL)
 	{
 		memset(t->mask, 1, len);
+		return;
+	}
+	/* the mask's bytes in place (every reader tests them against 0) */
+	if (gather_in_place(cm, len, 1, &mcol))
+	{
+		t->maskp = (const uint8_t *) mcol.data;
 		return;
 	}
 	/* res_null serves as the mask's validity bytes for a moment */
@@ -224,13 +254,13 @@ static int64_t
 tile_run(const expr_args *a, expr_tile *t, int64_t len, int *code)
 {
 	if (a->depth >= 0)
-		return gpo_expr_columns(a->prog, a->nnodes, t->cols, t->mask, len,
+		return gpo_expr_columns(a->prog, a->nnodes, t->cols, t->maskp, len,
 								t->sv, t->sn, t->res, t->res_null, code);
 	for (int64_t j = 0; j < len; j++)
 	{
 		t->res_null[j] = true;
 		t->res[j].i = 0;
-		if (!t->mask[j])
+		if (!t->maskp[j])
 			continue;
 		*code = gpo_expr_row(a->prog, a->nnodes, t->cols, j, &t->res[j],
 							 &t->res_null[j]);

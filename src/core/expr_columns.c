@@ -157,7 +157,8 @@ columns_binary(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 	{
 		gpo_xval	none = {0};
 
-		return gpo_expr_arith_columns(p, len, mask, a, an, b, bn, none, code);
+		return gpo_expr_arith_columns(p, len, mask, a, an, b, bn, none, false,
+									  code);
 	}
 	if (columns_arith_op(p->op))
 		COLUMNS_ARITH(COLUMNS_LOOP, an[j] = an[j] || bn[j], b[j].i, b[j].f);
@@ -177,7 +178,8 @@ columns_binary_const(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 	int64_t		first = len;
 
 	if (gpo_expr_arith_op(p->op))
-		return gpo_expr_arith_columns(p, len, mask, a, an, NULL, NULL, c, code);
+		return gpo_expr_arith_columns(p, len, mask, a, an, NULL, NULL, c, false,
+									  code);
 	COLUMNS_ARITH(COLUMNS_LOOP, (void) 0, c.i, c.f);
 	return first;
 }
@@ -282,6 +284,22 @@ gpo_expr_columns(const gpo_xnode *prog, int nnodes, const gpo_xcol *cols,
 			i++;
 			first = columns_binary_const(&prog[i], len, mask, sv[sp - 1],
 										 sn[sp - 1], c, &e);
+		}
+		else if (p->op == GPO_X_CONST && !p->is_null && i + 2 < nnodes &&
+				 prog[i + 1].op == GPO_X_COL && gpo_expr_arith_op(prog[i + 2].op))
+		{
+			/* a constant left operand of a column (`1 - x`): c op the column */
+			gpo_xval	c;
+
+			if (p->width == 1)
+				c.f = p->fval;
+			else
+				c.i = p->ival;
+			columns_load(&cols[prog[i + 1].arg], len, sv[sp], sn[sp]);
+			i += 2;
+			first = gpo_expr_arith_columns(&prog[i], len, mask, sv[sp], sn[sp],
+										   NULL, NULL, c, true, &e);
+			sp++;
 		}
 		else if (p->op == GPO_X_CONST)
 		{

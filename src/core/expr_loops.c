@@ -36,11 +36,14 @@
  * The body of one loop: for each row j, ROW sets r and e (a gpo_xerr or
  * 0) from x and y; Y is the right operand of row j, BN its NULL flag.
  */
-#define ARITH_LOOP(T, ROW, Y, BN) \
+#define ARITH_LOOP(T, ROW, Y, BN) ARITH_LOOP2(T, ROW, a[j], Y, BN)
+
+/* The same with the left operand X too (a constant left operand: c - x). */
+#define ARITH_LOOP2(T, ROW, X, Y, BN) \
 	uint8_t		any = 0; \
 	for (int64_t j = 0; j < len; j++) \
 	{ \
-		T			x = a[j]; \
+		T			x = (X); \
 		T			y = (Y); \
 		T			r; \
 		uint8_t		e; \
@@ -94,7 +97,8 @@
 
 /*
  * One function a loop: NAME_s takes the right operand from slots (b, bn),
- * NAME_c the constant c.
+ * NAME_c the constant c, NAME_r the constant c as the left operand (the
+ * slots a the right one).
  */
 #define ARITH_IFUNCS(NAME, RES, OVF) \
 ARITH_CLONES static uint8_t \
@@ -106,6 +110,11 @@ ARITH_CLONES static uint8_t \
 NAME##_c(ARITH_IARGS, int64_t c) \
 { \
 	ARITH_LOOP(int64_t, ARITH_IROW(RES, OVF), c, 0); \
+} \
+ARITH_CLONES __attribute__((unused)) static uint8_t \
+NAME##_r(ARITH_IARGS, int64_t c) \
+{ \
+	ARITH_LOOP2(int64_t, ARITH_IROW(RES, OVF), c, a[j], 0); \
 }
 
 #define ARITH_FFUNCS(NAME, OP, MUL) \
@@ -118,6 +127,11 @@ ARITH_CLONES static uint8_t \
 NAME##_c(ARITH_FARGS, double c) \
 { \
 	ARITH_LOOP(double, ARITH_FROW(OP, MUL), c, 0); \
+} \
+ARITH_CLONES __attribute__((unused)) static uint8_t \
+NAME##_r(ARITH_FARGS, double c) \
+{ \
+	ARITH_LOOP2(double, ARITH_FROW(OP, MUL), c, a[j], 0); \
 }
 
 ARITH_IFUNCS(arith_iadd, ARITH_ADD, ARITH_ADD_OVF)
@@ -209,6 +223,11 @@ ARITH_CLONES static uint8_t \
 NAME##_c(ARITH_NARGS, int64_t c) \
 { \
 	ARITH_LOOP(int64_t, ARITH_NROW(RES, OVF), c, 0); \
+} \
+ARITH_CLONES __attribute__((unused)) static uint8_t \
+NAME##_r(ARITH_NARGS, int64_t c) \
+{ \
+	ARITH_LOOP2(int64_t, ARITH_NROW(RES, OVF), c, a[j], 0); \
 }
 
 ARITH_NFUNCS(arith_nadd, ARITH_ADD, ARITH_ADD_OVF)
@@ -255,6 +274,7 @@ arith_nmul(ARITH_NARGS, const int64_t *b, const uint8_t *bn, int64_t c)
 #undef ARITH_FROW
 #undef ARITH_IROW
 #undef ARITH_LOOP
+#undef ARITH_LOOP2
 
 /* Whether op is one of the nodes gpo_expr_arith_columns runs. */
 bool
@@ -265,11 +285,14 @@ gpo_expr_arith_op(int op)
 		op == GPO_X_NADD || op == GPO_X_NSUB || op == GPO_X_NMUL;
 }
 
-/* One block of rows [0, len) of node p (see gpo_expr_arith_columns). */
+/*
+ * One block of rows [0, len) of node p (see gpo_expr_arith_columns); rev:
+ * the constant c is the left operand (b is NULL).
+ */
 static uint8_t
 arith_block(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 			gpo_xval *a, uint8_t *an, const gpo_xval *b, const uint8_t *bn,
-			gpo_xval c, uint8_t *flags)
+			gpo_xval c, bool rev, uint8_t *flags)
 {
 	int			w = p->width;
 	int64_t		lo = w == 2 ? INT16_MIN : w == 4 ? INT32_MIN : INT64_MIN;
@@ -281,13 +304,16 @@ arith_block(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 	const double *bf = (const double *) b;
 
 #define ARITH_I(NAME) (b != NULL ? \
-	NAME##_s(ai, an, mask, flags, len, lo, hi, rerr, bi, bn) : \
+	NAME##_s(ai, an, mask, flags, len, lo, hi, rerr, bi, bn) : rev ? \
+	NAME##_r(ai, an, mask, flags, len, lo, hi, rerr, c.i) : \
 	NAME##_c(ai, an, mask, flags, len, lo, hi, rerr, c.i))
 #define ARITH_N(NAME) (b != NULL ? \
-	NAME##_s(ai, an, mask, flags, len, bi, bn) : \
+	NAME##_s(ai, an, mask, flags, len, bi, bn) : rev ? \
+	NAME##_r(ai, an, mask, flags, len, c.i) : \
 	NAME##_c(ai, an, mask, flags, len, c.i))
 #define ARITH_F(NAME) (b != NULL ? \
-	NAME##_s(af, an, mask, flags, len, w == 4, bf, bn) : \
+	NAME##_s(af, an, mask, flags, len, w == 4, bf, bn) : rev ? \
+	NAME##_r(af, an, mask, flags, len, w == 4, c.f) : \
 	NAME##_c(af, an, mask, flags, len, w == 4, c.f))
 	switch (p->op)
 	{
@@ -322,7 +348,7 @@ arith_block(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 int64_t
 gpo_expr_arith_columns(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 					   gpo_xval *a, bool *an, const gpo_xval *b,
-					   const bool *bn, gpo_xval c, int *code)
+					   const bool *bn, gpo_xval c, bool rev, int *code)
 {
 	uint8_t		flags[ARITH_BLOCK];
 
@@ -333,7 +359,7 @@ gpo_expr_arith_columns(const gpo_xnode *p, int64_t len, const uint8_t *mask,
 		if (arith_block(p, n, mask + j0, a + j0, (uint8_t *) an + j0,
 						b != NULL ? b + j0 : NULL,
 						b != NULL ? (const uint8_t *) bn + j0 : NULL, c,
-						flags) == 0)
+						rev && b == NULL, flags) == 0)
 			continue;
 		/*
 		 * The first erring row ends the node: later rows' slots matter to

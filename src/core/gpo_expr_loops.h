@@ -16,13 +16,15 @@ extern bool gpo_expr_arith_op(int op);
  * Runs node p (gpo_expr_arith_op) over len rows where mask is set: slots a
  * (the left operand, then the result) and an, the right operand from
  * slots b and bn, or the constant c (not NULL) where b is NULL, as
- * gpo_x_iarith and gpo_x_farith compute them.  Returns the first erroring
- * row (len if none), its gpo_xerr in *code.
+ * gpo_x_iarith, gpo_x_farith and gpo_x_narith compute them; rev (b NULL):
+ * c is the left operand, the slots a the right one (`1 - x`).  Returns the
+ * first erroring row (len if none), its gpo_xerr in *code.
  */
 extern int64_t gpo_expr_arith_columns(const gpo_xnode *p, int64_t len,
 									  const uint8_t *mask, gpo_xval *a,
 									  bool *an, const gpo_xval *b,
-									  const bool *bn, gpo_xval c, int *code);
+									  const bool *bn, gpo_xval c, bool rev,
+									  int *code);
 
 /*
  * Loads column c's len rows into slots v and NULL flags nul, as gpo_x_load

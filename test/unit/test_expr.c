@@ -2827,6 +2827,93 @@ masked_overflow_case(tgroup *g)
 	free(want);
 }
 
+/*
+ * A constant left operand of a column (`100 - discount`, `c - v`,
+ * `1.7e308 - f`), which the column-at-a-time run computes in one pass
+ * (expr_columns.c): numeric, int8 and float8 subtractions, with NULLs, a
+ * mask, and results out of range only where the mask is clear; then
+ * again without the mask, where the lowest of them raises.
+ */
+static void
+const_left_case(tgroup *g)
+{
+	enum
+	{
+		N = 3000
+	};
+	int64_t    *a = malloc(sizeof(int64_t) * N);
+	double	   *f = malloc(sizeof(double) * N);
+	uint8_t    *av = malloc(N);
+	uint8_t    *mask = malloc(N);
+	rval	   *want = malloc(sizeof(rval) * N);
+	gpo_xnode	nsub[3] = {KI(100), OPA(GPO_X_COL, 0, 0), OPA(GPO_X_NSUB, 8, 0)};
+	gpo_xnode	isub[3] = {KI(INT64_MIN + 1000), OPA(GPO_X_COL, 0, 0),
+	OPA(GPO_X_ISUB, 8, 0)};
+	gpo_xnode	fsub[3] = {KF(1.7e308), OPA(GPO_X_COL, 0, 1), OPA(GPO_X_FSUB, 8, 0)};
+	gpo_vector	cols[2];
+	tvec		ta,
+				tf;
+	xcall		x;
+
+	for (int64_t i = 0; i < N; i++)
+	{
+		bool		big = i % 7 == 3;
+
+		a[i] = big ? -INT64_C(999999999999999950) : i * 37 - 50000;
+		f[i] = big ? -1.7e308 : (double) i / 8.0;
+		av[i] = i % 11 != 5;
+		mask[i] = !big;
+	}
+	tvec_make_kind(&ta, GPO_INT64, random_kind(N), N, true);
+	tvec_fill(&ta, a, av);
+	tvec_make_kind(&tf, GPO_FLOAT64, random_kind(N), N, false);
+	tvec_fill(&tf, f, NULL);
+	cols[0] = ta.v;
+	cols[1] = tf.v;
+	memset(&x, 0, sizeof(x));
+	x.ncols = 2;
+	x.cols = cols;
+	x.nnodes = 3;
+	x.out_kind = -1;
+	x.n = N;
+	x.want = want;
+	for (int run = 0; run < 2; run++)
+	{
+		x.mask = run == 0 ? mask : NULL;
+		x.out_double = false;
+		/* 100 - a: 10^18 and past it where big */
+		for (int64_t i = 0; i < N; i++)
+			want[i] = !av[i] ? rv_null() : i % 7 == 3 ?
+				rv_err(GPO_XERR_UNREPRESENTABLE) : rv_i(100 - a[i]);
+		x.prog = nsub;
+		x.out_type = GPO_INT64;
+		both_faces(g, run == 0 ? "numeric 100 - x, out of range outside the mask" :
+				   "numeric 100 - x, out of range", 0, &x);
+		/* (INT64_MIN + 1000) - a: past int8 where a > 1000 */
+		for (int64_t i = 0; i < N; i++)
+			want[i] = !av[i] ? rv_null() : a[i] > 1000 ?
+				rv_err(GPO_XERR_INT8_RANGE) : rv_i(INT64_MIN + 1000 - a[i]);
+		x.prog = isub;
+		both_faces(g, run == 0 ? "int8 c - x, overflowing outside the mask too" :
+				   "int8 c - x, overflowing", 0, &x);
+		/* 1.7e308 - f: Inf from finite operands where big */
+		for (int64_t i = 0; i < N; i++)
+			want[i] = i % 7 == 3 ? rv_err(GPO_XERR_FLOAT_OVERFLOW) : rv_f(1.7e308 - f[i]);
+		x.prog = fsub;
+		x.out_type = GPO_FLOAT64;
+		x.out_double = true;
+		both_faces(g, run == 0 ? "float8 1.7e308 - f, overflowing outside the mask" :
+				   "float8 1.7e308 - f, overflowing", 0, &x);
+	}
+	tvec_free(&ta);
+	tvec_free(&tf);
+	free(a);
+	free(f);
+	free(av);
+	free(mask);
+	free(want);
+}
+
 /* One random column set over n rows, several programs, two runs each. */
 static void
 random_case(tgroup *g, int64_t n, part_kind kin, int out_kind, int nprogs)
@@ -3437,6 +3524,7 @@ test_expr(void)
 	reject_programs(&g);
 	reject_arguments(&g);
 	masked_overflow_case(&g);
+	const_left_case(&g);
 	/* every input partition with every output partition */
 	for (int kin = 0; kin < PART_COUNT; kin++)
 		for (int kout = 0; kout < PART_COUNT; kout++)
