@@ -100,39 +100,27 @@
  * NAME_c the constant c, NAME_r the constant c as the left operand (the
  * slots a the right one).
  */
-#define ARITH_IFUNCS(NAME, RES, OVF) \
+#define ARITH_FUNCS(NAME, T, ARGS, ROW) \
 ARITH_CLONES static uint8_t \
-NAME##_s(ARITH_IARGS, const int64_t *restrict b, const uint8_t *restrict bn) \
+NAME##_s(ARGS, const T *restrict b, const uint8_t *restrict bn) \
 { \
-	ARITH_LOOP(int64_t, ARITH_IROW(RES, OVF), b[j], bn[j]); \
+	ARITH_LOOP(T, ROW, b[j], bn[j]); \
 } \
 ARITH_CLONES static uint8_t \
-NAME##_c(ARITH_IARGS, int64_t c) \
+NAME##_c(ARGS, T c) \
 { \
-	ARITH_LOOP(int64_t, ARITH_IROW(RES, OVF), c, 0); \
+	ARITH_LOOP(T, ROW, c, 0); \
 } \
 ARITH_CLONES __attribute__((unused)) static uint8_t \
-NAME##_r(ARITH_IARGS, int64_t c) \
+NAME##_r(ARGS, T c) \
 { \
-	ARITH_LOOP2(int64_t, ARITH_IROW(RES, OVF), c, a[j], 0); \
+	ARITH_LOOP2(T, ROW, c, a[j], 0); \
 }
 
+#define ARITH_IFUNCS(NAME, RES, OVF) \
+	ARITH_FUNCS(NAME, int64_t, ARITH_IARGS, ARITH_IROW(RES, OVF))
 #define ARITH_FFUNCS(NAME, OP, MUL) \
-ARITH_CLONES static uint8_t \
-NAME##_s(ARITH_FARGS, const double *restrict b, const uint8_t *restrict bn) \
-{ \
-	ARITH_LOOP(double, ARITH_FROW(OP, MUL), b[j], bn[j]); \
-} \
-ARITH_CLONES static uint8_t \
-NAME##_c(ARITH_FARGS, double c) \
-{ \
-	ARITH_LOOP(double, ARITH_FROW(OP, MUL), c, 0); \
-} \
-ARITH_CLONES __attribute__((unused)) static uint8_t \
-NAME##_r(ARITH_FARGS, double c) \
-{ \
-	ARITH_LOOP2(double, ARITH_FROW(OP, MUL), c, a[j], 0); \
-}
+	ARITH_FUNCS(NAME, double, ARITH_FARGS, ARITH_FROW(OP, MUL))
 
 ARITH_IFUNCS(arith_iadd, ARITH_ADD, ARITH_ADD_OVF)
 ARITH_IFUNCS(arith_isub, ARITH_SUB, ARITH_SUB_OVF)
@@ -214,21 +202,7 @@ arith_imul_wide(ARITH_IARGS, const int64_t *b, const uint8_t *bn, int64_t c)
 	const uint8_t *restrict mask, uint8_t *restrict flags, int64_t len
 
 #define ARITH_NFUNCS(NAME, RES, OVF) \
-ARITH_CLONES static uint8_t \
-NAME##_s(ARITH_NARGS, const int64_t *restrict b, const uint8_t *restrict bn) \
-{ \
-	ARITH_LOOP(int64_t, ARITH_NROW(RES, OVF), b[j], bn[j]); \
-} \
-ARITH_CLONES static uint8_t \
-NAME##_c(ARITH_NARGS, int64_t c) \
-{ \
-	ARITH_LOOP(int64_t, ARITH_NROW(RES, OVF), c, 0); \
-} \
-ARITH_CLONES __attribute__((unused)) static uint8_t \
-NAME##_r(ARITH_NARGS, int64_t c) \
-{ \
-	ARITH_LOOP2(int64_t, ARITH_NROW(RES, OVF), c, a[j], 0); \
-}
+	ARITH_FUNCS(NAME, int64_t, ARITH_NARGS, ARITH_NROW(RES, OVF))
 
 ARITH_NFUNCS(arith_nadd, ARITH_ADD, ARITH_ADD_OVF)
 ARITH_NFUNCS(arith_nsub, ARITH_SUB, ARITH_SUB_OVF)
@@ -265,6 +239,7 @@ arith_nmul(ARITH_NARGS, const int64_t *b, const uint8_t *bn, int64_t c)
 }
 
 #undef ARITH_NFUNCS
+#undef ARITH_FUNCS
 #undef ARITH_NARGS
 #undef ARITH_NROW
 #undef ARITH_IFUNCS
