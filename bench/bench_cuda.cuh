@@ -1,7 +1,7 @@
 /*
  * bench_cuda.cuh
- *	  Helpers shared by the GPU benchmarks (bench/gpu_*.cu): CUDA error
- *	  checks, a well-mixed hash for generating data on the device, and the
+ *	  Helpers shared by the GPU benchmarks (bench/gpu_*.cu): CUDA and engine
+ *	  error checks, a well-mixed hash for generating data on the device, and the
  *	  CUDA-event timer that reports the median of repeated runs.
  */
 #ifndef BENCH_CUDA_CUH
@@ -22,6 +22,18 @@
 		{ \
 			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
 					cudaGetErrorString(bench_err_)); \
+			exit(1); \
+		} \
+	} while (0)
+
+/* Exits with a message when an engine call (a gpo_status, ctx its gpo_ctx) fails. */
+#define BENCH_OK(call, ctx) \
+	do { \
+		gpo_status bench_st_ = (call); \
+		if (bench_st_ != GPO_OK) \
+		{ \
+			fprintf(stderr, "%s:%d: %s: status %d (%s)\n", __FILE__, __LINE__, #call, \
+					(int) bench_st_, (ctx).detail); \
 			exit(1); \
 		} \
 	} while (0)

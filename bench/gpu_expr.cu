@@ -45,18 +45,6 @@
 #include "../kernels/expr_cuda.cuh"
 #include "bench_cuda.cuh"
 
-/* Exits with a message when an engine call fails. */
-#define BENCH_OK(call, ctx) \
-	do { \
-		gpo_status bench_st_ = (call); \
-		if (bench_st_ != GPO_OK) \
-		{ \
-			fprintf(stderr, "%s:%d: %s: status %d (%s)\n", __FILE__, __LINE__, #call, \
-					(int) bench_st_, (ctx).detail); \
-			exit(1); \
-		} \
-	} while (0)
-
 /* The input columns, by their index in the column table. */
 enum
 {

@@ -35,18 +35,6 @@
 #include "../kernels/gpo_agg_kernels.cuh"
 #include "bench_cuda.cuh"
 
-/* Exits with a message when an engine call fails. */
-#define BENCH_OK(call, ctx) \
-	do { \
-		gpo_status bench_st_ = (call); \
-		if (bench_st_ != GPO_OK) \
-		{ \
-			fprintf(stderr, "%s:%d: %s: status %d (%s)\n", __FILE__, __LINE__, #call, \
-					(int) bench_st_, (ctx).detail); \
-			exit(1); \
-		} \
-	} while (0)
-
 /* Keys hash(i) mod distinct (offset so some are negative), values in [0, 1). */
 __global__ void
 bench_fill(int32_t *d_keys, double *d_vals, int64_t n, int64_t distinct)
