@@ -58,40 +58,30 @@ gpo_expr_columns_depth(const gpo_xnode *prog, int nnodes)
 	return depth;
 }
 
-/* Pushes column c's len rows into slot (v, nul), one loop per type. */
+/*
+ * Pushes column c's len rows into slot (v, nul): int8, int4 and float8 by
+ * expr_loops.c's loops, the other types row by row.
+ */
 static void
 columns_load(const gpo_xcol *c, int64_t len, gpo_xval *v, bool *nul)
 {
 	if (gpo_expr_loops_load(c, len, v, nul))
 		return;
-	switch (c->type)
-	{
-		case GPO_INT64:
-			for (int64_t j = 0; j < len; j++)
-				v[j].i = ((const int64_t *) c->data)[j];
-			break;
-		case GPO_INT32:
-			for (int64_t j = 0; j < len; j++)
-				v[j].i = ((const int32_t *) c->data)[j];
-			break;
-		case GPO_FLOAT64:
-			for (int64_t j = 0; j < len; j++)
-				v[j].f = ((const double *) c->data)[j];
-			break;
-		default:
-			for (int64_t j = 0; j < len; j++)
-				gpo_x_load(c, j, &v[j], &nul[j]);
-			return;
-	}
-	if (c->valid == NULL)
-		memset(nul, 0, len);
+	for (int64_t j = 0; j < len; j++)
+		gpo_x_load(c, j, &v[j], &nul[j]);
+}
+
+/* The value of constant node p (not NULL) in a slot. */
+static inline gpo_xval
+columns_const(const gpo_xnode *p)
+{
+	gpo_xval	c;
+
+	if (p->width == 1)
+		c.f = p->fval;
 	else
-		for (int64_t j = 0; j < len; j++)
-		{
-			nul[j] = c->valid[j] == 0;
-			if (nul[j])
-				v[j].i = 0;
-		}
+		c.i = p->ival;
+	return c;
 }
 
 /* Whether op is one of the arithmetic nodes COLUMNS_ARITH runs. */
@@ -275,30 +265,18 @@ gpo_expr_columns(const gpo_xnode *prog, int nnodes, const gpo_xcol *cols,
 									gpo_expr_arith_op(prog[i + 1].op)))
 		{
 			/* a constant right operand, not filled into a slot */
-			gpo_xval	c;
-
-			if (p->width == 1)
-				c.f = p->fval;
-			else
-				c.i = p->ival;
 			i++;
 			first = columns_binary_const(&prog[i], len, mask, sv[sp - 1],
-										 sn[sp - 1], c, &e);
+										 sn[sp - 1], columns_const(p), &e);
 		}
 		else if (p->op == GPO_X_CONST && !p->is_null && i + 2 < nnodes &&
 				 prog[i + 1].op == GPO_X_COL && gpo_expr_arith_op(prog[i + 2].op))
 		{
 			/* a constant left operand of a column (`1 - x`): c op the column */
-			gpo_xval	c;
-
-			if (p->width == 1)
-				c.f = p->fval;
-			else
-				c.i = p->ival;
 			columns_load(&cols[prog[i + 1].arg], len, sv[sp], sn[sp]);
 			i += 2;
 			first = gpo_expr_arith_columns(&prog[i], len, mask, sv[sp], sn[sp],
-										   NULL, NULL, c, true, &e);
+										   NULL, NULL, columns_const(p), true, &e);
 			sp++;
 		}
 		else if (p->op == GPO_X_CONST)

@@ -1,8 +1,8 @@
 /*
  * expr_loops.c
  *	  The column-at-a-time run's loops without a branch a row, which the
- *	  compiler vectorizes: integer and float +, - and *, column loads, the
- *	  results and their stores (for expr_columns.c and expr.c).
+ *	  compiler vectorizes: integer, float and numeric +, - and *, column
+ *	  loads, the results and their stores (for expr_columns.c and expr.c).
  *
  * Each loop computes every row of a block, also NULL, masked-out and
  * erring ones (whose slots then hold some value that is never read, see
@@ -12,10 +12,11 @@
  * (a product at width 2 or 4 cannot overflow 64 bits; width 8's takes the
  * builtin, which the vectorizer leaves scalar, unless the magnitudes of
  * the block's operands show that no product can overflow).  numeric's +,
- * - and * (scaled int64, gpo_x_narith's rule: NaN gives NaN, a result from
- * 10^18 on in magnitude is UNREPRESENTABLE) take the same loops.  The loops are built for
- * AVX2 and for the baseline, chosen when the library loads
- * (target_clones): the baseline x86-64 has no 64-bit vector compare.
+ * - and * (scaled int64, gpo_x_narith's rule: NaN gives NaN, a result
+ * from 10^18 on in magnitude is UNREPRESENTABLE) take the same loops.
+ * The loops are built for AVX2 and for the baseline, chosen when the
+ * library loads (target_clones): the baseline x86-64 has no 64-bit vector
+ * compare.
  * On the 2-core machine (AVX2), 2M rows of `v * (100 - k)` and
  * `f * 1.5 + 1`: see bench/RESULTS.md.
  */
@@ -153,37 +154,6 @@ arith_products_fit(const int64_t *restrict a, const int64_t *restrict b,
 }
 
 /*
- * A product at width 8: where no product of the block can overflow (an
- * int8 times an int4 column of ordinary values), the narrow loop serves;
- * else the builtin's overflow, row by row.
- */
-static uint8_t
-arith_imul_wide(ARITH_IARGS, const int64_t *b, const uint8_t *bn, int64_t c)
-{
-	uint8_t		any = 0;
-
-	if (arith_products_fit(a, b, c, len))
-		return b != NULL ?
-			arith_imul_narrow_s(a, an, mask, flags, len, lo, hi, rerr, b, bn) :
-			arith_imul_narrow_c(a, an, mask, flags, len, lo, hi, rerr, c);
-	for (int64_t j = 0; j < len; j++)
-	{
-		int64_t		y = b != NULL ? b[j] : c;
-		uint8_t		nb = bn != NULL ? bn[j] : 0;
-		uint8_t		skip = an[j] | nb | (mask[j] == 0);
-		int64_t		r;
-		uint8_t		e = (uint8_t) (__builtin_mul_overflow(a[j], y, &r) * rerr);
-
-		e = e & (uint8_t) (skip - 1);
-		flags[j] = e;
-		any |= e;
-		an[j] = an[j] | nb;
-		a[j] = r;
-	}
-	return any;
-}
-
-/*
  * numeric rows: RES the wrapped result, OVF whether 64 bits overflowed
  * (an overflowed result is past the limit, as the exact one would be).
  */
@@ -208,16 +178,18 @@ ARITH_NFUNCS(arith_nadd, ARITH_ADD, ARITH_ADD_OVF)
 ARITH_NFUNCS(arith_nsub, ARITH_SUB, ARITH_SUB_OVF)
 ARITH_NFUNCS(arith_nmul_narrow, ARITH_MUL, false)
 
-/* A numeric product: as arith_imul_wide. */
+/*
+ * A product row by row with the builtin's overflow, where the block's
+ * magnitudes say one might overflow: an int8's (its overflow the range
+ * error rerr) or, where numeric, a numeric's (ARITH_NROW's rule).
+ */
 static uint8_t
-arith_nmul(ARITH_NARGS, const int64_t *b, const uint8_t *bn, int64_t c)
+arith_mul_checked(int64_t *a, uint8_t *an, const uint8_t *mask,
+				  uint8_t *flags, int64_t len, int rerr, bool numeric,
+				  const int64_t *b, const uint8_t *bn, int64_t c)
 {
 	uint8_t		any = 0;
 
-	if (arith_products_fit(a, b, c, len))
-		return b != NULL ?
-			arith_nmul_narrow_s(a, an, mask, flags, len, b, bn) :
-			arith_nmul_narrow_c(a, an, mask, flags, len, c);
 	for (int64_t j = 0; j < len; j++)
 	{
 		int64_t		x = a[j];
@@ -226,9 +198,10 @@ arith_nmul(ARITH_NARGS, const int64_t *b, const uint8_t *bn, int64_t c)
 		uint8_t		skip = an[j] | nb | (mask[j] == 0);
 		int64_t		r;
 		bool		ovf = __builtin_mul_overflow(x, y, &r);
-		uint8_t		e;
+		uint8_t		e = (uint8_t) (ovf * rerr);
 
-		ARITH_NROW(r, ovf);
+		if (numeric)
+			ARITH_NROW(r, ovf);
 		e = e & (uint8_t) (skip - 1);
 		flags[j] = e;
 		any |= e;
@@ -236,6 +209,32 @@ arith_nmul(ARITH_NARGS, const int64_t *b, const uint8_t *bn, int64_t c)
 		a[j] = r;
 	}
 	return any;
+}
+
+/*
+ * A product at width 8: where no product of the block can overflow (an
+ * int8 times an int4 column of ordinary values), the narrow loop serves;
+ * else arith_mul_checked.
+ */
+static uint8_t
+arith_imul_wide(ARITH_IARGS, const int64_t *b, const uint8_t *bn, int64_t c)
+{
+	if (arith_products_fit(a, b, c, len))
+		return b != NULL ?
+			arith_imul_narrow_s(a, an, mask, flags, len, lo, hi, rerr, b, bn) :
+			arith_imul_narrow_c(a, an, mask, flags, len, lo, hi, rerr, c);
+	return arith_mul_checked(a, an, mask, flags, len, rerr, false, b, bn, c);
+}
+
+/* A numeric product: as arith_imul_wide. */
+static uint8_t
+arith_nmul(ARITH_NARGS, const int64_t *b, const uint8_t *bn, int64_t c)
+{
+	if (arith_products_fit(a, b, c, len))
+		return b != NULL ?
+			arith_nmul_narrow_s(a, an, mask, flags, len, b, bn) :
+			arith_nmul_narrow_c(a, an, mask, flags, len, c);
+	return arith_mul_checked(a, an, mask, flags, len, 0, true, b, bn, c);
 }
 
 #undef ARITH_NFUNCS
