@@ -5,11 +5,21 @@
  *
  * Each slot is one 64-bit word: the high 32 bits of the string's hash, and
  * its code + 1 (0: empty), probed linearly from the hash's low bits; the
- * table is kept at most half full.  gpo_strdict_encode hashes and looks up
- * its rows with the context's threads, taking pieces as they come (the
- * table is read only), then adds the rows not found on the calling thread,
- * in row order (looking each up again, since an earlier row of the call may
- * have added it).  Once a key's strings are known, a call is all parallel.
+ * table is kept at most half full.  A code's offset, length and hash bits
+ * sit together in one entry, so that a lookup misses the cache three times
+ * (slot, entry, bytes) rather than four.  gpo_strdict_encode hashes and
+ * looks up its rows with the context's threads, taking pieces as they come
+ * (the table is read only), then makes room for every row not found at
+ * once and adds them on the calling thread, in row order (looking each up
+ * again, since an earlier row of the call may have added it, in the probe
+ * that finds its empty slot).  Once a key's strings are known, a call is
+ * all parallel.  Lookups take rows a group at a time (see
+ * strdict_lookup_range).  On the 2-core build machine, 250,000 distinct
+ * strings of 30-200 bytes coded into a dictionary of 160,000 (150,000 of
+ * them new) took 737-771 ns a string on one thread before the entries, the
+ * grouped lookups and the room made at once, 670-686 ns after; the same
+ * count of strings, all but a few known, 161-173 ms before, 100 ms after
+ * (68-71 ms on 2 threads, 105-113 ms before).
  * The strings' own hash is written here: a 64-bit multiply-rotate over
  * 8-byte words and murmur3's finalizer.
  */
@@ -32,6 +42,14 @@
  */
 #define STRDICT_ROWS_PER_PIECE 1024
 
+/* Where a code's string is. */
+typedef struct strdict_entry
+{
+	int64_t		off;			/* offset in bytes */
+	int32_t		len;			/* length */
+	uint32_t	tag;			/* its hash's high bits */
+} strdict_entry;
+
 struct gpo_strdict
 {
 	uint64_t   *slots;			/* [mask + 1]: hash high bits << 32 | code + 1 */
@@ -39,9 +57,7 @@ struct gpo_strdict
 	int64_t		count;			/* strings held; the next code */
 	int64_t		limit;			/* most strings */
 	int64_t		empty_code;		/* the empty string's code, -1: none yet */
-	int64_t	   *offs;			/* [cap] each string's offset in bytes */
-	int32_t    *lens;			/* [cap] and length */
-	uint32_t   *hashes;			/* [cap] and hash's high bits */
+	strdict_entry *ents;		/* [cap] each code's string */
 	int64_t		cap;
 	char	   *bytes;			/* the strings, one after the other */
 	int64_t		nbytes;
@@ -98,8 +114,8 @@ strdict_find(const gpo_strdict *d, uint64_t h, const gpo_str *s)
 		if (slot == 0)
 			return -1;
 		code = (int64_t) (uint32_t) slot - 1;
-		if ((uint32_t) (slot >> 32) == tag && d->lens[code] == s->len &&
-			memcmp(d->bytes + d->offs[code], s->data, (size_t) s->len) == 0)
+		if ((uint32_t) (slot >> 32) == tag && d->ents[code].len == s->len &&
+			memcmp(d->bytes + d->ents[code].off, s->data, (size_t) s->len) == 0)
 			return code;
 		i = (i + 1) & d->mask;
 	}
@@ -134,77 +150,87 @@ strdict_grow_table(gpo_strdict *d)
 	for (c = 0; c < d->count; c++)
 	{
 		/* the full hash isn't kept: rehash the string */
-		gpo_str		s = {d->bytes + d->offs[c], d->lens[c]};
+		gpo_str		s = {d->bytes + d->ents[c].off, d->ents[c].len};
 
-		strdict_place(d, d->hashes[c], strdict_hash(s.data, s.len), c);
+		strdict_place(d, d->ents[c].tag, strdict_hash(s.data, s.len), c);
 	}
 	free(old);
 	return true;
 }
 
-/* Makes room for one more string of len bytes; false when memory is short. */
+/* Makes room for n more strings of bytes bytes in all; false when memory is short. */
 static bool
-strdict_reserve(gpo_strdict *d, int32_t len)
+strdict_reserve(gpo_strdict *d, int64_t n, int64_t bytes)
 {
-	if ((uint64_t) (d->count + 1) * 2 > d->mask + 1 && !strdict_grow_table(d))
-		return false;
-	if (d->count == d->cap)
+	while ((uint64_t) (d->count + n) * 2 > d->mask + 1)
+		if (!strdict_grow_table(d))
+			return false;
+	if (d->count + n > d->cap)
 	{
 		int64_t		cap = d->cap * 2;
-		int64_t    *offs = realloc(d->offs, sizeof(int64_t) * cap);
-		int32_t    *lens;
-		uint32_t   *hashes;
+		strdict_entry *ents;
 
-		if (offs == NULL)
+		while (cap < d->count + n)
+			cap *= 2;
+		ents = realloc(d->ents, sizeof(strdict_entry) * cap);
+		if (ents == NULL)
 			return false;
-		d->offs = offs;
-		lens = realloc(d->lens, sizeof(int32_t) * cap);
-		if (lens == NULL)
-			return false;
-		d->lens = lens;
-		hashes = realloc(d->hashes, sizeof(uint32_t) * cap);
-		if (hashes == NULL)
-			return false;
-		d->hashes = hashes;
+		d->ents = ents;
 		d->cap = cap;
 	}
-	if (d->nbytes + len > d->bytes_cap)
+	if (d->nbytes + bytes > d->bytes_cap)
 	{
 		int64_t		cap = d->bytes_cap * 2;
-		char	   *bytes;
+		char	   *b;
 
-		while (cap < d->nbytes + len)
+		while (cap < d->nbytes + bytes)
 			cap *= 2;
-		bytes = realloc(d->bytes, (size_t) cap);
-		if (bytes == NULL)
+		b = realloc(d->bytes, (size_t) cap);
+		if (b == NULL)
 			return false;
-		d->bytes = bytes;
+		d->bytes = b;
 		d->bytes_cap = cap;
 	}
 	return true;
 }
 
-/* The code of s of hash h, added if new (calling thread only). */
+/*
+ * The code of s of hash h, added if new (calling thread only): one probe
+ * finds it or the empty slot it takes.
+ */
 static gpo_status
 strdict_add(gpo_strdict *d, uint64_t h, const gpo_str *s, int32_t *code)
 {
-	int64_t		c = strdict_find(d, h, s);
+	uint32_t	tag = (uint32_t) (h >> 32);
+	uint64_t	i;
+	int64_t		c;
 
-	if (c < 0)
+	if (!strdict_reserve(d, 1, s->len))
+		return GPO_ERR_NOMEM;
+	for (i = h & d->mask;; i = (i + 1) & d->mask)
 	{
-		if (d->count >= d->limit)
-			return GPO_ERR_CAPACITY;
-		if (!strdict_reserve(d, s->len))
-			return GPO_ERR_NOMEM;
-		c = d->count++;
-		d->offs[c] = d->nbytes;
-		d->lens[c] = s->len;
-		d->hashes[c] = (uint32_t) (h >> 32);
-		if (s->len > 0)
-			memcpy(d->bytes + d->nbytes, s->data, (size_t) s->len);
-		d->nbytes += s->len;
-		strdict_place(d, (uint32_t) (h >> 32), h, c);
+		uint64_t	slot = d->slots[i];
+
+		if (slot == 0)
+			break;
+		c = (int64_t) (uint32_t) slot - 1;
+		if ((uint32_t) (slot >> 32) == tag && d->ents[c].len == s->len &&
+			memcmp(d->bytes + d->ents[c].off, s->data, (size_t) s->len) == 0)
+		{
+			*code = (int32_t) c;
+			return GPO_OK;
+		}
 	}
+	if (d->count >= d->limit)
+		return GPO_ERR_CAPACITY;
+	c = d->count++;
+	d->ents[c].off = d->nbytes;
+	d->ents[c].len = s->len;
+	d->ents[c].tag = tag;
+	if (s->len > 0)
+		memcpy(d->bytes + d->nbytes, s->data, (size_t) s->len);
+	d->nbytes += s->len;
+	d->slots[i] = ((uint64_t) tag << 32) | (uint64_t) (c + 1);
 	if (s->len == 0)
 		d->empty_code = c;
 	*code = (int32_t) c;
@@ -225,11 +251,9 @@ gpo_strdict_create(void)
 	d->cap = STRDICT_INIT_SLOTS / 2;
 	d->bytes_cap = 16384;
 	d->slots = calloc(STRDICT_INIT_SLOTS, sizeof(uint64_t));
-	d->offs = malloc(sizeof(int64_t) * d->cap);
-	d->lens = malloc(sizeof(int32_t) * d->cap);
-	d->hashes = malloc(sizeof(uint32_t) * d->cap);
+	d->ents = malloc(sizeof(strdict_entry) * d->cap);
 	d->bytes = malloc((size_t) d->bytes_cap);
-	if (!d->slots || !d->offs || !d->lens || !d->hashes || !d->bytes)
+	if (!d->slots || !d->ents || !d->bytes)
 	{
 		gpo_strdict_free(d);
 		return NULL;
@@ -244,38 +268,63 @@ gpo_strdict_free(gpo_strdict *d)
 	if (d == NULL)
 		return;
 	free(d->slots);
-	free(d->offs);
-	free(d->lens);
-	free(d->hashes);
+	free(d->ents);
 	free(d->bytes);
 	free(d);
 }
 
+/* Rows a lookup takes at a time, so that their cache misses overlap. */
+#define STRDICT_LOOKUP_GROUP 16
+
 /*
  * Hashes rows lo .. hi - 1 into hashes and looks them up: codes[i] gets the
- * code found, 0 for no string, -1 for a string to add.
+ * code found, 0 for no string, -1 for a string to add.  A group of rows at
+ * a time: their hashes and home slots first, then their first candidates'
+ * entries and bytes are fetched ahead, then each is found; a lookup in a
+ * large table waits on memory three times, and these waits overlap.
  */
 static void
 strdict_lookup_range(const gpo_strdict *d, const gpo_str *strs,
 					 int64_t lo, int64_t hi, uint64_t *hashes, int32_t *codes)
 {
-	int64_t		i;
-
-	for (i = lo; i < hi; i++)
+	for (int64_t g = lo; g < hi; g += STRDICT_LOOKUP_GROUP)
 	{
-		if (strs[i].data == NULL)
+		int64_t		end = g + STRDICT_LOOKUP_GROUP < hi ? g + STRDICT_LOOKUP_GROUP : hi;
+		int64_t		i;
+
+		for (i = g; i < end; i++)
 		{
-			codes[i] = 0;
-			continue;
+			codes[i] = -2;		/* to find */
+			if (strs[i].data == NULL)
+				codes[i] = 0;
+			/* empty strings are most rows of many text columns */
+			else if (strs[i].len == 0 && d->empty_code >= 0)
+				codes[i] = (int32_t) d->empty_code;
+			else
+			{
+				hashes[i] = strdict_hash(strs[i].data, strs[i].len);
+				__builtin_prefetch(&d->slots[hashes[i] & d->mask]);
+			}
 		}
-		/* empty strings are most rows of many text columns */
-		if (strs[i].len == 0 && d->empty_code >= 0)
-		{
-			codes[i] = (int32_t) d->empty_code;
-			continue;
-		}
-		hashes[i] = strdict_hash(strs[i].data, strs[i].len);
-		codes[i] = (int32_t) strdict_find(d, hashes[i], &strs[i]);
+		for (i = g; i < end; i++)
+			if (codes[i] == -2)
+			{
+				uint64_t	slot = d->slots[hashes[i] & d->mask];
+
+				if (slot != 0)
+					__builtin_prefetch(&d->ents[(uint32_t) slot - 1]);
+			}
+		for (i = g; i < end; i++)
+			if (codes[i] == -2)
+			{
+				uint64_t	slot = d->slots[hashes[i] & d->mask];
+
+				if (slot != 0 && (uint32_t) (slot >> 32) == (uint32_t) (hashes[i] >> 32))
+					__builtin_prefetch(d->bytes + d->ents[(uint32_t) slot - 1].off);
+			}
+		for (i = g; i < end; i++)
+			if (codes[i] == -2)
+				codes[i] = (int32_t) strdict_find(d, hashes[i], &strs[i]);
 	}
 }
 
@@ -310,6 +359,22 @@ gpo_strdict_encode(gpo_ctx *ctx, gpo_strdict *d, int64_t n,
 			strdict_lookup_range(d, strs, gpo_block_lo(n, p, np),
 								 gpo_block_lo(n, p + 1, np), hashes, codes);
 	}
+	/* room for every string not found, at once (duplicates counted twice) */
+	{
+		int64_t		miss = 0;
+		int64_t		bytes = 0;
+
+		for (i = 0; i < n; i++)
+			if (codes[i] < 0)
+			{
+				miss++;
+				bytes += strs[i].len;
+			}
+		if (miss > 0 && d->count < d->limit &&
+			!strdict_reserve(d, miss < d->limit - d->count ? miss : d->limit - d->count,
+							 bytes))
+			st = GPO_ERR_NOMEM;
+	}
 	for (i = 0; i < n && st == GPO_OK; i++)
 		if (codes[i] < 0)
 			st = strdict_add(d, hashes[i], &strs[i], &codes[i]);
@@ -333,8 +398,8 @@ gpo_strdict_get(const gpo_strdict *d, int32_t code)
 
 	if (d != NULL && code >= 0 && code < d->count)
 	{
-		s.data = d->bytes + d->offs[code];
-		s.len = d->lens[code];
+		s.data = d->bytes + d->ents[code].off;
+		s.len = d->ents[code].len;
 	}
 	return s;
 }
@@ -346,7 +411,7 @@ gpo_strdict_bytes(const gpo_strdict *d)
 	if (d == NULL)
 		return 0;
 	return (size_t) d->bytes_cap + (size_t) (d->mask + 1) * sizeof(uint64_t) +
-		(size_t) d->cap * (sizeof(int64_t) + sizeof(int32_t) + sizeof(uint32_t));
+		(size_t) d->cap * sizeof(strdict_entry);
 }
 
 /* Lowers the most distinct strings the dictionary takes. */
