@@ -6,7 +6,8 @@
  * Environment: GPO_TEST_QUICK=1 skips the cases above 10M rows;
  * GPO_TEST_SEED=n fixes the random seed (printed at the start);
  * GPO_TEST_ONLY=name runs only that group (dispatch, scan, compact, rle, agg,
- * histjoin, keypack, filter, transfer, expr, strdict or resident).
+ * histjoin, keypack, filter, transfer, expr, strdict, sort_groups or
+ * resident).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 extern void test_expr(void);
 /* The string dictionary's group (test_strdict.c). */
 extern void test_strdict(void);
+/* The order of groups by several keys (test_sort_groups.c). */
+extern void test_sort_groups(void);
 /* The kept column sets' group (test_resident.c). */
 extern void test_resident(void);
 
@@ -56,6 +59,7 @@ main(void)
 	GROUP(transfer);
 	GROUP(expr);
 	GROUP(strdict);
+	GROUP(sort_groups);
 	GROUP(resident);
 #undef GROUP
 

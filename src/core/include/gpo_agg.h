@@ -148,6 +148,20 @@ extern gpo_status gpo_sort_pairs_gpu(gpo_ctx *ctx, const gpo_vector *keys,
 									 gpo_vector *keys_out,
 									 gpo_vector *rows_out);
 
+/* ---- the order of groups by several keys (sort_groups.c) ----
+ *
+ * perm[i] = the group in place i when n groups are ordered by their nkeys
+ * keys (codes[k][g]: gpo_key_code codes, compared unsigned; valid[k][g]: 0
+ * is NULL, valid[k] or valid may be NULL: every key valid), stably, with
+ * NULL after every value of its key: the order of the running groups.
+ * CPU, with ctx's threads (ctx may be NULL: all).  GPO_ERR_INVALID,
+ * GPO_ERR_NOMEM.
+ */
+extern gpo_status gpo_sort_groups(gpo_ctx *ctx, int nkeys,
+								  const uint64_t *const *codes,
+								  const uint8_t *const *valid, int64_t n,
+								  int64_t *perm);
+
 /* ---- segment offsets (segreduce.c) ----
  *
  * offsets[s] = lengths[0] + ... + lengths[s - 1] for s = 0 .. n, so

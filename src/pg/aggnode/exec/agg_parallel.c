@@ -19,13 +19,14 @@
  * star join's dimension tables (agg_join.c), built by the backend with
  * their text keys' codes, reach the workers in the shared segment.
  *
- * A worker's groups go as one or more pieces, each a series of messages: a
- * header (group, key and value column counts, whether it is the last),
- * then each key's codes and validity bytes, the row counts, and per value
- * column its counts, integer sums, float sums, minimums and maximums,
- * non-finite flags and m2 (gpo_agg_out's arrays).  Groups held in memory
- * go as one piece; a worker whose groups spilled (agg_spill.c) sends them
- * piece by piece as the merge of its runs gives them out.
+ * A worker's groups go as one or more pieces, each one message
+ * (agg_parallel_msg.c): groups held in memory go as one piece (or a few,
+ * past 64 MB), and a worker whose groups spilled (agg_spill.c) sends them
+ * piece by piece as the merge of its runs gives them out.  The backend
+ * takes whole pieces from whichever worker's queue has one and merges
+ * each as it comes, sleeping on its latch while none has: a worker's
+ * groups no longer wait for the workers before it to be merged.  With
+ * DEBUG1 the backend logs where its merge time went.
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
 #include "cache/gpuops_cache.h"
@@ -37,10 +38,12 @@
 #include "miscadmin.h"
 #include "nodes/readfuncs.h"
 #include "portability/instr_time.h"
+#include "storage/latch.h"
 #include "storage/shm_mq.h"
 #include "storage/shm_toc.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/wait_event.h"
 
 /* shm_toc keys of the node's parallel state */
 #define GPUOPS_PKEY_SHARED		UINT64CONST(0x6770756F70730001)
@@ -65,28 +68,6 @@ typedef struct GpuopsParallelShared
 								 * GPU service aggregated (agg_kept.c) */
 } GpuopsParallelShared;
 
-/* The header message of a worker's groups. */
-typedef struct GpuopsParallelHeader
-{
-	int64		ngroups;
-	int32		nkeys;
-	int32		nvals;
-	/* the worker's EXPLAIN ANALYZE counts, added to the backend's */
-	int64		rows_in;
-	int64		cached_rows;
-	int64		rows_passed;
-	int64		early_filtered;
-	int64		batches;
-	int64		bytes_in;
-	int64		cpu_calls;
-	int64		join_matched[GPUOPS_AGG_MAX_DIMS];	/* a star join's rows */
-	/* its spilling, for EXPLAIN ANALYZE */
-	int64		spill_runs;
-	int64		spill_bytes;
-	int64		spill_passes;
-	bool		last;			/* no more groups follow */
-} GpuopsParallelHeader;
-
 /* Per text key, a worker's codes -> the backend's (agg_parallel_text.c). */
 typedef struct GpuopsWorkerMaps
 {
@@ -95,6 +76,27 @@ typedef struct GpuopsWorkerMaps
 	int64		nmap[GPUOPS_AGG_MAX_KEYS];
 } GpuopsWorkerMaps;
 
+/* Where the backend's time went while it merged its workers' groups (DEBUG1). */
+typedef struct GpuopsMergeClock
+{
+	double		wait_ms;		/* waiting for, taking and copying messages */
+	double		recode_ms;		/* coding the workers' strings */
+	double		sort_ms;		/* sorting recoded pieces again */
+	double		fold_ms;		/* folding pieces into the running groups */
+	int64		groups;			/* the groups the workers sent */
+} GpuopsMergeClock;
+
+/* Adds the milliseconds since *since to *ms and restarts *since. */
+static void
+gpuops_clock_lap(instr_time *since, double *ms)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	*ms += INSTR_TIME_GET_MILLISEC(now) - INSTR_TIME_GET_MILLISEC(*since);
+	*since = now;
+}
+
 PGDLLEXPORT void gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc);
 
 /* Each process's share of threads OpenMP threads among the backend and its workers. */
@@ -102,90 +104,6 @@ int
 gpuops_agg_parallel_threads(int threads, int nworkers)
 {
 	return Max(1, threads / (nworkers + 1));
-}
-
-/* Sends one message of bytes at p, or fails with an ERROR. */
-static void
-gpuops_parallel_send(shm_mq_handle *mqh, const void *p, Size bytes)
-{
-	shm_mq_result res = shm_mq_send(mqh, bytes, p, false, true);
-
-	if (res != SHM_MQ_SUCCESS)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("GpuOpsAgg worker could not send its groups to the backend")));
-}
-
-/*
- * Sends the groups of st (sorted by key) as one series of messages (see the
- * file header), with s's counts when first; last: none follow.
- */
-static void
-gpuops_parallel_send_piece(shm_mq_handle *mqh, GpuopsAggScanState *s,
-						   const GpuopsAggState *st, bool first, bool last)
-{
-	GpuopsParallelHeader h;
-	Size		n = (Size) st->ngroups;
-	int			k;
-	int			v;
-
-	memset(&h, 0, sizeof(h));
-	h.ngroups = st->ngroups;
-	h.nkeys = st->nkeys;
-	h.nvals = st->nvals;
-	h.last = last;
-	if (first)
-	{
-		h.rows_in = s->rows_in;
-		h.cached_rows = s->cached_rows;
-		h.rows_passed = s->rows_passed;
-		h.early_filtered = s->early_filtered;
-		h.batches = s->batches;
-		h.bytes_in = s->bytes_in;
-		h.cpu_calls = s->cpu_calls;
-		for (k = 0; s->join && k < s->join->ndims; k++)
-			h.join_matched[k] = s->join->dims[k].matched;
-	}
-	if (last)
-	{
-		h.spill_runs = s->groups.spill_runs;
-		h.spill_bytes = s->groups.spill_bytes;
-		h.spill_passes = s->groups.spill_passes;
-	}
-	gpuops_parallel_send(mqh, &h, sizeof(h));
-	if (n == 0)
-		return;
-	for (k = 0; k < st->nkeys; k++)
-	{
-		gpuops_parallel_send(mqh, st->key_codes[k], sizeof(uint64) * n);
-		gpuops_parallel_send(mqh, st->key_valid[k], n);
-		if (gpuops_agg_key_own_codes(s, &s->tables[0], k))
-		{
-			/* the codes are this process's own: its new strings */
-			Size		bytes;
-			char	   *msg = gpuops_parallel_strings_pack(s->spec.key_dicts[k],
-														   &s->dict_sent[k],
-														   &bytes);
-
-			gpuops_parallel_send(mqh, &bytes, sizeof(bytes));
-			gpuops_parallel_send(mqh, msg, bytes);
-			pfree(msg);
-		}
-	}
-	gpuops_parallel_send(mqh, st->rows, sizeof(int64) * n);
-	for (v = 0; v < st->nvals; v++)
-	{
-		const gpo_agg_out *o = &st->vals[v];
-		size_t		w = gpo_type_size(st->val_types[v]);
-
-		gpuops_parallel_send(mqh, o->count, sizeof(int64) * n);
-		gpuops_parallel_send(mqh, o->isum, sizeof(gpo_int128) * n);
-		gpuops_parallel_send(mqh, o->fsum, sizeof(double) * n);
-		gpuops_parallel_send(mqh, o->min, w * n);
-		gpuops_parallel_send(mqh, o->max, w * n);
-		gpuops_parallel_send(mqh, o->fflags, n);
-		gpuops_parallel_send(mqh, o->m2, sizeof(double) * n);
-	}
 }
 
 /*
@@ -218,52 +136,21 @@ gpuops_parallel_send_groups(shm_mq_handle *mqh, GpuopsAggScanState *s)
 }
 
 /*
- * The next message, which must hold bytes bytes, copied into memory of the
- * current context.  If the worker is gone, its own ERROR (if it raised one)
- * is raised here; else, or if it sent something else, a message of ours.
+ * Merges one piece of a worker's groups (read into the current memory
+ * context) into the backend's: the worker's text codes made the backend's
+ * (maps: the worker's), the piece sorted again by them, then folded in.
  */
-static void *
-gpuops_parallel_receive(ParallelContext *pcxt, shm_mq_handle *mqh, Size bytes)
-{
-	Size		got;
-	void	   *data;
-	void	   *copy;
-	shm_mq_result res = shm_mq_receive(mqh, &got, &data, false);
-
-	if (res == SHM_MQ_DETACHED)
-		WaitForParallelWorkersToFinish(pcxt);
-	if (res != SHM_MQ_SUCCESS || got != bytes)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("GpuOpsAgg lost the groups of a worker")));
-	copy = palloc_extended(Max(bytes, 1), MCXT_ALLOC_HUGE);
-	memcpy(copy, data, bytes);
-	return copy;
-}
-
-/*
- * Receives one piece of a worker's groups and merges it into the backend's;
- * true when it was the last.
- */
-static bool
-gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
-							shm_mq_handle *mqh, GpuopsWorkerMaps *maps)
+static void
+gpuops_parallel_merge_piece(GpuopsAggScanState *s, GpuopsParallelPiece *p,
+							GpuopsWorkerMaps *maps, GpuopsMergeClock *clock)
 {
 	GpuopsAggState *st = &s->groups;
-	GpuopsParallelHeader *h;
-	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
-	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
-	int64	   *rows;
-	gpo_agg_out *vals;
-	Size		n;
+	GpuopsParallelHeader *h = &p->h;
+	bool		recoded = false;
+	instr_time	lap;
 	int			k;
-	int			v;
-	bool		last;
-	MemoryContext old = MemoryContextSwitchTo(s->batch_cxt);
 
-	h = gpuops_parallel_receive(pcxt, mqh, sizeof(GpuopsParallelHeader));
-	if (h->nkeys != st->nkeys || h->nvals != st->nvals || h->ngroups < 0)
-		elog(ERROR, "GpuOpsAgg worker sent groups of another shape");
+	INSTR_TIME_SET_CURRENT(lap);
 	s->rows_in += h->rows_in;
 	s->cached_rows += h->cached_rows;
 	s->rows_passed += h->rows_passed;
@@ -276,72 +163,131 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, ParallelContext *pcxt,
 	st->spill_runs += h->spill_runs;
 	st->spill_bytes += h->spill_bytes;
 	st->spill_passes += h->spill_passes;
-	last = h->last;
-	n = (Size) h->ngroups;
-	if (n > 0)
+	if (h->ngroups == 0)
+		return;
+	for (k = 0; k < st->nkeys; k++)
 	{
-		bool		recoded = false;
+		MemoryContext piece_cxt;
 
-		for (k = 0; k < st->nkeys; k++)
-		{
-			codes[k] = gpuops_parallel_receive(pcxt, mqh, sizeof(uint64) * n);
-			valid[k] = gpuops_parallel_receive(pcxt, mqh, n);
-			if (gpuops_agg_key_own_codes(s, &s->tables[0], k))
-			{
-				/* the worker's codes: the backend's codes of its strings */
-				Size	   *bytes = gpuops_parallel_receive(pcxt, mqh, sizeof(Size));
-				char	   *msg = gpuops_parallel_receive(pcxt, mqh, *bytes);
-				MemoryContext piece_cxt = MemoryContextSwitchTo(maps->cxt);
-
-				gpuops_parallel_strings_map(s->spec.key_dicts[k],
-											Max(s->threads_got, 1), msg,
-											*bytes, &maps->map[k],
-											&maps->nmap[k]);
-				MemoryContextSwitchTo(piece_cxt);
-				gpuops_parallel_codes_map(maps->map[k], maps->nmap[k],
-										  codes[k], valid[k], h->ngroups);
-				recoded = true;
-			}
-		}
-		rows = gpuops_parallel_receive(pcxt, mqh, sizeof(int64) * n);
-		vals = palloc0(sizeof(gpo_agg_out) * Max(st->nvals, 1));
-		for (v = 0; v < st->nvals; v++)
-		{
-			size_t		w = gpo_type_size(st->val_types[v]);
-
-			vals[v].capacity = h->ngroups;
-			vals[v].count = gpuops_parallel_receive(pcxt, mqh, sizeof(int64) * n);
-			vals[v].isum = gpuops_parallel_receive(pcxt, mqh, sizeof(gpo_int128) * n);
-			vals[v].fsum = gpuops_parallel_receive(pcxt, mqh, sizeof(double) * n);
-			vals[v].min = gpuops_parallel_receive(pcxt, mqh, w * n);
-			vals[v].max = gpuops_parallel_receive(pcxt, mqh, w * n);
-			vals[v].fflags = gpuops_parallel_receive(pcxt, mqh, n);
-			vals[v].m2 = gpuops_parallel_receive(pcxt, mqh, sizeof(double) * n);
-		}
-		if (recoded)
-			gpuops_parallel_sort_piece(st->nkeys, st->nvals, st->val_types,
-									   h->ngroups, codes, valid, rows, vals);
-		gpuops_aggspill_merge(st, h->ngroups, codes, valid, rows, vals);
+		if (p->strings[k] == NULL)
+			continue;
+		/* the worker's codes: the backend's codes of its strings */
+		piece_cxt = MemoryContextSwitchTo(maps->cxt);
+		gpuops_parallel_strings_map(s->spec.key_dicts[k],
+									Max(s->threads_got, 1), p->strings[k],
+									p->strings_bytes[k], &maps->map[k],
+									&maps->nmap[k]);
+		MemoryContextSwitchTo(piece_cxt);
+		gpuops_parallel_codes_map(maps->map[k], maps->nmap[k],
+								  p->codes[k], p->valid[k], h->ngroups);
+		recoded = true;
 	}
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(s->batch_cxt);
-	return last;
+	gpuops_clock_lap(&lap, &clock->recode_ms);
+	if (recoded)
+		gpuops_parallel_sort_piece(st->nkeys, st->nvals, st->val_types,
+								   Max(s->threads_got, 1), h->ngroups,
+								   p->codes, p->valid, p->rows, p->vals);
+	gpuops_clock_lap(&lap, &clock->sort_ms);
+	gpuops_aggspill_merge(st, h->ngroups, p->codes, p->valid, p->rows, p->vals);
+	gpuops_clock_lap(&lap, &clock->fold_ms);
+	clock->groups += h->ngroups;
 }
 
-/* Receives every piece of one worker's groups and merges them into the backend's. */
-static void
-gpuops_parallel_merge_worker(GpuopsAggScanState *s, ParallelContext *pcxt,
-							 shm_mq_handle *mqh)
+/*
+ * Takes the next message of worker i's queue, if a whole one is there, and
+ * merges its piece; returns whether it took one, and sets done[i] after
+ * the worker's last piece.  If the worker is gone, its own ERROR (if it
+ * raised one) is raised here; else a message of ours.
+ */
+static bool
+gpuops_parallel_take(GpuopsAggScanState *s, ParallelContext *pcxt,
+					 shm_mq_handle *mqh, GpuopsWorkerMaps *maps, bool *done,
+					 GpuopsMergeClock *clock)
 {
-	GpuopsWorkerMaps maps;
+	GpuopsAggState *st = &s->groups;
+	GpuopsParallelPiece piece;
+	bool		own[GPUOPS_AGG_MAX_KEYS];
+	Size		got;
+	void	   *data;
+	shm_mq_result res;
+	MemoryContext old;
+	instr_time	lap;
+	int			k;
 
-	memset(&maps, 0, sizeof(maps));
-	maps.cxt = AllocSetContextCreate(CurrentMemoryContext,
-									 "GpuOpsAgg worker text codes",
-									 ALLOCSET_DEFAULT_SIZES);
-	while (!gpuops_parallel_merge_piece(s, pcxt, mqh, &maps))
+	INSTR_TIME_SET_CURRENT(lap);
+	res = shm_mq_receive(mqh, &got, &data, true);
+	if (res == SHM_MQ_WOULD_BLOCK)
+	{
+		gpuops_clock_lap(&lap, &clock->wait_ms);
+		return false;
+	}
+	if (res == SHM_MQ_DETACHED)
+		WaitForParallelWorkersToFinish(pcxt);
+	if (res != SHM_MQ_SUCCESS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("GpuOpsAgg lost the groups of a worker")));
+	for (k = 0; k < st->nkeys; k++)
+		own[k] = gpuops_agg_key_own_codes(s, &s->tables[0], k);
+	old = MemoryContextSwitchTo(s->batch_cxt);
+	gpuops_parallel_read_piece(data, got, st->nkeys, st->nvals, st->val_types,
+							   own, &piece);
+	gpuops_clock_lap(&lap, &clock->wait_ms);
+	gpuops_parallel_merge_piece(s, &piece, maps, clock);
+	*done = piece.h.last;
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(s->batch_cxt);
+	return true;
+}
+
+/*
+ * Merges every worker's groups into the backend's, a piece at a time from
+ * whichever worker has one whole in its queue, so that no worker waits for
+ * the ones before it; the backend sleeps on its latch when none has.
+ */
+static void
+gpuops_parallel_merge_workers(GpuopsAggScanState *s, ParallelContext *pcxt,
+							  shm_mq_handle **mqh, int nworkers,
+							  GpuopsMergeClock *clock)
+{
+	GpuopsWorkerMaps *maps = palloc0(sizeof(GpuopsWorkerMaps) * Max(nworkers, 1));
+	bool	   *done = palloc0(sizeof(bool) * Max(nworkers, 1));
+	int			left = nworkers;
+	int			i;
+
+	for (i = 0; i < nworkers; i++)
+		maps[i].cxt = AllocSetContextCreate(CurrentMemoryContext,
+											"GpuOpsAgg worker text codes",
+											ALLOCSET_DEFAULT_SIZES);
+	while (left > 0)
+	{
+		bool		took = false;
+
+		for (i = 0; i < nworkers; i++)
+		{
+			if (done[i] || !gpuops_parallel_take(s, pcxt, mqh[i], &maps[i],
+												 &done[i], clock))
+				continue;
+			took = true;
+			if (done[i])
+				left--;
+		}
+		if (!took && left > 0)
+		{
+			instr_time	lap;
+
+			INSTR_TIME_SET_CURRENT(lap);
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
+							 WAIT_EVENT_MQ_RECEIVE);
+			ResetLatch(MyLatch);
+			gpuops_clock_lap(&lap, &clock->wait_ms);
+		}
 		CHECK_FOR_INTERRUPTS();
-	MemoryContextDelete(maps.cxt);
+	}
+	for (i = 0; i < nworkers; i++)
+		MemoryContextDelete(maps[i].cxt);
+	pfree(maps);
+	pfree(done);
 }
 
 /*
@@ -369,6 +315,7 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	int			nworkers = s->workers_allowed;
 	int			i;
 	int64		own_rows;
+	GpuopsMergeClock clock;
 	instr_time	t0;
 	instr_time	t1;
 	instr_time	t2;
@@ -485,16 +432,17 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	s->threads_cap = 0;
 	own_rows = s->rows_in;
 	INSTR_TIME_SET_CURRENT(t2);
-	for (i = 0; i < pcxt->nworkers_launched; i++)
-		gpuops_parallel_merge_worker(s, pcxt, mqh[i]);
+	memset(&clock, 0, sizeof(clock));
+	gpuops_parallel_merge_workers(s, pcxt, mqh, pcxt->nworkers_launched, &clock);
 	INSTR_TIME_SET_CURRENT(t3);
 	INSTR_TIME_SUBTRACT(t3, t0);
 	INSTR_TIME_SUBTRACT(t2, t0);
 	INSTR_TIME_SUBTRACT(t1, t0);
-	elog(DEBUG1, "GpuOpsAgg backend: %d workers launched after %.1f ms, its own %lld rows read and aggregated by %.1f ms, the workers' groups merged by %.1f ms",
+	elog(DEBUG1, "GpuOpsAgg backend: %d workers launched after %.1f ms, its own %lld rows read and aggregated by %.1f ms, the workers' %lld groups merged by %.1f ms (waiting %.1f ms, coding strings %.1f ms, sorting %.1f ms, folding %.1f ms)",
 		 pcxt->nworkers_launched, INSTR_TIME_GET_MILLISEC(t1),
 		 (long long) own_rows, INSTR_TIME_GET_MILLISEC(t2),
-		 INSTR_TIME_GET_MILLISEC(t3));
+		 (long long) clock.groups, INSTR_TIME_GET_MILLISEC(t3),
+		 clock.wait_ms, clock.recode_ms, clock.sort_ms, clock.fold_ms);
 	WaitForParallelWorkersToFinish(pcxt);
 	for (i = 0; i < nworkers; i++)
 		shm_mq_detach(mqh[i]);

@@ -17,14 +17,6 @@
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
 
-/* The order of a piece's groups while it is sorted again. */
-typedef struct GpuopsPieceSort
-{
-	int			nkeys;
-	uint64	  **codes;
-	uint8	  **valid;
-} GpuopsPieceSort;
-
 /*
  * True if key k of s's table te holds this process's own dictionary codes
  * (a text key the reader codes); a star join's dimension keys hold the
@@ -137,28 +129,6 @@ gpuops_parallel_codes_map(const int32 *map, int64 nmap, uint64 *codes,
 	}
 }
 
-/* qsort_arg comparator of group numbers in the engine's key order. */
-static int
-gpuops_piece_cmp(const void *a, const void *b, void *arg)
-{
-	const GpuopsPieceSort *ps = (const GpuopsPieceSort *) arg;
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-	int			k;
-
-	for (k = 0; k < ps->nkeys; k++)
-	{
-		bool		vx = ps->valid[k][x] != 0;
-		bool		vy = ps->valid[k][y] != 0;
-
-		if (vx != vy)
-			return vx ? -1 : 1;
-		if (vx && ps->codes[k][x] != ps->codes[k][y])
-			return ps->codes[k][x] < ps->codes[k][y] ? -1 : 1;
-	}
-	return 0;
-}
-
 /* Puts the n elements of width w at p in the order of perm. */
 static void
 gpuops_piece_permute(void *p, size_t w, const int64 *perm, int64 n)
@@ -177,22 +147,32 @@ gpuops_piece_permute(void *p, size_t w, const int64 *perm, int64 n)
 
 /*
  * Sorts a piece of n groups (key codes and validity of nkeys keys, rows,
- * and per value column of val_types the engine's results) by key again.
+ * and per value column of val_types the engine's results) by key again,
+ * with up to nthreads threads.
  */
 void
 gpuops_parallel_sort_piece(int nkeys, int nvals, const gpo_type *val_types,
-						   int64 n, uint64 **codes, uint8 **valid,
-						   int64 *rows, gpo_agg_out *vals)
+						   int nthreads, int64 n, uint64 **codes,
+						   uint8 **valid, int64 *rows, gpo_agg_out *vals)
 {
-	GpuopsPieceSort ps = {nkeys, codes, valid};
 	int64	   *perm = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
-	int64		i;
+	gpo_ctx		ctx;
+	gpo_status	st;
 	int			k;
 	int			v;
 
-	for (i = 0; i < n; i++)
-		perm[i] = i;
-	qsort_arg(perm, n, sizeof(int64), gpuops_piece_cmp, &ps);
+	gpuops_ctx_init(&ctx);
+	ctx.device = GPO_DEVICE_CPU;
+	ctx.threads = Max(nthreads, 1);
+	st = gpo_sort_groups(&ctx, nkeys, (const uint64_t *const *) codes,
+						 (const uint8_t *const *) valid, n, perm);
+	if (st == GPO_ERR_NOMEM)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("GpuOpsAgg could not order a worker's groups.")));
+	if (st != GPO_OK)
+		elog(ERROR, "GpuOpsAgg: ordering a worker's groups failed (%d)", (int) st);
 	for (k = 0; k < nkeys; k++)
 	{
 		gpuops_piece_permute(codes[k], sizeof(uint64), perm, n);

@@ -475,6 +475,58 @@ extern bool gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *t
 /* Each process's share of threads OpenMP threads among the backend and nworkers workers. */
 extern int	gpuops_agg_parallel_threads(int threads, int nworkers);
 
+/* ---- agg_parallel_msg.c: a piece of a worker's groups as one message ---- */
+
+/* The header of a piece of a worker's groups. */
+typedef struct GpuopsParallelHeader
+{
+	int64		ngroups;
+	int32		nkeys;
+	int32		nvals;
+	/* the worker's EXPLAIN ANALYZE counts, added to the backend's */
+	int64		rows_in;
+	int64		cached_rows;
+	int64		rows_passed;
+	int64		early_filtered;
+	int64		batches;
+	int64		bytes_in;
+	int64		cpu_calls;
+	int64		join_matched[GPUOPS_AGG_MAX_DIMS];	/* a star join's rows */
+	/* its spilling, for EXPLAIN ANALYZE */
+	int64		spill_runs;
+	int64		spill_bytes;
+	int64		spill_passes;
+	bool		last;			/* no more groups follow */
+} GpuopsParallelHeader;
+
+/* A piece of a worker's groups as the backend reads it. */
+typedef struct GpuopsParallelPiece
+{
+	GpuopsParallelHeader h;
+	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
+	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
+	char	   *strings[GPUOPS_AGG_MAX_KEYS];	/* the worker's own text
+												 * codes: its strings
+												 * message, else NULL */
+	Size		strings_bytes[GPUOPS_AGG_MAX_KEYS];
+	int64	   *rows;
+	gpo_agg_out *vals;
+} GpuopsParallelPiece;
+
+struct shm_mq_handle;
+
+/* Sends st's groups to the backend as one message or several. */
+extern void gpuops_parallel_send_piece(struct shm_mq_handle *mqh,
+									   GpuopsAggScanState *s,
+									   const GpuopsAggState *st, bool first,
+									   bool last);
+/* Reads a piece from a message, into a copy in the current context. */
+extern void gpuops_parallel_read_piece(const void *data, Size bytes,
+									   int nkeys, int nvals,
+									   const gpo_type *val_types,
+									   const bool *own,
+									   GpuopsParallelPiece *p);
+
 /* ---- agg_parallel_text.c: text keys with worker processes ---- */
 
 /* True if key k of te holds this process's own dictionary codes. */
@@ -493,7 +545,8 @@ extern void gpuops_parallel_codes_map(const int32 *map, int64 nmap,
 									  int64 n);
 /* Sorts a piece of n groups by key again (after recoding). */
 extern void gpuops_parallel_sort_piece(int nkeys, int nvals,
-									   const gpo_type *val_types, int64 n,
+									   const gpo_type *val_types,
+									   int nthreads, int64 n,
 									   uint64 **codes, uint8 **valid,
 									   int64 *rows, gpo_agg_out *vals);
 
