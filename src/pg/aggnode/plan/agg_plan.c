@@ -208,15 +208,11 @@ gpuops_agg_read_attnos(List *keys, List *aggrefs, Index relid, List *tables,
 	return gpuops_agg_star_real_attnos(star, cols);
 }
 
-/*
- * Whether a worker process sends strings for keys and aggrefs: a text key,
- * or a text column an aggregate reads (min, max), but not a short one
- * (char(1), varchar(7): its bytes travel as an integer code).
- */
+/* True if a Var of node is a text column whose strings a worker sends. */
 static bool
-gpuops_agg_sends_text(List *keys, List *aggrefs)
+gpuops_agg_text_vars(Node *node)
 {
-	List	   *vars = pull_var_clause((Node *) list_concat_copy(keys, aggrefs),
+	List	   *vars = pull_var_clause(node,
 									   PVC_RECURSE_AGGREGATES |
 									   PVC_RECURSE_WINDOWFUNCS |
 									   PVC_RECURSE_PLACEHOLDERS);
@@ -232,6 +228,25 @@ gpuops_agg_sends_text(List *keys, List *aggrefs)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The most distinct strings a worker process sends (0: none): a worker
+ * sends each string of its text columns once (a short one, char(1) or
+ * varchar(7), travels as an integer code).  A text key has at most the
+ * query's groups of them; a text column an aggregate reads (min, max,
+ * count(DISTINCT)) is coded as one more key, so at most the engine's
+ * groups.
+ */
+static double
+gpuops_agg_strings_sent(List *keys, List *aggrefs, double groups,
+						double engine_groups)
+{
+	if (gpuops_agg_text_vars((Node *) aggrefs))
+		return Max(engine_groups, 1.0);
+	if (gpuops_agg_text_vars((Node *) keys))
+		return Max(groups, 1.0);
+	return 0.0;
 }
 
 /*
@@ -277,7 +292,8 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 								 engine_groups,
 								 gpuops_agg_read_weight(rte->relid, read_attnos,
 														decode_weight),
-								 gpuops_agg_sends_text(keys, aggrefs));
+								 gpuops_agg_strings_sent(keys, aggrefs, groups,
+														 engine_groups));
 	gpuops_agg_cost(root, input, groups,
 					gpuops_agg_ncols(keys, aggrefs, scan_rel->relid) + input->ndevice_quals,
 					decode_weight,

@@ -168,7 +168,7 @@ extern int	gpuops_agg_predict_strategy(PlannerInfo *root, List *keys,
 /* Worker processes the node may read with (0: none). */
 extern int	gpuops_agg_workers(PlannerInfo *root, Index relid, List *tables,
 							   bool inh, double groups, double read_weight,
-							   bool text);
+							   double strings);
 
 /* ---- agg_plan_create.c ---- */
 
