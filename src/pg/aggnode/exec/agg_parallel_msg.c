@@ -144,16 +144,18 @@ gpuops_parallel_send_slice(shm_mq_handle *mqh, GpuopsAggScanState *s,
 
 /*
  * Sends the groups of st (sorted by key) as one message, or as several of
- * at most GPUOPS_MSG_MOST bytes of groups (a queue takes no message past
- * 1 GB, and the backend holds a message twice while it copies it), with
- * s's counts in the first; last: no groups follow the last.
+ * at most gpuops.chunk_size bytes of groups and at most GPUOPS_MSG_MOST (a
+ * queue takes no message past 1 GB, and the backend holds a message twice
+ * while it copies it; gpuops.debug_chunk_size makes the tests send many),
+ * with s's counts in the first; last: no groups follow the last.
  */
 void
 gpuops_parallel_send_piece(shm_mq_handle *mqh, GpuopsAggScanState *s,
 						   const GpuopsAggState *st, bool first, bool last)
 {
 	Size		per = gpuops_aggstate_group_bytes(st);
-	int64		slice = Max((int64) (GPUOPS_MSG_MOST / Max(per, 1)), 1);
+	Size		most = Min(GPUOPS_MSG_MOST, (Size) Max(gpuops_chunk_size, 1));
+	int64		slice = Max((int64) (most / Max(per, 1)), 1);
 	int64		from = 0;
 
 	do
