@@ -7,6 +7,8 @@
  * Plain C11 + OpenMP.  The rows are cut into pieces the threads take as
  * they come, as strdict.c's lookups are.
  */
+#include <string.h>
+
 #include "gpo_internal.h"
 #include "gpo_strdict.h"
 
@@ -27,8 +29,22 @@ str_length(const char *data, int32_t len, int mode, int trim)
 			len--;
 	if (mode == GPO_STRLEN_BYTES)
 		return len;
-	for (i = 0; i < len; i++)
-		chars += ((uint8_t) data[i] & 0xC0) != 0x80;
+	/*
+	 * A character is a byte that does not continue one (10xxxxxx): 8 bytes
+	 * a step, the continuation bytes marked in their top bits and counted.
+	 * Byte by byte, avg(length(url)) over 1M rows spent a quarter of its
+	 * time here (2-core build machine).
+	 */
+	chars = len;
+	for (i = 0; i + 8 <= len; i += 8)
+	{
+		uint64_t	w;
+
+		memcpy(&w, data + i, 8);
+		chars -= __builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ull);
+	}
+	for (; i < len; i++)
+		chars -= ((uint8_t) data[i] & 0xC0) == 0x80;
 	return chars;
 }
 
