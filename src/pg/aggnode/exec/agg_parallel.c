@@ -110,28 +110,32 @@ gpuops_agg_parallel_threads(int threads, int nworkers)
  * Sends the running groups of s and its counts: at once when they are all
  * in memory, else piece by piece as the merge of its spilled runs gives
  * them out (the backend merges each piece, spilling in turn past
- * gpuops.max_group_memory).
+ * gpuops.max_group_memory).  The backend may hold a message of every
+ * worker at once while it takes them (agg_parallel_msg.c), so a message
+ * holds at most gpuops.max_group_memory / (nworkers + 1) bytes of groups.
  */
 static void
-gpuops_parallel_send_groups(shm_mq_handle *mqh, GpuopsAggScanState *s)
+gpuops_parallel_send_groups(shm_mq_handle *mqh, GpuopsAggScanState *s,
+							int nworkers)
 {
 	GpuopsAggState *st = &s->groups;
 	GpuopsAggState *piece;
+	Size		most = (Size) gpuops_max_group_memory * 1024 / (Max(nworkers, 0) + 1);
 	bool		first = true;
 
 	if (!gpuops_aggstate_spilled(st))
 	{
-		gpuops_parallel_send_piece(mqh, s, st, true, true);
+		gpuops_parallel_send_piece(mqh, s, st, most, true, true);
 		return;
 	}
 	gpuops_aggstate_finish(st);
 	while (gpuops_aggstate_next_piece(st, &piece) > 0)
 	{
-		gpuops_parallel_send_piece(mqh, s, piece, first, false);
+		gpuops_parallel_send_piece(mqh, s, piece, most, first, false);
 		first = false;
 	}
 	/* the merge emptied st: a last piece of no groups */
-	gpuops_parallel_send_piece(mqh, s, st, first, true);
+	gpuops_parallel_send_piece(mqh, s, st, most, first, true);
 	gpuops_aggstate_spill_end(st);
 }
 
@@ -535,7 +539,7 @@ gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc)
 			 RelationGetRelationName(te->rel));
 	INSTR_TIME_SET_CURRENT(ready);
 	gpuops_agg_run_table(s, te);
-	gpuops_parallel_send_groups(mqh, s);
+	gpuops_parallel_send_groups(mqh, s, shared->nworkers);
 	INSTR_TIME_SET_CURRENT(done);
 	INSTR_TIME_SUBTRACT(done, ready);
 	INSTR_TIME_SUBTRACT(ready, start);

@@ -9,12 +9,13 @@
  * size of its strings message and that message, agg_parallel_text.c), the
  * row counts, and per value column its counts, integer sums, float sums,
  * minimums, maximums, non-finite flags and m2 (gpo_agg_out's arrays), each
- * part starting at a multiple of 16 bytes.  One message a piece lets the
- * backend take pieces from all its workers as they come (agg_parallel.c):
- * with a series of messages a piece, worker after worker, each worker
- * waited for the ones before it, and GROUP BY url over 10M rows spent 192
- * of its 685 ms with 8 workers passing their pieces through the queues
- * (H100 machine, 16 cores).
+ * part starting at a multiple of 16 bytes.  A piece past a message's bytes
+ * of groups (gpuops_parallel_send_piece) goes as several, each merged on
+ * its own.  One message a piece lets the backend take pieces from all its
+ * workers as they come (agg_parallel.c): with a series of messages a
+ * piece, worker after worker, each worker waited for the ones before it,
+ * and GROUP BY url over 10M rows spent 192 of its 685 ms with 8 workers
+ * passing their pieces through the queues (H100 machine, 16 cores).
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
 
@@ -144,19 +145,24 @@ gpuops_parallel_send_slice(shm_mq_handle *mqh, GpuopsAggScanState *s,
 
 /*
  * Sends the groups of st (sorted by key) as one message, or as several of
- * at most gpuops.chunk_size bytes of groups and at most GPUOPS_MSG_MOST (a
- * queue takes no message past 1 GB, and the backend holds a message twice
- * while it copies it; gpuops.debug_chunk_size makes the tests send many),
- * with s's counts in the first; last: no groups follow the last.
+ * at most most bytes of groups, at most gpuops.chunk_size and at most
+ * GPUOPS_MSG_MOST (a queue takes no message past 1 GB, and the backend
+ * holds a message twice while it copies it; gpuops.debug_chunk_size makes
+ * the tests send many), with s's counts in the first; last: no groups
+ * follow the last.  Each message past the first is merged on its own, at
+ * the cost of a pass over the backend's groups.
  */
 void
 gpuops_parallel_send_piece(shm_mq_handle *mqh, GpuopsAggScanState *s,
-						   const GpuopsAggState *st, bool first, bool last)
+						   const GpuopsAggState *st, Size most, bool first,
+						   bool last)
 {
 	Size		per = gpuops_aggstate_group_bytes(st);
-	Size		most = Min(GPUOPS_MSG_MOST, (Size) Max(gpuops_chunk_size, 1));
-	int64		slice = Max((int64) (most / Max(per, 1)), 1);
+	int64		slice;
 	int64		from = 0;
+
+	most = Min(most, Min(GPUOPS_MSG_MOST, (Size) Max(gpuops_chunk_size, 1)));
+	slice = Max((int64) (most / Max(per, 1)), 1);
 
 	do
 	{

@@ -518,8 +518,8 @@ struct shm_mq_handle;
 /* Sends st's groups to the backend as one message or several. */
 extern void gpuops_parallel_send_piece(struct shm_mq_handle *mqh,
 									   GpuopsAggScanState *s,
-									   const GpuopsAggState *st, bool first,
-									   bool last);
+									   const GpuopsAggState *st, Size most,
+									   bool first, bool last);
 /* Reads a piece from a message, into a copy in the current context. */
 extern void gpuops_parallel_read_piece(const void *data, Size bytes,
 									   int nkeys, int nvals,
