@@ -7,7 +7,8 @@
 --   psql -v rows=N [-v copies=4] [-v names=t_url_top,t_url_all]
 --        [-v workers=0,2,4,8,15] [-v face=gpu] -f bench/wide_workers.sql
 -- It generates the table hits as bench/wide_queries.sql does (and runs none
--- of that file's queries).
+-- of that file's queries), and times with its harness's pg_temp.best
+-- (bench/faces.psql).
 \if :{?names}
 \else
 \set names 't_url_top,t_url_all,t_phrase_users,t_model_users,t_counter_urllen'
@@ -24,22 +25,6 @@
 \ir wide_queries.sql
 \pset format unaligned
 \pset tuples_only on
-CREATE FUNCTION pg_temp.ww_best(q text, reps int) RETURNS numeric LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz;
-	best numeric;
-	ms numeric;
-BEGIN
-	EXECUTE 'SELECT count(*) FROM (' || q || ') s';	-- warm
-	FOR r IN 1..reps LOOP
-		t0 := clock_timestamp();
-		EXECUTE 'SELECT count(*) FROM (' || q || ') s';
-		ms := round(extract(epoch FROM clock_timestamp() - t0) * 1000, 1);
-		best := least(coalesce(best, ms), ms);
-	END LOOP;
-	RETURN best;
-END
-$$;
 -- One line per run of query qname: native, planned (with its workers), forced counts.
 CREATE FUNCTION pg_temp.ww_sweep(qname text, counts int[], face text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
@@ -51,7 +36,7 @@ DECLARE
 BEGIN
 	SELECT bq.q INTO q FROM bq WHERE name = qname;
 	PERFORM set_config('gpuops.enabled', 'off', false);
-	RETURN NEXT qname || ' native ' || pg_temp.ww_best(q, 3);
+	RETURN NEXT qname || ' native ' || pg_temp.best(q, 3);
 	PERFORM set_config('gpuops.enabled', 'on', false);
 	PERFORM set_config('gpuops.device', face, false);
 	PERFORM set_config('gpuops.parallel_workers', '-1', false);
@@ -60,10 +45,10 @@ BEGIN
 			planned := ' (' || trim(line) || ')';
 		END IF;
 	END LOOP;
-	RETURN NEXT qname || ' planned ' || pg_temp.ww_best(q, 3) || planned;
+	RETURN NEXT qname || ' planned ' || pg_temp.best(q, 3) || planned;
 	FOREACH w IN ARRAY counts LOOP
 		PERFORM set_config('gpuops.parallel_workers', w::text, false);
-		RETURN NEXT qname || ' workers=' || w || ' ' || pg_temp.ww_best(q, 3);
+		RETURN NEXT qname || ' workers=' || w || ' ' || pg_temp.best(q, 3);
 	END LOOP;
 	PERFORM set_config('gpuops.parallel_workers', '-1', false);
 END
