@@ -290,6 +290,54 @@ strlen_edges(tgroup *g)
 	case_result(g, c.ok, c.msg);
 }
 
+/*
+ * gpo_str_lengths over long strings: runs of continuation bytes past the
+ * 255 steps (2,040 bytes) a counter byte may take, and long valid UTF-8.
+ */
+static void
+strlen_long(tgroup *g)
+{
+	static const int32_t sizes[] = {2039, 2040, 2041, 2047, 2048, 2049, 4081,
+	8200};
+	enum
+	{
+		NSIZES = sizeof(sizes) / sizeof(sizes[0])
+	};
+	tcase		c;
+	gpo_str		strs[NSIZES * 2];
+	char	   *bytes = malloc((size_t) NSIZES * 2 * 8200);
+	int32_t		lens[NSIZES * 2];
+	int			i;
+
+	case_begin(&c, "str_lengths long strings");
+	for (i = 0; i < NSIZES; i++)
+	{
+		char	   *run = bytes + (size_t) i * 2 * 8200;
+		char	   *text = run + 8200;
+
+		/* a lead byte, then continuation bytes only */
+		run[0] = (char) 0xC2;
+		memset(run + 1, 0x80, sizes[i] - 1);
+		strs[2 * i].data = run;
+		strs[2 * i].len = sizes[i];
+		strs[2 * i + 1].data = text;
+		strs[2 * i + 1].len = utf8_string(text, sizes[i] / 4);
+	}
+	expect(&c, gpo_str_lengths(NULL, NSIZES * 2, strs, GPO_STRLEN_UTF8, 0,
+							   lens) == GPO_OK, "status");
+	for (i = 0; i < NSIZES && c.ok; i++)
+	{
+		expect(&c, lens[2 * i] == 1, "%d bytes of one lead byte and its "
+			   "continuations: %d characters, want 1", sizes[i], lens[2 * i]);
+		expect(&c, lens[2 * i + 1] == utf8_chars(strs[2 * i + 1].data,
+												 strs[2 * i + 1].len),
+			   "%d characters of UTF-8: counted %d", sizes[i] / 4,
+			   lens[2 * i + 1]);
+	}
+	case_result(g, c.ok, c.msg);
+	free(bytes);
+}
+
 /* The string dictionary's group. */
 void
 test_strdict(void)
@@ -303,6 +351,7 @@ test_strdict(void)
 	group_begin(&g, "strdict");
 	strdict_edges(&g);
 	strlen_edges(&g);
+	strlen_long(&g);
 	for (t = 0; t < 2; t++)
 	{
 		strdict_case(&g, threads[t], 1, small, 10, 0);
@@ -311,8 +360,9 @@ test_strdict(void)
 		/* many distinct strings: the table grows during calls */
 		strdict_case(&g, threads[t], 200000, big, quick ? 2 : 4, 0);
 		strlen_case(&g, threads[t], 0);
-		strlen_case(&g, threads[t], 8192);
-		strlen_case(&g, threads[t], 8193);
+		strlen_case(&g, threads[t], 2048);	/* one thread counts them */
+		strlen_case(&g, threads[t], 2049);	/* two pieces */
+		strlen_case(&g, threads[t], 5000);
 		strlen_case(&g, threads[t], 100000);
 	}
 	group_end(&g);
