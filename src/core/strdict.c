@@ -3,23 +3,32 @@
  *	  The string dictionary (gpo_strdict.h): an open-addressing table of
  *	  codes over one byte arena holding the strings.
  *
- * Each slot is one 64-bit word: the high 32 bits of the string's hash, and
- * its code + 1 (0: empty), probed linearly from the hash's low bits; the
- * table is kept at most half full.  A code's offset, length and hash bits
- * sit together in one entry, so that a lookup misses the cache three times
- * (slot, entry, bytes) rather than four.  gpo_strdict_encode hashes and
- * looks up its rows with the context's threads, taking pieces as they come
- * (the table is read only), then makes room for every row not found at
- * once and adds them on the calling thread, in row order (looking each up
- * again, since an earlier row of the call may have added it, in the probe
- * that finds its empty slot).  Once a key's strings are known, a call is
- * all parallel.  Lookups take rows a group at a time (see
- * strdict_lookup_range).  On the 2-core build machine, 250,000 distinct
- * strings of 30-200 bytes coded into a dictionary of 160,000 (150,000 of
- * them new) took 737-771 ns a string on one thread before the entries, the
- * grouped lookups and the room made at once, 670-686 ns after; the same
- * count of strings, all but a few known, 161-173 ms before, 100 ms after
- * (68-71 ms on 2 threads, 105-113 ms before).
+ * Each slot is one 64-bit word: the low 32 bits of the string's hash, and
+ * its code + 1 (0: empty), probed linearly from the slot the hash's top
+ * bits name; the table is kept at most half full.  A code's offset, length
+ * and high hash bits sit together in one entry, so that a lookup misses the
+ * cache three times (slot, entry, bytes) rather than four, and the table
+ * grows without hashing its strings again: a slot keeps its low bits, the
+ * entry gives the top bits of its new place.  A caller that knows how many
+ * strings will come makes room for them at once (gpo_strdict_expect).
+ *
+ * gpo_strdict_encode hashes and looks up its rows with the context's
+ * threads, taking pieces as they come (the table is read only), then makes
+ * room for every row not found at once and adds them in row order: a few
+ * on the calling thread (looking each up again, since an earlier row of the
+ * call may have added it, in the probe that finds its empty slot), many
+ * with the threads (strdict_add_parallel).  Lookups take rows a group at a
+ * time (see strdict_lookup_range).
+ *
+ * Measured on the 2-core build machine: 250,000 distinct strings of 30-200
+ * bytes coded into a dictionary of 160,000 (150,000 of them new) took
+ * 737-771 ns a string on one thread before the entries, the grouped
+ * lookups and the room made at once, 670-686 ns after; the same count of
+ * strings, all but a few known, 161-173 ms before, 100 ms after (68-71 ms
+ * on 2 threads, 105-113 ms before).  3.3M rows of 400,000 strings of 60-120
+ * bytes in calls of 27,000 rows on 2 threads: 648-848 ms with the strings
+ * hashed again as the table doubled and added on one thread, 548-635 ms
+ * with neither (a noisy machine: best of 3, three runs each).
  * The strings' own hash is written here: a 64-bit multiply-rotate over
  * 8-byte words and murmur3's finalizer.
  */
@@ -29,8 +38,9 @@
 #include "gpo_internal.h"
 #include "gpo_strdict.h"
 
-/* Slots of a new table (a power of two). */
-#define STRDICT_INIT_SLOTS	1024
+/* Slots of a new table: 2^STRDICT_INIT_LOG2. */
+#define STRDICT_INIT_LOG2	10
+#define STRDICT_INIT_SLOTS	(1 << STRDICT_INIT_LOG2)
 /* Rows a call looks up on the calling thread alone. */
 #define STRDICT_SERIAL_ROWS 4096
 /*
@@ -47,13 +57,15 @@ typedef struct strdict_entry
 {
 	int64_t		off;			/* offset in bytes */
 	int32_t		len;			/* length */
-	uint32_t	tag;			/* its hash's high bits */
+	uint32_t	hi;				/* its hash's high 32 bits */
 } strdict_entry;
 
 struct gpo_strdict
 {
-	uint64_t   *slots;			/* [mask + 1]: hash high bits << 32 | code + 1 */
+	uint64_t   *slots;			/* [mask + 1]: hash low bits << 32 | code + 1 */
 	uint64_t	mask;
+	int			shift;			/* 64 - log2(mask + 1): a hash's home slot is
+								 * its top bits, h >> shift */
 	int64_t		count;			/* strings held; the next code */
 	int64_t		limit;			/* most strings */
 	int64_t		empty_code;		/* the empty string's code, -1: none yet */
@@ -99,12 +111,19 @@ strdict_hash(const char *p, int32_t len)
 	return h;
 }
 
+/* The slot where a string of hash h is looked for first. */
+static inline uint64_t
+strdict_home(const gpo_strdict *d, uint64_t h)
+{
+	return h >> d->shift;
+}
+
 /* The code of string s of hash h, or -1 if the dictionary lacks it. */
 static inline int64_t
 strdict_find(const gpo_strdict *d, uint64_t h, const gpo_str *s)
 {
-	uint32_t	tag = (uint32_t) (h >> 32);
-	uint64_t	i = h & d->mask;
+	uint32_t	tag = (uint32_t) h;
+	uint64_t	i = strdict_home(d, h);
 
 	for (;;)
 	{
@@ -121,24 +140,17 @@ strdict_find(const gpo_strdict *d, uint64_t h, const gpo_str *s)
 	}
 }
 
-/* Puts code of hash high bits tag into the table (which has room). */
-static inline void
-strdict_place(gpo_strdict *d, uint32_t tag, uint64_t h, int64_t code)
-{
-	uint64_t	i = h & d->mask;
-
-	while (d->slots[i] != 0)
-		i = (i + 1) & d->mask;
-	d->slots[i] = ((uint64_t) tag << 32) | (uint64_t) (code + 1);
-}
-
-/* Doubles the table; false when memory is short. */
+/*
+ * Moves the table to nslots slots (a larger power of two, at most 2^32);
+ * false when memory is short.  A string's new home is the top bits of its
+ * entry's hi (shift stays >= 32); its slot moves as it is.
+ */
 static bool
-strdict_grow_table(gpo_strdict *d)
+strdict_grow_table(gpo_strdict *d, uint64_t nslots)
 {
-	uint64_t	nslots = (d->mask + 1) * 2;
 	uint64_t   *old = d->slots;
-	int64_t		c;
+	uint64_t	oldn = d->mask + 1;
+	uint64_t	j;
 
 	d->slots = calloc(nslots, sizeof(uint64_t));
 	if (d->slots == NULL)
@@ -147,12 +159,19 @@ strdict_grow_table(gpo_strdict *d)
 		return false;
 	}
 	d->mask = nslots - 1;
-	for (c = 0; c < d->count; c++)
+	while ((UINT64_C(1) << (64 - d->shift)) < nslots)
+		d->shift--;
+	for (j = 0; j < oldn; j++)
 	{
-		/* the full hash isn't kept: rehash the string */
-		gpo_str		s = {d->bytes + d->ents[c].off, d->ents[c].len};
+		uint64_t	slot = old[j];
+		uint64_t	i;
 
-		strdict_place(d, d->ents[c].tag, strdict_hash(s.data, s.len), c);
+		if (slot == 0)
+			continue;
+		i = strdict_home(d, (uint64_t) d->ents[(uint32_t) slot - 1].hi << 32);
+		while (d->slots[i] != 0)
+			i = (i + 1) & d->mask;
+		d->slots[i] = slot;
 	}
 	free(old);
 	return true;
@@ -162,9 +181,13 @@ strdict_grow_table(gpo_strdict *d)
 static bool
 strdict_reserve(gpo_strdict *d, int64_t n, int64_t bytes)
 {
-	while ((uint64_t) (d->count + n) * 2 > d->mask + 1)
-		if (!strdict_grow_table(d))
-			return false;
+	uint64_t	nslots = d->mask + 1;
+
+	while ((uint64_t) (d->count + n) * 2 > nslots)
+		nslots *= 2;
+	if (nslots > d->mask + 1 &&
+		(nslots > (UINT64_C(1) << 32) || !strdict_grow_table(d, nslots)))
+		return false;
 	if (d->count + n > d->cap)
 	{
 		int64_t		cap = d->cap * 2;
@@ -201,13 +224,13 @@ strdict_reserve(gpo_strdict *d, int64_t n, int64_t bytes)
 static gpo_status
 strdict_add(gpo_strdict *d, uint64_t h, const gpo_str *s, int32_t *code)
 {
-	uint32_t	tag = (uint32_t) (h >> 32);
+	uint32_t	tag = (uint32_t) h;
 	uint64_t	i;
 	int64_t		c;
 
 	if (!strdict_reserve(d, 1, s->len))
 		return GPO_ERR_NOMEM;
-	for (i = h & d->mask;; i = (i + 1) & d->mask)
+	for (i = strdict_home(d, h);; i = (i + 1) & d->mask)
 	{
 		uint64_t	slot = d->slots[i];
 
@@ -226,7 +249,7 @@ strdict_add(gpo_strdict *d, uint64_t h, const gpo_str *s, int32_t *code)
 	c = d->count++;
 	d->ents[c].off = d->nbytes;
 	d->ents[c].len = s->len;
-	d->ents[c].tag = tag;
+	d->ents[c].hi = (uint32_t) (h >> 32);
 	if (s->len > 0)
 		memcpy(d->bytes + d->nbytes, s->data, (size_t) s->len);
 	d->nbytes += s->len;
@@ -246,6 +269,7 @@ gpo_strdict_create(void)
 	if (d == NULL)
 		return NULL;
 	d->mask = STRDICT_INIT_SLOTS - 1;
+	d->shift = 64 - STRDICT_INIT_LOG2;
 	d->limit = INT32_MAX;
 	d->empty_code = -1;
 	d->cap = STRDICT_INIT_SLOTS / 2;
@@ -261,6 +285,17 @@ gpo_strdict_create(void)
 	return d;
 }
 
+/* Room for strings more distinct strings (see gpo_strdict.h). */
+gpo_status
+gpo_strdict_expect(gpo_strdict *d, int64_t strings)
+{
+	if (d == NULL || strings < 0)
+		return GPO_ERR_INVALID;
+	if (strings > d->limit - d->count)
+		strings = d->limit - d->count;
+	return strdict_reserve(d, strings, 0) ? GPO_OK : GPO_ERR_NOMEM;
+}
+
 /* Frees the dictionary and its strings. */
 void
 gpo_strdict_free(gpo_strdict *d)
@@ -272,6 +307,14 @@ gpo_strdict_free(gpo_strdict *d)
 	free(d->bytes);
 	free(d);
 }
+
+/*
+ * Fewest new strings a call adds with its threads (strdict_add_parallel);
+ * fewer are added on the calling thread.
+ */
+#define STRDICT_PARALLEL_ADDS 4096
+/* The part of nparts that a string of hash h is deduplicated in. */
+#define STRDICT_PART(h, nparts) ((int) (((h) >> 16 & 0xFFFF) % (uint64_t) (nparts)))
 
 /* Rows a lookup takes at a time, so that their cache misses overlap. */
 #define STRDICT_LOOKUP_GROUP 16
@@ -303,13 +346,13 @@ strdict_lookup_range(const gpo_strdict *d, const gpo_str *strs,
 			else
 			{
 				hashes[i] = strdict_hash(strs[i].data, strs[i].len);
-				__builtin_prefetch(&d->slots[hashes[i] & d->mask]);
+				__builtin_prefetch(&d->slots[strdict_home(d, hashes[i])]);
 			}
 		}
 		for (i = g; i < end; i++)
 			if (codes[i] == -2)
 			{
-				uint64_t	slot = d->slots[hashes[i] & d->mask];
+				uint64_t	slot = d->slots[strdict_home(d, hashes[i])];
 
 				if (slot != 0)
 					__builtin_prefetch(&d->ents[(uint32_t) slot - 1]);
@@ -317,15 +360,155 @@ strdict_lookup_range(const gpo_strdict *d, const gpo_str *strs,
 		for (i = g; i < end; i++)
 			if (codes[i] == -2)
 			{
-				uint64_t	slot = d->slots[hashes[i] & d->mask];
+				uint64_t	slot = d->slots[strdict_home(d, hashes[i])];
 
-				if (slot != 0 && (uint32_t) (slot >> 32) == (uint32_t) (hashes[i] >> 32))
+				if (slot != 0 && (uint32_t) (slot >> 32) == (uint32_t) hashes[i])
 					__builtin_prefetch(d->bytes + d->ents[(uint32_t) slot - 1].off);
 			}
 		for (i = g; i < end; i++)
 			if (codes[i] == -2)
 				codes[i] = (int32_t) strdict_find(d, hashes[i], &strs[i]);
 	}
+}
+
+/*
+ * first[j] = the first of the call's rows rows[0 .. j] (rows not found, in
+ * row order) holding the same string as rows[j], for the rows whose hash
+ * falls in part of nparts: a table of the part's rows, local to the thread.
+ */
+static bool
+strdict_first_rows(const gpo_str *strs, const uint64_t *hashes,
+				   const int64_t *rows, int64_t nrows, int part, int nparts,
+				   int64_t *first)
+{
+	int64_t		mine = 0;
+	uint64_t	size = 16;
+	int64_t    *tab;
+	int64_t		j;
+
+	for (j = 0; j < nrows; j++)
+		mine += STRDICT_PART(hashes[rows[j]], nparts) == part;
+	while (size < (uint64_t) mine * 2)
+		size *= 2;
+	if ((tab = calloc(size, sizeof(int64_t))) == NULL)
+		return false;
+	for (j = 0; j < nrows; j++)
+	{
+		int64_t		r = rows[j];
+		uint64_t	i;
+
+		if (STRDICT_PART(hashes[r], nparts) != part)
+			continue;
+		/* (bits apart from those that chose the part) */
+		for (i = (hashes[r] >> 33) & (size - 1);; i = (i + 1) & (size - 1))
+		{
+			int64_t		f = tab[i] - 1;
+
+			if (f < 0)
+			{
+				tab[i] = j + 1;
+				first[j] = j;
+				break;
+			}
+			if (hashes[rows[f]] == hashes[r] && strs[rows[f]].len == strs[r].len &&
+				memcmp(strs[rows[f]].data, strs[r].data, (size_t) strs[r].len) == 0)
+			{
+				first[j] = f;
+				break;
+			}
+		}
+	}
+	free(tab);
+	return true;
+}
+
+/*
+ * Puts string s of hash h into the dictionary as code c at byte offset off,
+ * beside other threads putting other new strings (the table has room).
+ */
+static void
+strdict_put_shared(gpo_strdict *d, uint64_t h, const gpo_str *s, int64_t c,
+				   int64_t off)
+{
+	uint64_t	val = ((uint64_t) (uint32_t) h << 32) | (uint64_t) (c + 1);
+	uint64_t	i;
+
+	d->ents[c].off = off;
+	d->ents[c].len = s->len;
+	d->ents[c].hi = (uint32_t) (h >> 32);
+	if (s->len > 0)
+		memcpy(d->bytes + off, s->data, (size_t) s->len);
+	for (i = strdict_home(d, h);; i = (i + 1) & d->mask)
+	{
+		uint64_t	empty = 0;
+
+		if (__atomic_load_n(&d->slots[i], __ATOMIC_RELAXED) == 0 &&
+			__atomic_compare_exchange_n(&d->slots[i], &empty, val, false,
+										__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return;
+	}
+}
+
+/*
+ * Adds the nrows rows not found (rows[], in row order; the table has room,
+ * and the limit for all of them) with the context's threads: the rows of one string found in parallel,
+ * split by hash (strdict_first_rows), then codes and byte offsets handed
+ * out in row order, then the strings copied and placed in parallel.
+ */
+static gpo_status
+strdict_add_parallel(gpo_ctx *ctx, gpo_strdict *d, const gpo_str *strs,
+					 const uint64_t *hashes, const int64_t *rows,
+					 int64_t nrows, int32_t *codes)
+{
+	int			nparts = gpo_team(ctx, gpo_threads(ctx));
+	int64_t    *first = malloc(sizeof(int64_t) * nrows);
+	int64_t    *offs = malloc(sizeof(int64_t) * nrows);
+	gpo_status	st = GPO_OK;
+	int64_t		count = d->count;
+	int64_t		nbytes = d->nbytes;
+	bool		ok = true;
+	int64_t		j;
+	int			p;
+
+	if (first == NULL || offs == NULL)
+		st = GPO_ERR_NOMEM;
+#pragma omp parallel for num_threads(nparts) schedule(static, 1) if (st == GPO_OK)
+	for (p = 0; p < nparts; p++)
+		if (st == GPO_OK &&
+			!strdict_first_rows(strs, hashes, rows, nrows, p, nparts, first))
+		{
+#pragma omp atomic write
+			ok = false;
+		}
+	if (st == GPO_OK && !ok)
+		st = GPO_ERR_NOMEM;
+	/* codes and offsets in row order */
+	for (j = 0; j < nrows && st == GPO_OK; j++)
+	{
+		if (first[j] < j)
+		{
+			codes[rows[j]] = codes[rows[first[j]]];
+			continue;
+		}
+		if (strs[rows[j]].len == 0)
+			d->empty_code = count;
+		codes[rows[j]] = (int32_t) count++;
+		offs[j] = nbytes;
+		nbytes += strs[rows[j]].len;
+	}
+	if (st == GPO_OK)
+	{
+#pragma omp parallel for num_threads(nparts) schedule(dynamic, 256)
+		for (j = 0; j < nrows; j++)
+			if (first[j] == j)
+				strdict_put_shared(d, hashes[rows[j]], &strs[rows[j]],
+								   codes[rows[j]], offs[j]);
+		d->count = count;
+		d->nbytes = nbytes;
+	}
+	free(first);
+	free(offs);
+	return st;
 }
 
 /* The codes of n strings, new ones added in row order (see gpo_strdict.h). */
@@ -335,7 +518,10 @@ gpo_strdict_encode(gpo_ctx *ctx, gpo_strdict *d, int64_t n,
 {
 	uint64_t	local[64];
 	uint64_t   *hashes = local;
+	int64_t    *rows = NULL;
 	gpo_status	st = GPO_OK;
+	int64_t		miss = 0;
+	int64_t		bytes = 0;
 	int64_t		i;
 
 	if (d == NULL || n < 0 || (n > 0 && (strs == NULL || codes == NULL)))
@@ -360,24 +546,34 @@ gpo_strdict_encode(gpo_ctx *ctx, gpo_strdict *d, int64_t n,
 								 gpo_block_lo(n, p + 1, np), hashes, codes);
 	}
 	/* room for every string not found, at once (duplicates counted twice) */
-	{
-		int64_t		miss = 0;
-		int64_t		bytes = 0;
-
-		for (i = 0; i < n; i++)
-			if (codes[i] < 0)
-			{
-				miss++;
-				bytes += strs[i].len;
-			}
-		if (miss > 0 && d->count < d->limit &&
-			!strdict_reserve(d, miss < d->limit - d->count ? miss : d->limit - d->count,
-							 bytes))
-			st = GPO_ERR_NOMEM;
-	}
-	for (i = 0; i < n && st == GPO_OK; i++)
+	for (i = 0; i < n; i++)
 		if (codes[i] < 0)
-			st = strdict_add(d, hashes[i], &strs[i], &codes[i]);
+		{
+			miss++;
+			bytes += strs[i].len;
+		}
+	if (miss > 0 && d->count < d->limit &&
+		!strdict_reserve(d, miss < d->limit - d->count ? miss : d->limit - d->count,
+						 bytes))
+		st = GPO_ERR_NOMEM;
+	if (st == GPO_OK && miss >= STRDICT_PARALLEL_ADDS && ctx != NULL &&
+		gpo_threads(ctx) > 1 && d->count + miss <= d->limit)
+	{
+		int64_t		k = 0;
+
+		if ((rows = malloc(sizeof(int64_t) * miss)) == NULL)
+			st = GPO_ERR_NOMEM;
+		for (i = 0; i < n && st == GPO_OK; i++)
+			if (codes[i] < 0)
+				rows[k++] = i;
+		if (st == GPO_OK)
+			st = strdict_add_parallel(ctx, d, strs, hashes, rows, miss, codes);
+		free(rows);
+	}
+	else
+		for (i = 0; i < n && st == GPO_OK; i++)
+			if (codes[i] < 0)
+				st = strdict_add(d, hashes[i], &strs[i], &codes[i]);
 	if (hashes != local)
 		free(hashes);
 	return st;

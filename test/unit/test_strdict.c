@@ -127,6 +127,48 @@ strdict_case(tgroup *g, int threads, int64_t npool, const int64_t *sizes,
 	free(first);
 }
 
+/*
+ * gpo_strdict_expect between calls: strings coded before it keep their
+ * codes and are found after it moved them; new ones get the next codes.
+ */
+static void
+strdict_expect(tgroup *g, int threads)
+{
+	enum
+	{
+		N = 6000
+	};
+	tcase		c;
+	gpo_ctx		ctx;
+	gpo_strdict *d = gpo_strdict_create();
+	gpo_str    *strs = malloc(sizeof(gpo_str) * N);
+	char	   *bytes = malloc((size_t) N * POOL_MAX_LEN);
+	int32_t    *codes = malloc(sizeof(int32_t) * N);
+	int			i;
+
+	case_begin(&c, "strdict expect threads %d", threads);
+	test_ctx(&ctx, GPO_DEVICE_CPU, threads);
+	for (i = 0; i < N; i++)
+	{
+		strs[i].data = bytes + (size_t) i * POOL_MAX_LEN;
+		strs[i].len = pool_string(i, bytes + (size_t) i * POOL_MAX_LEN);
+	}
+	expect(&c, d != NULL && gpo_strdict_expect(d, -1) == GPO_ERR_INVALID &&
+		   gpo_strdict_expect(NULL, 5) == GPO_ERR_INVALID, "bad arguments");
+	/* the first half, then room for many, then all of them */
+	expect(&c, gpo_strdict_encode(&ctx, d, N / 2, strs, codes) == GPO_OK, "first call");
+	expect(&c, gpo_strdict_expect(d, 1 << 20) == GPO_OK, "expect");
+	expect(&c, gpo_strdict_encode(&ctx, d, N, strs, codes) == GPO_OK, "second call");
+	for (i = 0; i < N && c.ok; i++)
+		expect(&c, codes[i] == i, "row %d: code %d", i, codes[i]);
+	expect(&c, gpo_strdict_count(d) == N, "count %lld", (long long) gpo_strdict_count(d));
+	case_result(g, c.ok, c.msg);
+	gpo_strdict_free(d);
+	free(strs);
+	free(bytes);
+	free(codes);
+}
+
 /* The limit, bad arguments, empty calls. */
 static void
 strdict_edges(tgroup *g)
@@ -344,7 +386,8 @@ test_strdict(void)
 {
 	tgroup		g;
 	static const int64_t small[] = {0, 1, 2, 5, 64, 65, 100, 4095, 4096, 4097};
-	int64_t		big[4] = {100000, 1, 30000, 250000};
+	/* the last call looks up strings the table placed again as it grew */
+	int64_t		big[5] = {100000, 1, 30000, 250000, 60000};
 	int			threads[2] = {1, 4};
 	int			t;
 
@@ -356,9 +399,10 @@ test_strdict(void)
 	{
 		strdict_case(&g, threads[t], 1, small, 10, 0);
 		strdict_case(&g, threads[t], 50, small, 10, 10);
-		strdict_case(&g, threads[t], 3000, big, quick ? 2 : 4, 5);
+		strdict_case(&g, threads[t], 3000, big, quick ? 2 : 5, 5);
 		/* many distinct strings: the table grows during calls */
-		strdict_case(&g, threads[t], 200000, big, quick ? 2 : 4, 0);
+		strdict_case(&g, threads[t], 200000, big, 5, 0);
+		strdict_expect(&g, threads[t]);
 		strlen_case(&g, threads[t], 0);
 		strlen_case(&g, threads[t], 2048);	/* one thread counts them */
 		strlen_case(&g, threads[t], 2049);	/* two pieces */

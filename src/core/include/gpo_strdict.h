@@ -34,6 +34,15 @@ typedef struct gpo_str
 /* An empty dictionary (malloc'd), or NULL when memory is short. */
 extern gpo_strdict *gpo_strdict_create(void);
 
+/*
+ * Makes room at once for strings more distinct strings (a caller's
+ * estimate: more may come, and the dictionary grows as it would have), so
+ * that the table is not doubled on the way.  Errors: GPO_ERR_INVALID (d
+ * NULL, strings negative), GPO_ERR_NOMEM (the dictionary stays as it was,
+ * and usable).
+ */
+extern gpo_status gpo_strdict_expect(gpo_strdict *d, int64_t strings);
+
 /* Frees the dictionary and its strings (NULL is fine). */
 extern void gpo_strdict_free(gpo_strdict *d);
 

@@ -20,6 +20,12 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
+/*
+ * Most strings a new dictionary makes room for at once: 16 MB of table
+ * and 16 MB of entries, touched only as strings come.
+ */
+#define GPUOPS_DICT_EXPECT_MAX	((double) (1 << 20))
+
 /* A key's dictionary. */
 struct GpuopsTextDict
 {
@@ -37,9 +43,13 @@ gpuops_dict_free(void *arg)
 	d->sd = NULL;
 }
 
-/* An empty dictionary in the current memory context. */
+/*
+ * An empty dictionary in the current memory context, with room made for
+ * expect distinct strings (the planner's estimate, 0: none; at most
+ * GPUOPS_DICT_EXPECT_MAX), so that it is not doubled on the way.
+ */
 GpuopsTextDict *
-gpuops_dict_create(void)
+gpuops_dict_create(double expect)
 {
 	GpuopsTextDict *d = palloc0(sizeof(GpuopsTextDict));
 
@@ -49,6 +59,9 @@ gpuops_dict_create(void)
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory"),
 				 errdetail("GpuOpsAgg could not allocate a text key dictionary.")));
+	/* only a hint: a dictionary short of memory grows as it comes */
+	if (expect >= 1)
+		(void) gpo_strdict_expect(d->sd, (int64) Min(expect, GPUOPS_DICT_EXPECT_MAX));
 	d->free_sd.func = gpuops_dict_free;
 	d->free_sd.arg = d;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &d->free_sd);
@@ -57,7 +70,8 @@ gpuops_dict_create(void)
 
 /*
  * A dictionary, in the current memory context, for each text key of spec
- * that is not read as short text codes.
+ * that is not read as short text codes, with room for the query's
+ * estimated groups (a key has at most that many strings).
  */
 void
 gpuops_dict_create_keys(GpuopsAggSpec *spec)
@@ -69,7 +83,7 @@ gpuops_dict_create_keys(GpuopsAggSpec *spec)
 			!gpuops_agg_short_text_key(spec->key_types[k],
 									   spec->key_typmods[k],
 									   spec->key_collations[k]))
-			spec->key_dicts[k] = gpuops_dict_create();
+			spec->key_dicts[k] = gpuops_dict_create(spec->est_groups);
 }
 
 /* Raises the error of a dictionary call that failed with st. */

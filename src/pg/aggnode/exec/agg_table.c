@@ -88,7 +88,7 @@ gpuops_agg_add_text_col(GpuopsAggTableExec *te, AttrNumber attno)
 		c->type = GPO_INT32;
 		c->encode = gpuops_dict_encode;
 		c->encode_many = gpuops_dict_encode_many;
-		c->encode_arg = gpuops_dict_create();
+		c->encode_arg = gpuops_dict_create(0);
 	}
 	return i;
 }
