@@ -21,10 +21,12 @@
 #include "utils/memutils.h"
 
 /*
- * Most strings a new dictionary makes room for at once: 16 MB of table
- * and 16 MB of entries, touched only as strings come.
+ * Most strings a new dictionary makes room for at once: a 4 MB table that
+ * is zeroed at once and 4 MB of entries, so that an estimate far above
+ * the strings that come (several keys' groups, a worker's share) costs
+ * little; a dictionary that outgrows it doubles as before.
  */
-#define GPUOPS_DICT_EXPECT_MAX	((double) (1 << 20))
+#define GPUOPS_DICT_EXPECT_MAX	((double) (1 << 18))
 
 /* A key's dictionary. */
 struct GpuopsTextDict
