@@ -44,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_cpu.h"
 #include "gpo.h"
 #include "gpo_agg.h"
 #include "gpo_hist.h"
@@ -149,54 +150,6 @@ check_status(const char *what, gpo_status st)
 {
 	if (st != GPO_OK)
 		fail("%s: %s: %s", what, gpo_status_text(st), B.ctx.detail);
-}
-
-/* Allocates bytes (at least 1) and touches every page, or exits. */
-static void *
-xalloc(size_t bytes)
-{
-	void	   *p = malloc(bytes > 0 ? bytes : 1);
-
-	if (p == NULL)
-	{
-		fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
-		exit(1);
-	}
-	memset(p, 0, bytes > 0 ? bytes : 1);
-	return p;
-}
-
-/* The next value of the xorshift64 generator at *s. */
-static inline uint64_t
-xorshift64(uint64_t *s)
-{
-	uint64_t	x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
-/* Seconds on the monotonic clock. */
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
-
-/* Orders doubles for qsort. */
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return (x > y) - (x < y);
 }
 
 /*

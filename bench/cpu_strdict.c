@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_cpu.h"
 #include "gpo.h"
 #include "gpo_strdict.h"
 
@@ -30,59 +31,12 @@
 /* Bytes a pool string takes at most. */
 #define POOL_WIDTH	128
 
-/* The next value of the xorshift64 generator at *s. */
-static inline uint64_t
-xorshift64(uint64_t *s)
-{
-	uint64_t	x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*s = x;
-	return x;
-}
-
-/* Seconds on the monotonic clock. */
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
-
-/* Orders doubles for qsort. */
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a;
-	double		y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
-
-/* malloc or exit. */
-static void *
-xmalloc(size_t bytes)
-{
-	void	   *p = malloc(bytes > 0 ? bytes : 1);
-
-	if (p == NULL)
-	{
-		fprintf(stderr, "out of memory (%zu bytes)\n", bytes);
-		exit(1);
-	}
-	return p;
-}
-
 /* Checks one run's codes: equal pool strings, equal codes; codes give the strings back. */
 static void
 check_codes(const gpo_strdict *d, const gpo_str *rows, const int64_t *pick,
 			int64_t nrows, int64_t npool, const int32_t *codes)
 {
-	int32_t    *of = xmalloc(sizeof(int32_t) * npool);
+	int32_t    *of = xalloc(sizeof(int32_t) * npool);
 	int64_t		i;
 
 	for (i = 0; i < npool; i++)
@@ -111,12 +65,12 @@ main(int argc, char **argv)
 	int64_t		nrows = argc > 2 ? atoll(argv[2]) : 3300000;
 	int			threads = argc > 3 ? atoi(argv[3]) : 0;
 	int			reps = argc > 4 ? atoi(argv[4]) : 3;
-	char	   *pool = xmalloc((size_t) npool * POOL_WIDTH);
-	int32_t    *plen = xmalloc(sizeof(int32_t) * npool);
-	gpo_str    *rows = xmalloc(sizeof(gpo_str) * nrows);
-	int64_t    *pick = xmalloc(sizeof(int64_t) * nrows);
-	int32_t    *codes = xmalloc(sizeof(int32_t) * nrows);
-	double	   *ms = xmalloc(sizeof(double) * (reps > 0 ? reps : 1));
+	char	   *pool = xalloc((size_t) npool * POOL_WIDTH);
+	int32_t    *plen = xalloc(sizeof(int32_t) * npool);
+	gpo_str    *rows = xalloc(sizeof(gpo_str) * nrows);
+	int64_t    *pick = xalloc(sizeof(int64_t) * nrows);
+	int32_t    *codes = xalloc(sizeof(int32_t) * nrows);
+	double	   *ms = xalloc(sizeof(double) * (reps > 0 ? reps : 1));
 	uint64_t	seed = 88172645463325252ull;
 	int64_t		distinct = 0;
 	gpo_ctx		ctx;
