@@ -217,6 +217,18 @@ strdict_reserve(gpo_strdict *d, int64_t n, int64_t bytes)
 	return true;
 }
 
+/* Writes code c's entry and copies its string s of hash h to byte offset off. */
+static inline void
+strdict_fill(gpo_strdict *d, int64_t c, uint64_t h, const gpo_str *s,
+			 int64_t off)
+{
+	d->ents[c].off = off;
+	d->ents[c].len = s->len;
+	d->ents[c].hi = (uint32_t) (h >> 32);
+	if (s->len > 0)
+		memcpy(d->bytes + off, s->data, (size_t) s->len);
+}
+
 /*
  * The code of s of hash h, added if new (calling thread only): one probe
  * finds it or the empty slot it takes.
@@ -247,11 +259,7 @@ strdict_add(gpo_strdict *d, uint64_t h, const gpo_str *s, int32_t *code)
 	if (d->count >= d->limit)
 		return GPO_ERR_CAPACITY;
 	c = d->count++;
-	d->ents[c].off = d->nbytes;
-	d->ents[c].len = s->len;
-	d->ents[c].hi = (uint32_t) (h >> 32);
-	if (s->len > 0)
-		memcpy(d->bytes + d->nbytes, s->data, (size_t) s->len);
+	strdict_fill(d, c, h, s, d->nbytes);
 	d->nbytes += s->len;
 	d->slots[i] = ((uint64_t) tag << 32) | (uint64_t) (c + 1);
 	if (s->len == 0)
@@ -337,17 +345,13 @@ strdict_lookup_range(const gpo_strdict *d, const gpo_str *strs,
 		int64_t		i;
 
 		/*
-		 * The next group's strings, cold in the table's pages: their first
-		 * two lines, fetched while this group waits on its own misses (the
+		 * The next group's strings, cold in the table's pages, fetched
+		 * while this group waits on its own misses (the
 		 * hash's first load of each string took 67% of this function, GROUP
 		 * BY url over 1M wide rows, 2-core build machine, perf).
 		 */
 		for (i = end; i < next; i++)
-			if (strs[i].data != NULL)
-			{
-				__builtin_prefetch(strs[i].data);
-				__builtin_prefetch(strs[i].data + 64);
-			}
+			gpo_prefetch_str(strs[i].data);
 		for (i = g; i < end; i++)
 		{
 			codes[i] = -2;		/* to find */
@@ -446,11 +450,7 @@ strdict_put_shared(gpo_strdict *d, uint64_t h, const gpo_str *s, int64_t c,
 	uint64_t	val = ((uint64_t) (uint32_t) h << 32) | (uint64_t) (c + 1);
 	uint64_t	i;
 
-	d->ents[c].off = off;
-	d->ents[c].len = s->len;
-	d->ents[c].hi = (uint32_t) (h >> 32);
-	if (s->len > 0)
-		memcpy(d->bytes + off, s->data, (size_t) s->len);
+	strdict_fill(d, c, h, s, off);
 	for (i = strdict_home(d, h);; i = (i + 1) & d->mask)
 	{
 		uint64_t	empty = 0;
@@ -464,9 +464,10 @@ strdict_put_shared(gpo_strdict *d, uint64_t h, const gpo_str *s, int64_t c,
 
 /*
  * Adds the nrows rows not found (rows[], in row order; the table has room,
- * and the limit for all of them) with the context's threads: the rows of one string found in parallel,
- * split by hash (strdict_first_rows), then codes and byte offsets handed
- * out in row order, then the strings copied and placed in parallel.
+ * and the limit for all of them) with the context's threads: the rows of
+ * one string found in parallel, split by hash (strdict_first_rows), then
+ * codes and byte offsets handed out in row order, then the strings copied
+ * and placed in parallel.
  */
 static gpo_status
 strdict_add_parallel(gpo_ctx *ctx, gpo_strdict *d, const gpo_str *strs,
@@ -476,25 +477,19 @@ strdict_add_parallel(gpo_ctx *ctx, gpo_strdict *d, const gpo_str *strs,
 	int			nparts = gpo_team(ctx, gpo_threads(ctx));
 	int64_t    *first = malloc(sizeof(int64_t) * nrows);
 	int64_t    *offs = malloc(sizeof(int64_t) * nrows);
-	gpo_status	st = GPO_OK;
+	gpo_status	st = first != NULL && offs != NULL ? GPO_OK : GPO_ERR_NOMEM;
 	int64_t		count = d->count;
 	int64_t		nbytes = d->nbytes;
-	bool		ok = true;
 	int64_t		j;
 	int			p;
 
-	if (first == NULL || offs == NULL)
-		st = GPO_ERR_NOMEM;
 #pragma omp parallel for num_threads(nparts) schedule(static, 1) if (st == GPO_OK)
 	for (p = 0; p < nparts; p++)
-		if (st == GPO_OK &&
-			!strdict_first_rows(strs, hashes, rows, nrows, p, nparts, first))
+		if (!strdict_first_rows(strs, hashes, rows, nrows, p, nparts, first))
 		{
 #pragma omp atomic write
-			ok = false;
+			st = GPO_ERR_NOMEM;
 		}
-	if (st == GPO_OK && !ok)
-		st = GPO_ERR_NOMEM;
 	/* codes and offsets in row order */
 	for (j = 0; j < nrows && st == GPO_OK; j++)
 	{

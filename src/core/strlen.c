@@ -36,9 +36,10 @@ str_length(const char *data, int32_t len, int mode, int trim)
 	 * a step, the continuation bytes marked in their top bits, moved to
 	 * their bytes' low bits and added up byte by byte (at most 255 steps
 	 * before a byte could overflow), then summed across the bytes: pairs
-	 * into 16-bit lanes, the lanes with a multiply.  Byte by byte, avg(length(url)) over 1M rows spent a quarter
-	 * of its time here; __builtin_popcountll was a library call where the
-	 * build targets no POPCNT instruction (2-core build machine, perf).
+	 * into 16-bit lanes, the lanes with a multiply.  Byte by byte,
+	 * avg(length(url)) over 1M rows spent a quarter of its time here;
+	 * __builtin_popcountll was a library call where the build targets no
+	 * POPCNT instruction (2-core build machine, perf).
 	 */
 	chars = len;
 	i = 0;
@@ -74,16 +75,12 @@ str_lengths_range(const gpo_str *strs, int64_t lo, int64_t hi, int mode,
 	{
 		/*
 		 * The strings lie in the table's pages, out of the caches by the
-		 * time a batch's lengths are counted: fetch them some rows ahead
-		 * (their first two cache lines: a URL of the wide table is 88 bytes).  Without it, 87%
-		 * of this loop's samples stalled on the first load (2-core build
-		 * machine, perf).
+		 * time a batch's lengths are counted: fetch them some rows ahead.
+		 * Without it, 87% of this loop's samples stalled on the first load
+		 * (2-core build machine, perf).
 		 */
-		if (i + STRLEN_AHEAD < hi && strs[i + STRLEN_AHEAD].data != NULL)
-		{
-			__builtin_prefetch(strs[i + STRLEN_AHEAD].data);
-			__builtin_prefetch(strs[i + STRLEN_AHEAD].data + 64);
-		}
+		if (i + STRLEN_AHEAD < hi)
+			gpo_prefetch_str(strs[i + STRLEN_AHEAD].data);
 		lens[i] = strs[i].data == NULL ? 0 :
 			str_length(strs[i].data, strs[i].len, mode, trim);
 	}

@@ -243,7 +243,7 @@ extern void gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec);
 
 /* ---- agg_dict.c ---- */
 
-/* An empty dictionary in the current memory context. */
+/* An empty dictionary in the current memory context, room made for expect strings. */
 extern GpuopsTextDict *gpuops_dict_create(double expect);
 /* A dictionary for each text key of spec not read as short text codes. */
 extern void gpuops_dict_create_keys(GpuopsAggSpec *spec);

@@ -423,9 +423,7 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	if (pcxt->nworkers_launched > 0)
 	{
 		s->threads_cap = Max(s->threads_got -
-							 pcxt->nworkers_launched * shared->threads,
-							 gpuops_agg_parallel_threads(s->threads_got,
-														 pcxt->nworkers_launched));
+							 pcxt->nworkers_launched * shared->threads, 1);
 		gpuops_scan_limit_threads(te->reader, s->threads_cap);
 		s->threads_got = s->threads_cap +
 			pcxt->nworkers_launched * shared->threads;
