@@ -444,6 +444,46 @@ face_outs(int nreqs, const gpo_agg_req *reqs, const gpo_agg_out *outs)
 	return o;
 }
 
+/*
+ * The dense strategy of nr requests over codes [mn, mn + range): a pass a
+ * request over its own slots where the rows are 16 or more a code, else
+ * all in one pass over the groups each thread meets where those fit.  A
+ * thread's slots take 80 bytes a code, set up, folded and (in a backend,
+ * past 32 MB) faulted in anew each call.  On 2 cores, forced dense, one
+ * count a request (ms, slots -> one pass): 1M rows of 51,000 keys over
+ * 316,000 codes 114 -> 34 (3 requests 273 -> 92), over 100,000 codes 28 ->
+ * 10; but 1M rows over 10,000 codes, 3 requests, 2.8 -> 6.9, and 4M rows
+ * over 100,000 codes 21 -> 39.
+ */
+static gpo_status
+dense_strategy(const gpo_vector *keys, const int64_t *kstarts, int nr,
+			   const gpo_agg_req *rq, int nt, uint64_t mn, uint64_t range,
+			   gpo_agg_out *o, int64_t *ngroups)
+{
+	const gpo_vector **values = malloc(sizeof(gpo_vector *) * nr);
+	bool	   *m2 = malloc(sizeof(bool) * nr);
+	bool		taken = false;
+	gpo_status	st = values != NULL && m2 != NULL ? GPO_OK : GPO_ERR_NOMEM;
+
+	if (st == GPO_OK &&
+		(double) range * 16 >= (double) gpo_vector_rows(keys))
+	{
+		for (int r = 0; r < nr; r++)
+		{
+			values[r] = rq[r].values;
+			m2[r] = o[r].m2 != NULL;
+		}
+		st = gpo_dense_groups_many_cpu(keys, kstarts, nr, values, m2, nt, mn,
+									   range, o, ngroups, &taken);
+	}
+	for (int r = 0; st == GPO_OK && !taken && r < nr; r++)
+		st = gpo_groupagg_dense_cpu(keys, kstarts, rq[r].values, nt, mn, range,
+									&o[r], ngroups);
+	free(values);
+	free(m2);
+	return st;
+}
+
 /* Group aggregation CPU face (see gpo_agg.h). */
 gpo_status
 gpo_groupagg_many_cpu(gpo_ctx *ctx, const gpo_vector *keys, int nreqs,
@@ -489,13 +529,8 @@ gpo_groupagg_many_cpu(gpo_ctx *ctx, const gpo_vector *keys, int nreqs,
 	}
 	*strategy = s;
 	if (s == GPO_AGG_DENSE)
-	{
-		/* a pass a request over its own slots (the key range is known once) */
-		for (int r = 0; r < nr && st == GPO_OK; r++)
-			st = gpo_groupagg_dense_cpu(keys, kstarts, rq[r].values, nt, mn,
-										nvalid > 0 ? mx - mn + 1 : 0, &o[r],
-										ngroups);
-	}
+		st = dense_strategy(keys, kstarts, nr, rq, nt, mn,
+							nvalid > 0 ? mx - mn + 1 : 0, o, ngroups);
 	else if (s == GPO_AGG_HASH)
 		st = gpo_groupagg_hash_cpu(keys, kstarts, nr, rq, nt, o, ngroups);
 	else

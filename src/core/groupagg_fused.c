@@ -246,6 +246,67 @@ fused_part_merge(const fused_part *fp, int nvals, uint64_t range, int nt,
 	}
 }
 
+/* Frees the parts fused_parts_fill made. */
+static void
+fused_parts_free(fused_part *parts, int nparts)
+{
+	for (int p = 0; parts != NULL && p < nparts; p++)
+	{
+		free(parts[p].local);
+		free(parts[p].slot_of);
+		free(parts[p].acc);
+	}
+	free(parts);
+}
+
+/*
+ * Every thread's block of rows into its own groups (gpo_agg_nblocks(n, nt)
+ * parts, into *parts; fused_parts_free frees them on every path).
+ * GPO_ERR_CAPACITY when a thread met too many groups.
+ */
+static gpo_status
+fused_parts_fill(const gpo_vector *keys, const int64_t *kstarts, int nvals,
+				 const gpo_vector *const *values, int nt, uint64_t min_code,
+				 uint64_t range, const bool *m2, fused_part **parts, int *nparts)
+{
+	int64_t		n = gpo_vector_rows(keys);
+	int			np = gpo_agg_nblocks(n, nt);
+	fused_part *fp = calloc(np, sizeof(fused_part));
+	int64_t   **vstarts = calloc(nvals, sizeof(int64_t *));
+	uint32_t   *groups = malloc(sizeof(uint32_t) * FUSED_TILE * np);
+	gpo_cursor *vcur = malloc(sizeof(gpo_cursor) * nvals * np);
+	gpo_status	st = GPO_OK;
+
+	*parts = fp;
+	*nparts = fp != NULL ? np : 0;
+	if (fp == NULL || vstarts == NULL || groups == NULL || vcur == NULL)
+		st = GPO_ERR_NOMEM;
+	for (int v = 0; st == GPO_OK && v < nvals; v++)
+		if (values[v] != NULL && (vstarts[v] = gpo_starts_of(values[v])) == NULL)
+			st = GPO_ERR_NOMEM;
+	for (int p = 0; st == GPO_OK && p < np; p++)
+		if (!fused_part_init(&fp[p], nvals, range))
+			st = GPO_ERR_NOMEM;
+	if (st == GPO_OK)
+	{
+#pragma omp parallel for num_threads(np) schedule(static, 1)
+		for (int p = 0; p < np; p++)
+			fused_block(keys, kstarts, nvals, values, vstarts, m2,
+						gpo_block_lo(n, p, np), gpo_block_lo(n, p + 1, np),
+						min_code, range, &fp[p],
+						groups + (size_t) FUSED_TILE * p, vcur + (size_t) nvals * p);
+		for (int p = 0; p < np; p++)
+			if (fp[p].failed)
+				st = GPO_ERR_CAPACITY;
+	}
+	for (int v = 0; vstarts != NULL && v < nvals; v++)
+		free(vstarts[v]);
+	free(vstarts);
+	free(groups);
+	free(vcur);
+	return st;
+}
+
 /* Several value columns' dense accumulation in one pass (see groupagg_internal.h). */
 gpo_status
 gpo_dense_accumulate_many_cpu(const gpo_vector *keys, const int64_t *kstarts,
@@ -253,49 +314,15 @@ gpo_dense_accumulate_many_cpu(const gpo_vector *keys, const int64_t *kstarts,
 							  int nt, uint64_t min_code, uint64_t range,
 							  const bool *m2, gpo_acc *const *tabs)
 {
-	int64_t		n = gpo_vector_rows(keys);
-	int			nparts = gpo_agg_nblocks(n, nt);
-	fused_part *parts = calloc(nparts, sizeof(fused_part));
-	int64_t   **vstarts = calloc(nvals, sizeof(int64_t *));
-	uint32_t   *groups = malloc(sizeof(uint32_t) * FUSED_TILE * nparts);
-	gpo_cursor *vcur = malloc(sizeof(gpo_cursor) * nvals * nparts);
-	gpo_status	st = GPO_OK;
+	fused_part *parts;
+	int			nparts;
+	gpo_status	st = fused_parts_fill(keys, kstarts, nvals, values, nt, min_code,
+									  range, m2, &parts, &nparts);
 
-	if (parts == NULL || vstarts == NULL || groups == NULL || vcur == NULL)
-		st = GPO_ERR_NOMEM;
-	for (int v = 0; st == GPO_OK && v < nvals; v++)
-		if (values[v] != NULL && (vstarts[v] = gpo_starts_of(values[v])) == NULL)
-			st = GPO_ERR_NOMEM;
+	/* in part order: each slot's partial sums fold as the threads' blocks lie */
 	for (int p = 0; st == GPO_OK && p < nparts; p++)
-		if (!fused_part_init(&parts[p], nvals, range))
-			st = GPO_ERR_NOMEM;
-	if (st == GPO_OK)
-	{
-#pragma omp parallel for num_threads(nparts) schedule(static, 1)
-		for (int p = 0; p < nparts; p++)
-			fused_block(keys, kstarts, nvals, values, vstarts, m2,
-						gpo_block_lo(n, p, nparts), gpo_block_lo(n, p + 1, nparts),
-						min_code, range, &parts[p],
-						groups + (size_t) FUSED_TILE * p, vcur + (size_t) nvals * p);
-		for (int p = 0; p < nparts; p++)
-			if (parts[p].failed)
-				st = GPO_ERR_CAPACITY;
-		/* in part order: each slot's partial sums fold as the threads' blocks lie */
-		for (int p = 0; st == GPO_OK && p < nparts; p++)
-			fused_part_merge(&parts[p], nvals, range, nt, tabs);
-	}
-	for (int p = 0; parts != NULL && p < nparts; p++)
-	{
-		free(parts[p].local);
-		free(parts[p].slot_of);
-		free(parts[p].acc);
-	}
-	for (int v = 0; vstarts != NULL && v < nvals; v++)
-		free(vstarts[v]);
-	free(parts);
-	free(vstarts);
-	free(groups);
-	free(vcur);
+		fused_part_merge(&parts[p], nvals, range, nt, tabs);
+	fused_parts_free(parts, nparts);
 	return st;
 }
 
@@ -305,4 +332,128 @@ gpo_dense_many_fits(int64_t n, int nt, uint64_t range)
 {
 	/* each thread's group numbers: 4 bytes a slot */
 	return (double) (range + 2) * gpo_agg_nblocks(n, nt) <= (double) (INT64_C(1) << 24);
+}
+
+/*
+ * The slots the parts met, in code order (the NULL key's, slot range,
+ * last) into slots (malloc'd), and each one's place among them into
+ * place[slot]; their count into *ng.  False on no memory.
+ */
+static bool
+fused_parts_slots(const fused_part *parts, int nparts, uint64_t range,
+				  uint32_t *place, uint64_t **slots, int64_t *ng)
+{
+	int64_t		k = 0;
+
+	memset(place, 0xff, sizeof(uint32_t) * (range + 1));
+	for (int p = 0; p < nparts; p++)
+		for (int64_t g = 0; g < parts[p].ngroups; g++)
+			if (parts[p].slot_of[g] <= range)
+				place[parts[p].slot_of[g]] = 0;
+	for (uint64_t s = 0; s <= range; s++)
+		k += place[s] == 0;
+	if ((*slots = malloc(sizeof(uint64_t) * (k > 0 ? k : 1))) == NULL)
+		return false;
+	k = 0;
+	for (uint64_t s = 0; s <= range; s++)
+		if (place[s] == 0)
+		{
+			(*slots)[k] = s;
+			place[s] = (uint32_t) k++;
+		}
+	*ng = k;
+	return true;
+}
+
+/*
+ * The parts' groups into outs[v] (nvals requests, value column values[v]
+ * or rows only): each slot's partial accumulators folded in part order, as
+ * gpo_dense_accumulate_cpu's private slots fold them, then stored in code
+ * order with the NULL key last, as gpo_dense_store_cpu stores them.
+ */
+static gpo_status
+fused_parts_store(const fused_part *parts, int nparts, int nvals,
+				  const gpo_vector *const *values, gpo_type kt,
+				  uint64_t min_code, uint64_t range, int nt, gpo_agg_out *outs,
+				  int64_t *ngroups)
+{
+	uint32_t   *place = malloc(sizeof(uint32_t) * (range + 1));
+	uint64_t   *slots = NULL;
+	gpo_acc    *acc = NULL;
+	int64_t		ng = 0;
+	gpo_status	st = GPO_ERR_NOMEM;
+
+	if (place == NULL || !fused_parts_slots(parts, nparts, range, place, &slots, &ng))
+		goto done;
+	*ngroups = ng;
+	st = GPO_ERR_CAPACITY;
+	for (int v = 0; v < nvals; v++)
+		if (ng > outs[v].capacity)
+			goto done;
+	st = GPO_ERR_NOMEM;
+	if ((acc = gpo_acc_lines((uint64_t) ng * nvals)) == NULL)
+		goto done;
+#pragma omp parallel for num_threads(nt) schedule(static) if (ng > 4096)
+	for (int64_t j = 0; j < ng * nvals; j++)
+		gpo_acc_init(&acc[j]);
+	for (int p = 0; p < nparts; p++)
+	{
+		const fused_part *fp = &parts[p];
+
+#pragma omp parallel for num_threads(nt) schedule(static) if (fp->ngroups > 4096)
+		for (int64_t g = 0; g < fp->ngroups; g++)
+		{
+			uint32_t	s = fp->slot_of[g];
+
+			if (s > range)
+				continue;
+			for (int v = 0; v < nvals; v++)
+				gpo_acc_merge(&acc[(int64_t) place[s] * nvals + v],
+							  &fp->acc[g * nvals + v]);
+		}
+	}
+#pragma omp parallel for num_threads(nt) schedule(static) if (ng > 4096)
+	for (int64_t j = 0; j < ng; j++)
+		for (int v = 0; v < nvals; v++)
+		{
+			gpo_key_store(&outs[v], j, kt, slots[j] < range, min_code + slots[j]);
+			gpo_acc_store(&outs[v], j, &acc[j * nvals + v],
+						  values[v] != NULL ? values[v]->type : GPO_INT64,
+						  values[v] != NULL);
+		}
+	st = GPO_OK;
+done:
+	free(place);
+	free(slots);
+	free(acc);
+	return st;
+}
+
+/* The dense strategy of several requests in one pass (see groupagg_internal.h). */
+gpo_status
+gpo_dense_groups_many_cpu(const gpo_vector *keys, const int64_t *kstarts,
+						  int nvals, const gpo_vector *const *values,
+						  const bool *m2, int nt, uint64_t min_code,
+						  uint64_t range, gpo_agg_out *outs, int64_t *ngroups,
+						  bool *taken)
+{
+	fused_part *parts;
+	int			nparts;
+	gpo_status	st;
+
+	*taken = false;
+	if (!gpo_dense_many_fits(gpo_vector_rows(keys), nt, range))
+		return GPO_OK;
+	st = fused_parts_fill(keys, kstarts, nvals, values, nt, min_code, range, m2,
+						  &parts, &nparts);
+	if (st == GPO_OK)
+	{
+		*taken = true;
+		st = fused_parts_store(parts, nparts, nvals, values, keys->type,
+							   min_code, range, nt, outs, ngroups);
+	}
+	else if (st == GPO_ERR_CAPACITY)
+		st = GPO_OK;			/* a thread's groups did not fit: not taken */
+	fused_parts_free(parts, nparts);
+	return st;
 }
