@@ -445,27 +445,30 @@ face_outs(int nreqs, const gpo_agg_req *reqs, const gpo_agg_out *outs)
 }
 
 /*
- * The dense strategy of nr requests over codes [mn, mn + range): a pass a
- * request over its own slots where the rows are 16 or more a code, else
- * all in one pass over the groups each thread meets where those fit.  A
+ * The dense strategy of nr requests over codes [mn, mn + range): all in one
+ * pass over the groups each thread meets where the estimated groups fill
+ * at most half the codes, the rows are fewer than 16 a code and the
+ * threads' groups fit; else a pass a request over its own slots.  A
  * thread's slots take 80 bytes a code, set up, folded and (in a backend,
- * past 32 MB) faulted in anew each call.  On 2 cores, forced dense, one
- * count a request (ms, slots -> one pass): 1M rows of 51,000 keys over
- * 316,000 codes 114 -> 34 (3 requests 273 -> 92), over 100,000 codes 28 ->
- * 10; but 1M rows over 10,000 codes, 3 requests, 2.8 -> 6.9, and 4M rows
- * over 100,000 codes 21 -> 39.
+ * past 32 MB) faulted in anew each call; a thread's groups take 4 bytes a
+ * code and 80 a group it meets.  On 2 cores, forced dense, one count a
+ * request (ms, slots -> one pass): 1M rows of 51,000 keys over 316,000
+ * codes 114 -> 34 (3 requests 273 -> 92), 200,000 rows of 6,000 keys over
+ * 100,000 codes 25 -> 1.6; but 1M rows over 10,000 codes, 3 requests, 2.8
+ * -> 6.9, 4M rows over 100,000 codes 21 -> 39, and 2M rows of 865,000 keys
+ * over 1M codes 184 -> 369.
  */
 static gpo_status
 dense_strategy(const gpo_vector *keys, const int64_t *kstarts, int nr,
 			   const gpo_agg_req *rq, int nt, uint64_t mn, uint64_t range,
-			   gpo_agg_out *o, int64_t *ngroups)
+			   int64_t est_groups, gpo_agg_out *o, int64_t *ngroups)
 {
-	const gpo_vector **values = malloc(sizeof(gpo_vector *) * nr);
-	bool	   *m2 = malloc(sizeof(bool) * nr);
+	const gpo_vector *values[GPO_AGG_MAX_REQS];
+	bool		m2[GPO_AGG_MAX_REQS];
 	bool		taken = false;
-	gpo_status	st = values != NULL && m2 != NULL ? GPO_OK : GPO_ERR_NOMEM;
+	gpo_status	st = GPO_OK;
 
-	if (st == GPO_OK &&
+	if (est_groups > 0 && (uint64_t) est_groups * 2 <= range &&
 		(double) range * 16 >= (double) gpo_vector_rows(keys))
 	{
 		for (int r = 0; r < nr; r++)
@@ -479,8 +482,6 @@ dense_strategy(const gpo_vector *keys, const int64_t *kstarts, int nr,
 	for (int r = 0; st == GPO_OK && !taken && r < nr; r++)
 		st = gpo_groupagg_dense_cpu(keys, kstarts, rq[r].values, nt, mn, range,
 									&o[r], ngroups);
-	free(values);
-	free(m2);
 	return st;
 }
 
@@ -530,7 +531,7 @@ gpo_groupagg_many_cpu(gpo_ctx *ctx, const gpo_vector *keys, int nreqs,
 	*strategy = s;
 	if (s == GPO_AGG_DENSE)
 		st = dense_strategy(keys, kstarts, nr, rq, nt, mn,
-							nvalid > 0 ? mx - mn + 1 : 0, o, ngroups);
+							nvalid > 0 ? mx - mn + 1 : 0, est_groups, o, ngroups);
 	else if (s == GPO_AGG_HASH)
 		st = gpo_groupagg_hash_cpu(keys, kstarts, nr, rq, nt, o, ngroups);
 	else

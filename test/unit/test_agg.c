@@ -581,11 +581,13 @@ groupagg_case(tgroup *tg, gpo_type kt, gpo_type vt, bool with_values,
  * (gpo_groupagg_many): nreq value columns of random types, NULL rates and
  * partitions (some requests without values, some outputs without key
  * arrays), every strategy that applies, every face; each output must be
- * the reference's groups of its own column.
+ * the reference's groups of its own column.  est: the estimated groups
+ * passed (negative: the reference's count, which lets sparse keys take the
+ * CPU face's one-pass dense groups).
  */
 static void
 many_case(tgroup *tg, gpo_type kt, int64_t n, key_kind kind, int knull,
-		  int nreq, part_kind kp)
+		  int nreq, part_kind kp, int64_t est)
 {
 	static const gpo_type vtypes[] = {GPO_INT32, GPO_INT64, GPO_FLOAT32, GPO_FLOAT64};
 	flat		keys;
@@ -652,8 +654,8 @@ many_case(tgroup *tg, gpo_type kt, int64_t n, key_kind kind, int knull,
 				if (r < nreq)
 					reqs[r] = gpo_agg_req_of_out(hasv[r] ? &tv[r].v : NULL, &outs[r]);
 			}
-			st = gpo_groupagg_many(&ctx, &tk.v, nreq, reqs, 0, &strat, outs, &ng,
-								   &dummy, NULL);
+			st = gpo_groupagg_many(&ctx, &tk.v, nreq, reqs, est < 0 ? ng_ref : est,
+								   &strat, outs, &ng, &dummy, NULL);
 			expect(&c, st == GPO_OK, "status %s (%s)", gpo_status_text(st), ctx.detail);
 			expect(&c, ng == ng_ref, "ngroups %lld want %lld", (long long) ng, (long long) ng_ref);
 			expect(&c, s == GPO_AGG_AUTO || strat == (gpo_agg_strategy) s, "strategy used");
@@ -682,8 +684,8 @@ many_case(tgroup *tg, gpo_type kt, int64_t n, key_kind kind, int knull,
 
 				outs[r].capacity = ng_ref - 1;
 				strat = (gpo_agg_strategy) s;
-				st = gpo_groupagg_many(&ctx, &tk.v, nreq, reqs, 0, &strat, outs, &ng,
-									   &dummy, NULL);
+				st = gpo_groupagg_many(&ctx, &tk.v, nreq, reqs, est < 0 ? ng_ref : est,
+									   &strat, outs, &ng, &dummy, NULL);
 				expect(&c, st == GPO_ERR_CAPACITY && ng == ng_ref,
 					   "short capacity gave %s, ngroups %lld", gpo_status_text(st), (long long) ng);
 			}
@@ -1507,10 +1509,14 @@ test_agg(void)
 		for (int k = 0; k < KEYS_COUNT; k++)
 			for (int si = 0; si < 8; si += 1 + (int) rng_below(2))
 				many_case(&g, ktypes[t], sizes[si], (key_kind) k, (int) rng_below(3) * 5,
-						  (int) rng_below(7), (part_kind) rng_below(PART_COUNT));
+						  (int) rng_below(7), (part_kind) rng_below(PART_COUNT), 0);
 	for (int p = 0; p < PART_COUNT; p++)
-		many_case(&g, GPO_INT32, 5000, KEYS_RANGE, 5, 6, (part_kind) p);
-	many_case(&g, GPO_INT64, 3000, KEYS_SMALL, 100, 3, PART_MIXED);
+		many_case(&g, GPO_INT32, 5000, KEYS_RANGE, 5, 6, (part_kind) p, 0);
+	many_case(&g, GPO_INT64, 3000, KEYS_SMALL, 100, 3, PART_MIXED, 0);
+	/* few groups over a wide span, their count known: the one-pass dense groups */
+	for (int p = 0; p < PART_COUNT; p++)
+		many_case(&g, p % 2 ? GPO_INT64 : GPO_INT32, p % 3 ? 20000 : 70000, KEYS_SKEW,
+				  (int) rng_below(3) * 5, 1 + (int) rng_below(6), (part_kind) p, -1);
 	group_end(&g);
 
 	group_begin(&g, "agg groupagg run");
