@@ -463,22 +463,13 @@ dense_strategy(const gpo_vector *keys, const int64_t *kstarts, int nr,
 			   const gpo_agg_req *rq, int nt, uint64_t mn, uint64_t range,
 			   int64_t est_groups, gpo_agg_out *o, int64_t *ngroups)
 {
-	const gpo_vector *values[GPO_AGG_MAX_REQS];
-	bool		m2[GPO_AGG_MAX_REQS];
 	bool		taken = false;
 	gpo_status	st = GPO_OK;
 
 	if (est_groups > 0 && (uint64_t) est_groups * 2 <= range &&
 		(double) range * 16 >= (double) gpo_vector_rows(keys))
-	{
-		for (int r = 0; r < nr; r++)
-		{
-			values[r] = rq[r].values;
-			m2[r] = o[r].m2 != NULL;
-		}
-		st = gpo_dense_groups_many_cpu(keys, kstarts, nr, values, m2, nt, mn,
-									   range, o, ngroups, &taken);
-	}
+		st = gpo_dense_groups_many_cpu(keys, kstarts, nr, rq, nt, mn, range, o,
+									   ngroups, &taken);
 	for (int r = 0; st == GPO_OK && !taken && r < nr; r++)
 		st = gpo_groupagg_dense_cpu(keys, kstarts, rq[r].values, nt, mn, range,
 									&o[r], ngroups);

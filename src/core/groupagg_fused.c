@@ -228,21 +228,24 @@ fused_part_init(fused_part *fp, int nvals, uint64_t range)
 
 /*
  * Folds part fp's groups into tabs (the sink's dropped), a thread a group
- * where they are many: a part's groups have slots of their own.
+ * where they are many: a part's groups have slots of their own.  Slot s
+ * goes to entry place[s] of each tabs[v] (place NULL: entry s).
  */
 static void
 fused_part_merge(const fused_part *fp, int nvals, uint64_t range, int nt,
-				 gpo_acc *const *tabs)
+				 const uint32_t *place, gpo_acc *const *tabs)
 {
 #pragma omp parallel for num_threads(nt) schedule(static) if (fp->ngroups > 4096)
 	for (int64_t g = 0; g < fp->ngroups; g++)
 	{
 		uint32_t	s = fp->slot_of[g];
+		int64_t		e;
 
 		if (s > range)
 			continue;
+		e = place != NULL ? place[s] : s;
 		for (int v = 0; v < nvals; v++)
-			gpo_acc_merge(&tabs[v][s], &fp->acc[g * nvals + v]);
+			gpo_acc_merge(&tabs[v][e], &fp->acc[g * nvals + v]);
 	}
 }
 
@@ -321,7 +324,7 @@ gpo_dense_accumulate_many_cpu(const gpo_vector *keys, const int64_t *kstarts,
 
 	/* in part order: each slot's partial sums fold as the threads' blocks lie */
 	for (int p = 0; st == GPO_OK && p < nparts; p++)
-		fused_part_merge(&parts[p], nvals, range, nt, tabs);
+		fused_part_merge(&parts[p], nvals, range, nt, NULL, tabs);
 	fused_parts_free(parts, nparts);
 	return st;
 }
@@ -343,18 +346,19 @@ static bool
 fused_parts_slots(const fused_part *parts, int nparts, uint64_t range,
 				  uint32_t *place, uint64_t **slots, int64_t *ng)
 {
+	int64_t		met = 1;		/* the parts' groups, at least the slots */
 	int64_t		k = 0;
 
 	memset(place, 0xff, sizeof(uint32_t) * (range + 1));
 	for (int p = 0; p < nparts; p++)
+	{
+		met += parts[p].ngroups;
 		for (int64_t g = 0; g < parts[p].ngroups; g++)
 			if (parts[p].slot_of[g] <= range)
 				place[parts[p].slot_of[g]] = 0;
-	for (uint64_t s = 0; s <= range; s++)
-		k += place[s] == 0;
-	if ((*slots = malloc(sizeof(uint64_t) * (k > 0 ? k : 1))) == NULL)
+	}
+	if ((*slots = malloc(sizeof(uint64_t) * met)) == NULL)
 		return false;
-	k = 0;
 	for (uint64_t s = 0; s <= range; s++)
 		if (place[s] == 0)
 		{
@@ -380,6 +384,7 @@ fused_parts_store(const fused_part *parts, int nparts, int nvals,
 	uint32_t   *place = malloc(sizeof(uint32_t) * (range + 1));
 	uint64_t   *slots = NULL;
 	gpo_acc    *acc = NULL;
+	gpo_acc    *tabs[GPO_AGG_MAX_REQS];
 	int64_t		ng = 0;
 	gpo_status	st = GPO_ERR_NOMEM;
 
@@ -396,28 +401,16 @@ fused_parts_store(const fused_part *parts, int nparts, int nvals,
 #pragma omp parallel for num_threads(nt) schedule(static) if (ng > 4096)
 	for (int64_t j = 0; j < ng * nvals; j++)
 		gpo_acc_init(&acc[j]);
+	for (int v = 0; v < nvals; v++)
+		tabs[v] = acc + ng * v;
 	for (int p = 0; p < nparts; p++)
-	{
-		const fused_part *fp = &parts[p];
-
-#pragma omp parallel for num_threads(nt) schedule(static) if (fp->ngroups > 4096)
-		for (int64_t g = 0; g < fp->ngroups; g++)
-		{
-			uint32_t	s = fp->slot_of[g];
-
-			if (s > range)
-				continue;
-			for (int v = 0; v < nvals; v++)
-				gpo_acc_merge(&acc[(int64_t) place[s] * nvals + v],
-							  &fp->acc[g * nvals + v]);
-		}
-	}
+		fused_part_merge(&parts[p], nvals, range, nt, place, tabs);
 #pragma omp parallel for num_threads(nt) schedule(static) if (ng > 4096)
 	for (int64_t j = 0; j < ng; j++)
 		for (int v = 0; v < nvals; v++)
 		{
 			gpo_key_store(&outs[v], j, kt, slots[j] < range, min_code + slots[j]);
-			gpo_acc_store(&outs[v], j, &acc[j * nvals + v],
+			gpo_acc_store(&outs[v], j, &tabs[v][j],
 						  values[v] != NULL ? values[v]->type : GPO_INT64,
 						  values[v] != NULL);
 		}
@@ -432,11 +425,12 @@ done:
 /* The dense strategy of several requests in one pass (see groupagg_internal.h). */
 gpo_status
 gpo_dense_groups_many_cpu(const gpo_vector *keys, const int64_t *kstarts,
-						  int nvals, const gpo_vector *const *values,
-						  const bool *m2, int nt, uint64_t min_code,
-						  uint64_t range, gpo_agg_out *outs, int64_t *ngroups,
-						  bool *taken)
+						  int nr, const gpo_agg_req *rq, int nt,
+						  uint64_t min_code, uint64_t range, gpo_agg_out *outs,
+						  int64_t *ngroups, bool *taken)
 {
+	const gpo_vector *values[GPO_AGG_MAX_REQS];
+	bool		m2[GPO_AGG_MAX_REQS];
 	fused_part *parts;
 	int			nparts;
 	gpo_status	st;
@@ -444,12 +438,17 @@ gpo_dense_groups_many_cpu(const gpo_vector *keys, const int64_t *kstarts,
 	*taken = false;
 	if (!gpo_dense_many_fits(gpo_vector_rows(keys), nt, range))
 		return GPO_OK;
-	st = fused_parts_fill(keys, kstarts, nvals, values, nt, min_code, range, m2,
+	for (int r = 0; r < nr; r++)
+	{
+		values[r] = rq[r].values;
+		m2[r] = outs[r].m2 != NULL;
+	}
+	st = fused_parts_fill(keys, kstarts, nr, values, nt, min_code, range, m2,
 						  &parts, &nparts);
 	if (st == GPO_OK)
 	{
 		*taken = true;
-		st = fused_parts_store(parts, nparts, nvals, values, keys->type,
+		st = fused_parts_store(parts, nparts, nr, values, keys->type,
 							   min_code, range, nt, outs, ngroups);
 	}
 	else if (st == GPO_ERR_CAPACITY)

@@ -111,19 +111,18 @@ extern gpo_status gpo_dense_accumulate_many_cpu(const gpo_vector *keys,
 												uint64_t range, const bool *m2,
 												gpo_acc *const *tabs);
 /*
- * The dense strategy (gpo_groupagg_dense_cpu) of nvals requests over the
- * same keys in one pass (groupagg_fused.c): each thread numbers the groups
- * it meets, so the memory is as many accumulators as groups, plus 4 bytes a
+ * The dense strategy (gpo_groupagg_dense_cpu) of nr requests over the same
+ * keys in one pass (groupagg_fused.c): each thread numbers the groups it
+ * meets, so the memory is as many accumulators as groups, plus 4 bytes a
  * code a thread, where a pass a request kept 80 bytes a code a thread and
- * one more; outs[v] gets what gpo_groupagg_dense_cpu would store for
- * values[v] (NULL: rows only; m2[v]: keep its float m2).  *taken false
- * (outs untouched) where the threads' group numbers or groups would not
- * fit; the caller then takes the pass a request.
+ * one more; outs[r] gets what gpo_groupagg_dense_cpu would store for
+ * rq[r]'s values (outs[r].m2 set: keep the float m2).  *taken false (outs
+ * untouched) where the threads' group numbers or groups would not fit; the
+ * caller then takes the pass a request.
  */
 extern gpo_status gpo_dense_groups_many_cpu(const gpo_vector *keys,
-											const int64_t *kstarts, int nvals,
-											const gpo_vector *const *values,
-											const bool *m2, int nt,
+											const int64_t *kstarts, int nr,
+											const gpo_agg_req *rq, int nt,
 											uint64_t min_code, uint64_t range,
 											gpo_agg_out *outs, int64_t *ngroups,
 											bool *taken);
