@@ -4,8 +4,9 @@
 -- collation.  Checked against PostgreSQL's own answer: NULLs, empty
 -- strings, compressed and external (TOASTed) values, non-ASCII text, the C
 -- and the default collation, FILTER, HAVING, no GROUP BY, no rows, worker
--- processes and spilled groups.  Aggregates the node can't fold keep the
--- native plan.
+-- processes and spilled groups; several columns at once, each one more
+-- key, with count(DISTINCT) of one of them.  Aggregates the node can't fold
+-- keep the native plan.
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
 
@@ -67,13 +68,27 @@ VACUUM ANALYZE tmd;
 VACUUM ANALYZE tmf;
 SELECT pg_temp.check('SELECT f.k, min(d.label) AS lo, max(d.label) AS hi, count(*) AS n FROM tmf f JOIN tmd d ON f.did = d.id GROUP BY f.k');
 SELECT pg_temp.check('SELECT d.grp, min(f.t) AS lo, max(f.t) AS hi FROM tmf f JOIN tmd d ON f.did = d.id GROUP BY d.grp');
+SELECT pg_temp.check('SELECT f.k, min(d.label) AS lo, max(f.t) AS hi, count(*) AS n FROM tmf f JOIN tmd d ON f.did = d.id GROUP BY f.k');
 DROP TABLE tmf, tmd;
 
--- the native plan: two different columns, a count(DISTINCT) of another,
--- char(n) (its comparison ignores trailing blanks), a grouping key's
+-- several columns: each one more key (count(DISTINCT x)'s first), the
+-- engine's groups folded back into the query's
 SELECT * FROM pg_temp.plan('SELECT g, min(u), max(c) FROM tm GROUP BY g');
-SELECT * FROM pg_temp.plan('SELECT c, min(c) FROM tm GROUP BY c');
 SELECT * FROM pg_temp.plan('SELECT g, min(u), count(DISTINCT c) FROM tm GROUP BY g');
+SELECT pg_temp.check('SELECT g, min(u) AS lo, max(c) AS hi FROM tm GROUP BY g');
+SELECT pg_temp.check('SELECT g, min(u) AS a, max(u) AS b, min(c) AS c, max(vc) AS d, min(ext) AS e, count(*) AS n FROM tm GROUP BY g');
+SELECT pg_temp.check('SELECT g, min(u) AS lo, count(DISTINCT c) AS d, max(c) AS hi FROM tm GROUP BY g');
+SELECT pg_temp.check('SELECT c, count(DISTINCT vc) AS d, min(u) AS lo, max(ext) AS hi, sum(v) AS s FROM tm GROUP BY c');
+SELECT pg_temp.check('SELECT g, count(DISTINCT sv) FILTER (WHERE id % 3 = 0) AS d, min(u) FILTER (WHERE id % 2 = 0) AS lo, max(vc) FILTER (WHERE v > 100) AS hi, count(sv) AS n FROM tm GROUP BY g');
+SELECT pg_temp.check('SELECT min(u) AS lo, max(c) AS hi, count(DISTINCT vc) AS d FROM tm');
+SELECT pg_temp.check('SELECT min(u) AS lo, max(c) AS hi, count(DISTINCT vc) AS d FROM tm WHERE g < 0');
+SELECT pg_temp.check('SELECT g, min(u) AS lo, max(c) AS hi FROM tm GROUP BY g HAVING max(c) > ''a'' AND min(u) < ''page/3''');
+SELECT pg_temp.check('SELECT g, min(u COLLATE "C") AS lo, max(c COLLATE "default") AS hi, min(vc) AS v FROM tm WHERE u <> '''' GROUP BY g');
+
+-- the native plan: count(DISTINCT) of two columns, char(n) (its comparison
+-- ignores trailing blanks), a grouping key's
+SELECT * FROM pg_temp.plan('SELECT g, count(DISTINCT u), count(DISTINCT c) FROM tm GROUP BY g');
+SELECT * FROM pg_temp.plan('SELECT c, min(c) FROM tm GROUP BY c');
 SELECT * FROM pg_temp.plan('SELECT g, min(bc) FROM tm GROUP BY g');
 
 -- worker processes (a budget of 6 threads, so that 2 workers launch on a
@@ -89,12 +104,14 @@ SELECT * FROM pg_temp.lines('SELECT g, min(u), max(u) FROM tm GROUP BY g',
 							ARRAY['Workers Planned', 'Workers Launched']);
 SELECT pg_temp.check('SELECT g, min(u) AS lo, max(u) AS hi, count(*) AS n FROM tm GROUP BY g');
 SELECT pg_temp.check('SELECT c, min(vc) AS lo, max(vc) AS hi FROM tm WHERE g < 20 GROUP BY c');
+SELECT pg_temp.check('SELECT g, min(u) AS lo, max(c) AS hi, count(DISTINCT vc) AS d, count(*) AS n FROM tm GROUP BY g');
 -- (statistics taken with 10 distinct keys, then 40,000 rows of ~20,000)
-CREATE TABLE tms (k int4, s text) WITH (autovacuum_enabled = off);
-INSERT INTO tms SELECT i % 10, 'k' || (i % 10) FROM generate_series(1, 1000) i;
+CREATE TABLE tms (k int4, s text, s2 text) WITH (autovacuum_enabled = off);
+INSERT INTO tms SELECT i % 10, 'k' || (i % 10), 'k' FROM generate_series(1, 1000) i;
 ANALYZE tms;
 INSERT INTO tms
-SELECT (i * 31) % 20011, CASE WHEN i % 101 = 0 THEN NULL ELSE 'v ' || (i % 7) || repeat('.', i % 9) END
+SELECT (i * 31) % 20011, CASE WHEN i % 101 = 0 THEN NULL ELSE 'v ' || (i % 7) || repeat('.', i % 9) END,
+	   'w' || (i % 13)
 FROM generate_series(1, 40000) i;
 SET gpuops.max_group_memory = 64;
 SELECT * FROM pg_temp.lines('SELECT k, min(s), max(s) FROM tms GROUP BY k',
@@ -102,6 +119,7 @@ SELECT * FROM pg_temp.lines('SELECT k, min(s), max(s) FROM tms GROUP BY k',
 SELECT count(*) > 0 AS spilled
 FROM pg_temp.lines('SELECT k, min(s), max(s) FROM tms GROUP BY k', ARRAY['Spilled Runs']);
 SELECT pg_temp.check('SELECT k, min(s) AS lo, max(s) AS hi, count(*) AS n FROM tms GROUP BY k');
+SELECT pg_temp.check('SELECT k, count(DISTINCT s2) AS d, min(s) AS lo, max(s2) AS hi FROM tms GROUP BY k');
 RESET gpuops.max_group_memory;
 DROP TABLE tms;
 RESET gpuops.parallel_workers;

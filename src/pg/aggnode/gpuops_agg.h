@@ -45,15 +45,15 @@ typedef enum GpuopsAggKind
 	GPUOPS_AGG_VAR_SAMP,		/* var_samp, variance */
 	GPUOPS_AGG_STDDEV_POP,		/* stddev_pop */
 	GPUOPS_AGG_STDDEV_SAMP,		/* stddev_samp, stddev */
-	GPUOPS_AGG_COUNT_DISTINCT,	/* count(DISTINCT x): x is the last key */
-	GPUOPS_AGG_MIN_KEY,			/* min(x) of a text x: x is the last key */
-	GPUOPS_AGG_MAX_KEY,			/* max(x) of a text x: x is the last key */
+	GPUOPS_AGG_COUNT_DISTINCT,	/* count(DISTINCT x): x is an extra key */
+	GPUOPS_AGG_MIN_KEY,			/* min(x) of a text x: x is an extra key */
+	GPUOPS_AGG_MAX_KEY,			/* max(x) of a text x: x is an extra key */
 	GPUOPS_AGG_FLOAT_STATE		/* Citus's worker_partial_agg of an
 								 * aggregate with float8_accum's state
 								 * {N, Sx, Sxx}: that state's text */
 } GpuopsAggKind;
 
-/* True for the kinds whose argument is the engine's last key (agg_distinct.c). */
+/* True for the kinds whose argument is an extra key of the engine's (agg_distinct.c). */
 #define GPUOPS_AGG_IS_FOLDED(kind) \
 	((kind) == GPUOPS_AGG_COUNT_DISTINCT || (kind) == GPUOPS_AGG_MIN_KEY || \
 	 (kind) == GPUOPS_AGG_MAX_KEY)
@@ -76,6 +76,9 @@ typedef struct GpuopsAggCol
 	int32		argtypmod;		/* its typmod (a numeric's scale) */
 	Oid			restype;		/* SQL type of the result */
 	Oid			collation;		/* min or max of text: the collation */
+	int			xkey;			/* count(DISTINCT x), min(x), max(x) of text:
+								 * x's engine key (gpuops_agg_fold_args'
+								 * order, after the query's keys); else -1 */
 } GpuopsAggCol;
 
 /* A text key's dictionary (agg_dict.c). */
@@ -100,8 +103,9 @@ typedef struct GpuopsAggTable
 typedef struct GpuopsAggSpec
 {
 	int			nkeys;			/* the engine's keys */
-	int			nkeys_out;		/* the scan tuple's: nkeys - 1 where the
-								 * last key is count(DISTINCT x)'s x */
+	int			nkeys_out;		/* the scan tuple's: the query's keys, before
+								 * the extra keys of count(DISTINCT x), min(x)
+								 * and max(x) of text (GpuopsAggCol.xkey) */
 	Oid			key_types[GPUOPS_AGG_MAX_KEYS];
 	Oid			key_collations[GPUOPS_AGG_MAX_KEYS];
 	int32		key_typmods[GPUOPS_AGG_MAX_KEYS];	/* (a numeric's scale) */
@@ -379,6 +383,10 @@ extern int32 gpuops_expr_typmod(Expr *e, Index relid);
  * count(DISTINCT x), the text column of min(x) or max(x); else NULL.
  */
 extern Node *gpuops_agg_fold_arg(Aggref *a);
+/* The aggregates' extra keys, count(DISTINCT x)'s first; NIL if none. */
+extern List *gpuops_agg_fold_args(List *aggrefs);
+/* The index of aggregate a's extra key among gpuops_agg_fold_args(aggrefs). */
+extern int	gpuops_agg_fold_index(List *aggrefs, Aggref *a);
 
 /* ---- agg_state.c ---- */
 

@@ -1,15 +1,17 @@
 /*
  * agg_distinct.c
- *	  count(DISTINCT x) as one more grouping key: the engine groups the rows
- *	  by the query's keys and x (x last), and the groups come out in key
- *	  order, so those of one group of the query's keys are adjacent.  Here
+ *	  count(DISTINCT x), min(x) and max(x) of text as more grouping keys:
+ *	  the engine groups the rows by the query's keys and each such x
+ *	  (count(DISTINCT x)'s first, gpuops_agg_fold_args), and the groups
+ *	  come out in key order, so those of one group of the query's keys are
+ *	  adjacent, and within them those of one value of the first x.  Here
  *	  they fold back into it: every other aggregate combines as batches do
  *	  (counts and sums add, min/max, m2 by Chan), and count(DISTINCT x)
- *	  counts the folded groups whose x is not NULL (with a FILTER, those
- *	  where some row passed it).  min(x) and max(x) of a text x keep the
- *	  least and the greatest of those x by the aggregate's collation, as
- *	  text_smaller and text_larger compare.  Spilled groups fold as they
- *	  are read back.
+ *	  counts the values of x, not NULL, that the folded groups change to
+ *	  (with a FILTER, among the groups where some row passed it).  min(x)
+ *	  and max(x) of a text x keep the least and the greatest of those x by
+ *	  the aggregate's collation, as text_smaller and text_larger compare.
+ *	  Spilled groups fold as they are read back.
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
 
@@ -22,13 +24,14 @@ typedef struct GpuopsAggFold
 {
 	GpuopsAggState st;			/* one group of the query's keys */
 	int64	   *distinct;		/* [naggs]: count(DISTINCT) so far */
+	uint64	   *last;			/* [naggs]: count(DISTINCT): the x code
+								 * counted last */
 	int64	   *best;			/* [naggs]: min or max of text so far, the
 								 * x key's decoded value */
-	bool	   *has_best;		/* [naggs] */
+	bool	   *has_best;		/* [naggs]: best or last is set */
 	int32	  **rank;			/* [naggs]: each code's place among the x
 								 * dictionary's strings by the aggregate's
 								 * collation, or NULL */
-	gpo_type	x_type;			/* the x key's engine type */
 	const GpuopsAggState *next; /* the engine group read ahead, or NULL */
 	int64		next_g;
 	bool		started;		/* some engine group was asked for */
@@ -65,7 +68,7 @@ gpuops_agg_rank_cmp(const void *a, const void *b, void *arg)
 static int32 *
 gpuops_agg_fold_rank(GpuopsAggScanState *s, int a)
 {
-	const GpuopsTextDict *d = s->spec.key_dicts[s->spec.nkeys_out];
+	const GpuopsTextDict *d = s->spec.key_dicts[s->spec.aggs[a].xkey];
 	int64		n;
 	double		groups;
 	int32	   *order;
@@ -109,10 +112,10 @@ gpuops_agg_fold_get(GpuopsAggScanState *s)
 						 s->groups.nvals, s->groups.val_types);
 	gpuops_aggstate_reserve(&f->st, 1);
 	f->distinct = palloc0(sizeof(int64) * Max(s->spec.naggs, 1));
+	f->last = palloc0(sizeof(uint64) * Max(s->spec.naggs, 1));
 	f->best = palloc0(sizeof(int64) * Max(s->spec.naggs, 1));
 	f->has_best = palloc0(sizeof(bool) * Max(s->spec.naggs, 1));
 	f->rank = palloc0(sizeof(int32 *) * Max(s->spec.naggs, 1));
-	f->x_type = s->groups.key_types[s->spec.nkeys_out];
 	/* the scan is over, so the x key's dictionary is whole */
 	for (a = 0; a < s->spec.naggs; a++)
 	{
@@ -121,9 +124,10 @@ gpuops_agg_fold_get(GpuopsAggScanState *s)
 		if (s->spec.aggs[a].kind != GPUOPS_AGG_MIN_KEY &&
 			s->spec.aggs[a].kind != GPUOPS_AGG_MAX_KEY)
 			continue;
-		/* min(x) and max(x) of one collation share the ranks */
+		/* min(x) and max(x) of one x and collation share the ranks */
 		for (b = 0; b < a; b++)
 			if (f->rank[b] != NULL &&
+				s->spec.aggs[b].xkey == s->spec.aggs[a].xkey &&
 				s->spec.aggs[b].collation == s->spec.aggs[a].collation)
 				f->rank[a] = f->rank[b];
 		if (f->rank[a] == NULL)
@@ -148,21 +152,20 @@ gpuops_agg_fold_read(GpuopsAggScanState *s, GpuopsAggFold *f)
 }
 
 /*
- * The x key's string for its decoded value buf: from its dictionary, or
+ * Extra key k's string for its decoded value buf: from its dictionary, or
  * (a short text key) as a new Datum left in *tofree.
  */
 static gpo_str
-gpuops_agg_fold_string(GpuopsAggScanState *s, GpuopsAggFold *f,
-					   const int64 *buf, Datum *tofree)
+gpuops_agg_fold_string(GpuopsAggScanState *s, int k, const int64 *buf,
+					   Datum *tofree)
 {
-	int			k = s->spec.nkeys_out;
 	gpo_str		str;
 	Datum		d;
 
 	*tofree = (Datum) 0;
 	if (s->spec.key_dicts[k] != NULL)
 		return gpuops_dict_string(s->spec.key_dicts[k], *(const int32 *) buf);
-	d = gpuops_aggstate_key_value(&s->spec, k, f->x_type, buf);
+	d = gpuops_aggstate_key_value(&s->spec, k, s->groups.key_types[k], buf);
 	*tofree = d;
 	str.data = VARDATA_ANY(DatumGetPointer(d));
 	str.len = VARSIZE_ANY_EXHDR(DatumGetPointer(d));
@@ -196,8 +199,8 @@ gpuops_agg_fold_minmax(GpuopsAggScanState *s, GpuopsAggFold *f, int a,
 			f->best[a] = *buf;
 		return;
 	}
-	x = gpuops_agg_fold_string(s, f, buf, &free1);
-	cur = gpuops_agg_fold_string(s, f, &f->best[a], &free2);
+	x = gpuops_agg_fold_string(s, agg->xkey, buf, &free1);
+	cur = gpuops_agg_fold_string(s, agg->xkey, &f->best[a], &free2);
 	c = varstr_cmp(x.data, x.len, cur.data, cur.len, agg->collation);
 	if (agg->kind == GPUOPS_AGG_MIN_KEY ? c < 0 : c > 0)
 		f->best[a] = *buf;
@@ -212,25 +215,32 @@ static void
 gpuops_agg_fold_add(GpuopsAggScanState *s, GpuopsAggFold *f,
 					const GpuopsAggState *src, int64 g)
 {
-	int			k = s->spec.nkeys_out;
-	int64		buf = 0;
 	int			a;
 
 	gpuops_aggstate_put(&f->st, src, g);
-	if (!src->key_valid[k][g])
-		return;					/* x is NULL: not counted */
-	gpo_code_decode(src->key_types[k], src->key_codes[k][g], &buf);
 	for (a = 0; a < s->spec.naggs; a++)
 	{
 		const GpuopsAggCol *agg = &s->spec.aggs[a];
+		int			k = agg->xkey;
+		uint64		code;
+		int64		buf = 0;
 
-		if (!GPUOPS_AGG_IS_FOLDED(agg->kind) ||
+		if (!GPUOPS_AGG_IS_FOLDED(agg->kind) || !src->key_valid[k][g] ||
 			(agg->valcol >= 0 && src->vals[agg->valcol].count[g] == 0))
-			continue;			/* another aggregate, or no row passed FILTER */
+			continue;			/* another aggregate, x NULL, or no row passed
+								 * FILTER */
+		code = src->key_codes[k][g];
 		if (agg->kind == GPUOPS_AGG_COUNT_DISTINCT)
-			f->distinct[a]++;
-		else
-			gpuops_agg_fold_minmax(s, f, a, &buf);
+		{
+			/* x is the first extra key: its groups are adjacent */
+			if (!f->has_best[a] || f->last[a] != code)
+				f->distinct[a]++;
+			f->last[a] = code;
+			f->has_best[a] = true;
+			continue;
+		}
+		gpo_code_decode(src->key_types[k], code, &buf);
+		gpuops_agg_fold_minmax(s, f, a, &buf);
 	}
 }
 
@@ -277,9 +287,10 @@ gpuops_agg_next_folded(GpuopsAggScanState *s, TupleTableSlot *slot)
 		}
 		else if (GPUOPS_AGG_IS_FOLDED(s->spec.aggs[a].kind) && f->has_best[a])
 		{
-			slot->tts_values[out] = gpuops_aggstate_key_value(&s->spec,
-															  s->spec.nkeys_out,
-															  f->x_type,
+			int			k = s->spec.aggs[a].xkey;
+
+			slot->tts_values[out] = gpuops_aggstate_key_value(&s->spec, k,
+															  s->groups.key_types[k],
 															  &f->best[a]);
 			slot->tts_isnull[out] = false;
 		}

@@ -23,23 +23,24 @@ gpuops_agg_planned_strategy(const GpuopsAggSpec *spec)
 	return gpo_agg_strategy_name((gpo_agg_strategy) spec->planned_strategy);
 }
 
-/* count(DISTINCT x)'s x (or min(x)'s, max(x)'s of text), of the first table read. */
-static Node *
-gpuops_agg_distinct_key(CustomScan *cscan)
+/*
+ * The extra keys (count(DISTINCT x)'s x, min(x)'s and max(x)'s of text) of
+ * the first table read, deparsed.
+ */
+static List *
+gpuops_agg_extra_keys(CustomScan *cscan, Index from, Index rti,
+					  List *context, bool useprefix)
 {
 	List	   *tab0 = (List *) linitial((List *) list_nth(cscan->custom_private,
 														   PRIV_TABLES));
+	List	   *out = NIL;
 	ListCell   *lc;
 
-	foreach(lc, (List *) list_nth(tab0, TAB_AGGREFS))
-	{
-		Node	   *x = gpuops_agg_fold_arg(lfirst_node(Aggref, lc));
-
-		if (x != NULL)
-			return x;
-	}
-	elog(ERROR, "GpuOpsAgg: no count(DISTINCT), min or max of text in the plan");
-	return NULL;
+	foreach(lc, gpuops_agg_fold_args((List *) list_nth(tab0, TAB_AGGREFS)))
+		out = lappend(out,
+					  deparse_expression(gpuops_agg_set_varno(lfirst(lc), from, rti),
+										 context, useprefix, false));
+	return out;
 }
 
 /* Deparsed implicit-AND clauses, or NULL for none. */
@@ -232,11 +233,15 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyList("Group Keys", keys, es);
 	}
 	if (s->spec.nkeys > s->spec.nkeys_out && rti > 0 && s->join == NULL)
-		ExplainPropertyText("Distinct Key",
-							deparse_expression(gpuops_agg_set_varno(gpuops_agg_distinct_key(cscan),
-																	first->rti, rti),
-											   context, useprefix, false),
-							es);
+	{
+		List	   *xs = gpuops_agg_extra_keys(cscan, first->rti, rti, context,
+											   useprefix);
+
+		if (list_length(xs) == 1)
+			ExplainPropertyText("Distinct Key", linitial(xs), es);
+		else
+			ExplainPropertyList("Distinct Keys", xs, es);
+	}
 	if (es->analyze && s->batches > 0 && s->spec.nkeys > 0)
 	{
 		StringInfoData buf;

@@ -74,22 +74,27 @@ gpuops_spec_square(Node *arg)
 }
 
 /*
- * count(DISTINCT x): x becomes the engine's last key (once; the planner
- * saw that every DISTINCT has the same x), after the query's keys.
+ * The aggregates' extra keys (gpuops_agg_fold_args: count(DISTINCT x)'s x
+ * first, then the text columns of min and max) become the engine's last
+ * keys, after the query's.
  */
 static void
-gpuops_spec_distinct_key(GpuopsAggSpec *spec, Expr *x, Index relid)
+gpuops_spec_fold_keys(GpuopsAggSpec *spec, List *aggrefs, Index relid)
 {
-	int			k = spec->nkeys_out;
+	ListCell   *lc;
 
-	if (spec->nkeys > spec->nkeys_out)
-		return;
-	if (k >= GPUOPS_AGG_MAX_KEYS)
-		elog(ERROR, "GpuOpsAgg: too many keys with count(DISTINCT)");
-	spec->key_types[k] = exprType((Node *) x);
-	spec->key_typmods[k] = gpuops_expr_typmod(x, relid);
-	spec->key_collations[k] = exprCollation((Node *) x);
-	spec->nkeys = k + 1;
+	foreach(lc, gpuops_agg_fold_args(aggrefs))
+	{
+		Expr	   *x = (Expr *) lfirst(lc);
+		int			k = spec->nkeys;
+
+		if (k >= GPUOPS_AGG_MAX_KEYS)
+			elog(ERROR, "GpuOpsAgg: too many keys with count(DISTINCT), min or max of text");
+		spec->key_types[k] = exprType((Node *) x);
+		spec->key_typmods[k] = gpuops_expr_typmod(x, relid);
+		spec->key_collations[k] = exprCollation((Node *) x);
+		spec->nkeys = k + 1;
+	}
 }
 
 /*
@@ -144,6 +149,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		spec->key_collations[i++] = exprCollation((Node *) lfirst(lc));
 	}
 	spec->nkeys_out = spec->nkeys;
+	gpuops_spec_fold_keys(spec, aggrefs, relid);
 
 	/*
 	 * Value columns: one per distinct (argument, FILTER) pair.  count(*)
@@ -175,6 +181,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		col->collation = a->inputcollid;
 		col->valcol = -1;
 		col->sqcol = -1;
+		col->xkey = -1;
 		if (a->aggfilter != NULL)
 		{
 			for (f = 0; f < list_length(filters); f++)
@@ -193,7 +200,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 			continue;
 		if (GPUOPS_AGG_IS_FOLDED(col->kind))
 		{
-			gpuops_spec_distinct_key(spec, (Expr *) gpuops_agg_fold_arg(a), relid);
+			col->xkey = spec->nkeys_out + gpuops_agg_fold_index(aggrefs, a);
 			/* with a FILTER, the rows that pass (as count(*) FILTER) */
 			if (f >= 0)
 				col->valcol = gpuops_spec_val_col(spec, val_srcs, NULL,
@@ -231,6 +238,17 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 			else
 				tab->key_exprs[i++] = gpuops_spec_expr(k);
 		}
+		/* count(DISTINCT x), min(x), max(x): this table's x, after the keys */
+		foreach(lc2, gpuops_agg_fold_args((List *) list_nth(entry, TAB_AGGREFS)))
+		{
+			Node	   *x = (Node *) lfirst(lc2);
+
+			if (IsA(x, Var))
+				tab->key_attnos[i++] = ((Var *) x)->varattno;
+			else
+				tab->key_exprs[i++] = gpuops_spec_expr(x);
+		}
+		Assert(i == spec->nkeys);
 		tab->val_attnos = palloc0(sizeof(AttrNumber) * Max(spec->nvals, 1));
 		tab->val_exprs = palloc0(sizeof(Expr *) * Max(spec->nvals, 1));
 		tab->filter_quals = palloc0(sizeof(List *) * Max(spec->nfilters, 1));
@@ -241,18 +259,6 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 			GpuopsAggCol *col = &spec->aggs[a++];
 			int			f;
 
-			/* count(DISTINCT x), min(x), max(x): this table's x is the last key */
-			if (GPUOPS_AGG_IS_FOLDED(col->kind) &&
-				tab->key_attnos[spec->nkeys_out] == 0 &&
-				tab->key_exprs[spec->nkeys_out] == NULL)
-			{
-				Node	   *x = gpuops_agg_fold_arg(agg);
-
-				if (IsA(x, Var))
-					tab->key_attnos[spec->nkeys_out] = ((Var *) x)->varattno;
-				else
-					tab->key_exprs[spec->nkeys_out] = gpuops_spec_expr(x);
-			}
 			if (col->valcol < 0)
 				continue;
 			if (agg->args != NIL && val_srcs[col->valcol] != NULL)

@@ -538,22 +538,28 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 		gpuops_agg_output_walker(having, &oc))
 		return false;
 	*aggrefs = oc.aggrefs;
-	/* count(DISTINCT x), min(x), max(x) of text: one x for all, as one more key */
+	/*
+	 * count(DISTINCT x), min(x), max(x) of text: each x one more key, the
+	 * DISTINCT's first (one x for all of them: agg_distinct.c counts its
+	 * changes in key order)
+	 */
 	foreach(lc, *aggrefs)
 	{
-		Node	   *arg = gpuops_agg_fold_arg(lfirst_node(Aggref, lc));
+		Aggref	   *a = lfirst_node(Aggref, lc);
+		Node	   *arg = gpuops_agg_fold_arg(a);
 
 		if (arg == NULL)
 			continue;
-		if (gpuops_agg_distinct_arg(*aggrefs) != arg &&
-			!equal(gpuops_agg_distinct_arg(*aggrefs), arg))
+		if (a->aggdistinct != NIL &&
+			!equal(arg, linitial(gpuops_agg_fold_args(*aggrefs))))
 			return false;
 		/* min(k) of a text key k: the key itself (its strings not kept twice) */
-		if (!lfirst_node(Aggref, lc)->aggdistinct && list_member(*keys, arg))
-			return false;
-		if (list_length(*keys) + 1 > GPUOPS_AGG_MAX_KEYS)
+		if (a->aggdistinct == NIL && list_member(*keys, arg))
 			return false;
 	}
+	if (list_length(*keys) + list_length(gpuops_agg_fold_args(*aggrefs)) >
+		GPUOPS_AGG_MAX_KEYS)
+		return false;
 	return true;
 }
 
@@ -570,22 +576,42 @@ gpuops_agg_fold_arg(Aggref *a)
 }
 
 /*
- * The aggregates' extra key x (count(DISTINCT x), min(x) or max(x) of
- * text), or NULL if none.
+ * The aggregates' extra keys (the x of count(DISTINCT x), min(x) or max(x)
+ * of text), each once: count(DISTINCT x)'s first, then the others as the
+ * aggregates name them; NIL if none.
  */
-Node *
-gpuops_agg_distinct_arg(List *aggrefs)
+List *
+gpuops_agg_fold_args(List *aggrefs)
 {
+	List	   *xs = NIL;
+	ListCell   *lc;
+	int			pass;
+
+	for (pass = 0; pass < 2; pass++)
+		foreach(lc, aggrefs)
+		{
+			Aggref	   *a = lfirst_node(Aggref, lc);
+			Node	   *x = gpuops_agg_fold_arg(a);
+
+			if (x != NULL && (a->aggdistinct != NIL) == (pass == 0) &&
+				!list_member(xs, x))
+				xs = lappend(xs, x);
+		}
+	return xs;
+}
+
+/* The index of aggregate a's extra key among gpuops_agg_fold_args(aggrefs). */
+int
+gpuops_agg_fold_index(List *aggrefs, Aggref *a)
+{
+	Node	   *x = gpuops_agg_fold_arg(a);
 	ListCell   *lc;
 
-	foreach(lc, aggrefs)
-	{
-		Node	   *x = gpuops_agg_fold_arg(lfirst_node(Aggref, lc));
-
-		if (x != NULL)
-			return x;
-	}
-	return NULL;
+	foreach(lc, gpuops_agg_fold_args(aggrefs))
+		if (equal(lfirst(lc), x))
+			return foreach_current_index(lc);
+	elog(ERROR, "GpuOpsAgg: an aggregate's extra key is not among the plan's");
+	return -1;
 }
 
 /*

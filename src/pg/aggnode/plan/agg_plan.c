@@ -271,10 +271,9 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 	double		decode_weight;
 	int			workers;
 
-	/* count(DISTINCT x): the engine groups by the keys and x */
-	if (gpuops_agg_distinct_arg(aggrefs) != NULL)
-		scan_engine_keys = lappend(list_copy(scan_keys),
-								   gpuops_agg_distinct_arg(scan_aggrefs));
+	/* count(DISTINCT x), min(x), max(x) of text: the engine groups by the keys and x */
+	scan_engine_keys = list_concat_copy(scan_keys,
+										gpuops_agg_fold_args(scan_aggrefs));
 
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = output_rel;
@@ -314,7 +313,7 @@ gpuops_agg_make_path(PlannerInfo *root, RelOptInfo *scan_rel,
 		Bitmapset  *fold_attnos = NULL;
 		Cost		text;
 
-		pull_varattnos(gpuops_agg_distinct_arg(aggrefs), scan_rel->relid,
+		pull_varattnos((Node *) gpuops_agg_fold_args(aggrefs), scan_rel->relid,
 					   &fold_attnos);
 		text = gpuops_agg_text_cost(root, scan_rel, fold_attnos, workers);
 		cp->path.startup_cost += text;
@@ -412,12 +411,13 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	else
 		groups = estimate_num_groups(root, scan_keys, input_rel->rows, NULL, NULL);
 	engine_groups = groups;
-	if (gpuops_agg_distinct_arg(aggrefs) != NULL)
+	if (gpuops_agg_fold_args(aggrefs) != NIL)
 		engine_groups = estimate_num_groups(root,
-											lappend(list_copy(scan_keys),
-													gpuops_agg_distinct_arg(scan_aggrefs)),
+											list_concat_copy(scan_keys,
+															 gpuops_agg_fold_args(scan_aggrefs)),
 											input_rel->rows, NULL, NULL);
-	if (!gpuops_agg_groups_fit(keys, aggrefs, engine_groups))
+	if (!gpuops_agg_groups_fit(list_concat_copy(keys, gpuops_agg_fold_args(aggrefs)),
+							   aggrefs, engine_groups))
 		return;
 
 	cp = gpuops_agg_make_path(root, scan_rel, output_rel, gextra, keys,

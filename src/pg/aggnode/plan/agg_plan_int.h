@@ -128,8 +128,6 @@ extern bool gpuops_needs_executor_walker(Node *node, void *context);
 extern bool gpuops_agg_collect(PlannerInfo *root, Index relid,
 							   List *target, Node *having, List *tlist,
 							   List **keys, List **aggrefs);
-/* The argument of the aggregates' count(DISTINCT x), or NULL if none. */
-extern Node *gpuops_agg_distinct_arg(List *aggrefs);
 /* Adds the tables under rel to input; false if the node can't read one. */
 extern bool gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top,
 								  RelOptInfo *rel, List *keys, List *aggrefs,
