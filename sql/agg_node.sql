@@ -48,7 +48,7 @@ ANALYZE agg_t;
 -- eligible: one or several plain keys, or none; WHERE split into device
 -- and CPU clauses; HAVING, ORDER BY and LIMIT on top
 SELECT pg_temp.plan('SELECT k, count(*), sum(v), avg(v), min(v), max(v) FROM agg_t GROUP BY k');
-SELECT pg_temp.plan('SELECT k, kb, count(w) FROM agg_t WHERE w > 0 AND (v < 10 OR kb) AND txt LIKE ''a%'' GROUP BY k, kb');
+SELECT pg_temp.plan('SELECT k, kb, count(w) FROM agg_t WHERE w > 0 AND (v < 10 OR kb) AND txt ILIKE ''a%'' GROUP BY k, kb');
 SELECT pg_temp.plan('SELECT count(*), sum(w8) FROM agg_t WHERE k IN (1, 2, 3) AND kd BETWEEN ''2020-02-01'' AND ''2020-03-01''');
 SELECT pg_temp.plan('SELECT k, sum(v) FROM agg_t GROUP BY k HAVING count(*) > 90 ORDER BY 2 DESC LIMIT 3');
 -- an expression key is computed on the device (sql/agg_expr.sql has more)
@@ -70,7 +70,7 @@ SELECT pg_temp.check('SELECT k, k2, ks, kb, kd, kts, kf4, kf8, count(DISTINCT w2
 -- numeric input, a full join (star joins: agg_star), a subquery in WHERE,
 -- grouping sets
 SELECT pg_temp.plan('SELECT sum(DISTINCT k) FROM agg_t');
-SELECT pg_temp.plan('SELECT sum(v) FILTER (WHERE txt LIKE ''a%'') FROM agg_t');
+SELECT pg_temp.plan('SELECT sum(v) FILTER (WHERE txt ILIKE ''a%'') FROM agg_t');
 SELECT pg_temp.plan('SELECT sum(v::numeric) FROM agg_t');
 SELECT pg_temp.plan('SELECT a.k, count(*) FROM agg_t a FULL JOIN agg_t b ON a.i = b.i GROUP BY a.k');
 SELECT pg_temp.plan('SELECT count(*) FROM agg_t WHERE v > (SELECT avg(v) FROM agg_t)');
@@ -318,7 +318,7 @@ SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s FROM agg_old GROUP BY
 COMMIT;
 -- a clause PostgreSQL must evaluate reads through slots; a text key is read
 -- in page batches (the backend codes its strings while the pages are pinned)
-SELECT pg_temp.table_read('SELECT k, count(*) FROM agg_t WHERE txt LIKE ''a%'' GROUP BY k');
+SELECT pg_temp.table_read('SELECT k, count(*) FROM agg_t WHERE txt ILIKE ''a%'' GROUP BY k');
 SELECT pg_temp.table_read('SELECT s, count(*) FROM agg_txt GROUP BY s');
 
 -- ---- errors ----

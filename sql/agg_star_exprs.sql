@@ -156,7 +156,8 @@ SELECT pg_temp.try($$SELECT sum(100 / (pd - 1)) FROM se_fact f JOIN se_part p ON
 SET gpuops.enabled = on;
 SELECT pg_temp.try($$SELECT sum(100 / (pd - 1)) FROM se_fact f JOIN se_part p ON f.pk = p.pk$$);
 -- a pattern with the escape character is not moved: LIKE then keeps the
--- native plan (the engine has no LIKE)
+-- native plan (the reader matches LIKE over the fact table's own columns
+-- only, agg_like)
 SELECT pg_temp.check($$
 SELECT count(*) FILTER (WHERE ptype LIKE 'PROMO\_%') FROM se_fact f JOIN se_part p ON f.pk = p.pk$$);
 

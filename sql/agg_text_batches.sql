@@ -86,8 +86,10 @@ SELECT pg_temp.check('SELECT u, count(*) AS n FROM tb WHERE vc NOT IN (''vc-1'',
 SELECT pg_temp.check('SELECT x, count(*) AS n FROM tb WHERE vc NOT IN (''vc-1'', NULL) GROUP BY x');
 SELECT pg_temp.check('SELECT x, count(ext) AS n FROM tb WHERE ext IN (''short1'', ''short2'', ''nothing'') OR u = ANY (''{"",x,y}''::text[]) GROUP BY x');
 SELECT pg_temp.check('SELECT x, count(*) FILTER (WHERE c IN (''a2'', ''a3'')) AS n FROM tb GROUP BY x');
--- other text clauses run on the CPU, through slots
-SELECT * FROM pg_temp.table_read('SELECT u, count(*) FROM tb WHERE u LIKE ''http%'' GROUP BY u');
+-- other text clauses run on the CPU, through slots (LIKE of literal pieces
+-- and '%' runs on the device: agg_like)
+SELECT * FROM pg_temp.table_read('SELECT u, count(*) FROM tb WHERE u ILIKE ''http%'' GROUP BY u');
+SELECT pg_temp.check('SELECT u, count(*) AS n FROM tb WHERE u ILIKE ''http%'' GROUP BY u');
 SELECT pg_temp.check('SELECT u, count(*) AS n FROM tb WHERE u LIKE ''http%'' GROUP BY u');
 SELECT pg_temp.check('SELECT x, count(*) AS n FROM tb WHERE c < ''a'' GROUP BY x');
 

@@ -8,7 +8,8 @@
  *	  threshold, 100K rows), 1 and 4 threads, rows without a string, the
  *	  limit error and bad arguments.  And the lengths of strings
  *	  (gpo_str_lengths) in bytes and in UTF-8 characters, trailing spaces
- *	  kept or dropped, against a reference that decodes each character.
+ *	  kept or dropped, against a reference that decodes each character;
+ *	  and LIKE of strings (test_strlike.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -380,6 +381,9 @@ strlen_long(tgroup *g)
 	free(bytes);
 }
 
+/* gpo_str_like's cases (test_strlike.c). */
+extern void test_strlike_cases(tgroup *g);
+
 /* The string dictionary's group. */
 void
 test_strdict(void)
@@ -395,6 +399,7 @@ test_strdict(void)
 	strdict_edges(&g);
 	strlen_edges(&g);
 	strlen_long(&g);
+	test_strlike_cases(&g);
 	for (t = 0; t < 2; t++)
 	{
 		strdict_case(&g, threads[t], 1, small, 10, 0);

@@ -77,6 +77,30 @@ typedef enum gpo_strlen_mode
 extern gpo_status gpo_str_lengths(gpo_ctx *ctx, int64_t n, const gpo_str *strs,
 								  int mode, int trim, int32_t *lens);
 
+/*
+ * A LIKE pattern of literal bytes and '%' only: its pieces between the
+ * '%'s, in order (npieces = the '%'s + 1; a piece may be empty).  A string
+ * matches when it starts with the first piece, ends with the last, and
+ * holds the others in order between them without overlap; with one piece,
+ * when it equals it.
+ */
+typedef struct gpo_like
+{
+	int			npieces;
+	const gpo_str *pieces;
+} gpo_like;
+
+/*
+ * out[i] = 1 where strs[i] matches pat, else 0 (0 where data is NULL), for
+ * i < n, comparing bytes: PostgreSQL's LIKE where the encoding is UTF-8 or
+ * of one byte a character (a piece then matches only at a character's
+ * start) and the collation deterministic.  CPU only, with the context's
+ * threads (ctx NULL: one).  Errors: GPO_ERR_INVALID (arguments, a negative
+ * length, no piece).
+ */
+extern gpo_status gpo_str_like(gpo_ctx *ctx, int64_t n, const gpo_str *strs,
+							   const gpo_like *pat, int32_t *out);
+
 /* Distinct strings held (the next code). */
 extern int64_t gpo_strdict_count(const gpo_strdict *d);
 

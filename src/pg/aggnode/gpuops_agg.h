@@ -294,6 +294,16 @@ extern int64 gpuops_qual_text_code(Var *var, Datum value,
 /* True if clause holds a text column of relid that it compares as dictionary codes. */
 extern bool gpuops_qual_reads_text(Node *clause, Index relid);
 
+/* ---- agg_like.c ---- */
+
+/* The pieces between the '%'s of a LIKE pattern; false if it has '_' or ends in an escape. */
+extern bool gpuops_like_pieces(Datum pattern, gpo_like *like);
+/* True if op is "column LIKE / NOT LIKE constant" that the engine matches. */
+extern bool gpuops_qual_text_like(OpExpr *op, Index relid, Var **var,
+								  Const **pat, bool *negated);
+/* True if node holds such a LIKE over a column of relid past max_attr. */
+extern bool gpuops_like_past(Node *node, Index relid, AttrNumber max_attr);
+
 /* ---- agg_quals.c ---- */
 
 /* True if a WHERE clause can run as a device mask over plain columns of relid. */
@@ -348,7 +358,9 @@ typedef enum GpuopsTextLen
 	GPUOPS_LEN_NONE = 0,
 	GPUOPS_LEN_CHARS,
 	GPUOPS_LEN_CHARS_TRIM,
-	GPUOPS_LEN_OCTETS
+	GPUOPS_LEN_OCTETS,
+	GPUOPS_LEN_LIKE				/* not a length: 1 where the value matches
+								 * a LIKE pattern, else 0 (agg_like.c) */
 } GpuopsTextLen;
 /*
  * What e counts if it is such a call over a plain text, varchar or char(n)

@@ -41,11 +41,7 @@ gpuops_scan_set_prefilter(GpuopsScanReader *r, GpuopsScanPrefilter fn,
 		for (j = 0; j < nearly; j++)
 			if (r->dcols[i].out == early[j])
 			{
-				if (r->dcols[i].conv == GPUOPS_CONV_TEXT_REF)
-				{
-					pfree(cols);
-					return;		/* coded only after the test */
-				}
+				/* a text column (a length, a LIKE match): coded first */
 				cols[n++] = r->dcols[i];
 				break;
 			}
@@ -122,6 +118,7 @@ gpuops_scan_decode_late(GpuopsScanReader *r, HeapTupleHeader const *tups,
 
 	r->early.nthreads = r->plan.nthreads;
 	gpuops_decode_tuples(&r->early, tups, ntups, b, lo, beside, arg);
+	gpuops_scan_code_cols(r, r->early_cols, r->early.ncols, lo, ntups);
 	r->prefilter(r->prefilter_arg, b, lo, ntups, r->keep);
 	for (i = 0; i < ntups; i++)
 		if (r->keep[i])

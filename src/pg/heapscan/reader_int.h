@@ -150,10 +150,13 @@ extern void gpuops_scan_late_arrays(GpuopsScanReader *r);
 
 /*
  * Codes the text columns of batch rows lo .. lo + n - 1 (decoded from the
- * pages still pinned): detoasts what must be, asks the prefilter, then
- * calls each column's encode_many.
+ * pages still pinned): detoasts what must be, then calls each column's
+ * encode_many.
  */
 extern void gpuops_scan_code_text(GpuopsScanReader *r, int64 lo, int64 n);
+/* The same for the text columns among cols[0 .. ncols - 1]. */
+extern void gpuops_scan_code_cols(GpuopsScanReader *r, GpuopsDecodeCol *cols,
+								  int ncols, int64 lo, int64 n);
 
 /* ---- slots.c ---- */
 

@@ -6,9 +6,10 @@
  *	  codes them through the column's encode_many, which may use threads.
  *
  * Late materialisation: a prefilter, if the caller set one, first tells
- * which rows can pass its WHERE clause (from the batch's other columns,
- * already decoded); the strings of the others are neither detoasted nor
- * coded (code 0), and the caller drops those rows.  A compressed or
+ * which rows can pass its WHERE clause (from the columns it reads, decoded
+ * first: a text column among them, such as a length or a LIKE match, is
+ * coded then for every row, late.c); the strings of the rows it drops are
+ * neither detoasted nor coded.  A compressed or
  * external string is detoasted here, on the backend's thread, into memory
  * that lives until the next page batch is coded.
  */
@@ -35,20 +36,24 @@ gpuops_scan_detoast_refs(gpo_str *refs, int64 n)
 	}
 }
 
-/* Codes the text columns of batch rows lo .. lo + n - 1 (see reader_int.h). */
+/*
+ * Codes the text columns among cols[0 .. ncols - 1] over batch rows lo ..
+ * lo + n - 1, detoasting into r->text_cxt (reset first).
+ */
 void
-gpuops_scan_code_text(GpuopsScanReader *r, int64 lo, int64 n)
+gpuops_scan_code_cols(GpuopsScanReader *r, GpuopsDecodeCol *cols, int ncols,
+					  int64 lo, int64 n)
 {
 	MemoryContext old;
 	int			c;
 
-	if (n <= 0)
-		return;
+	if (n <= 0 || !r->text)
+		return;					/* (no text column, no text_cxt) */
 	MemoryContextReset(r->text_cxt);
 	old = MemoryContextSwitchTo(r->text_cxt);
-	for (c = 0; c < r->batch.ncols; c++)
+	for (c = 0; c < ncols; c++)
 	{
-		GpuopsDecodeCol *dc = &r->dcols[c];
+		GpuopsDecodeCol *dc = &cols[c];
 
 		if (dc->conv != GPUOPS_CONV_TEXT_REF)
 			continue;
@@ -57,4 +62,11 @@ gpuops_scan_code_text(GpuopsScanReader *r, int64 lo, int64 n)
 						(int32 *) dc->data + lo);
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/* Codes the text columns of batch rows lo .. lo + n - 1 (see reader_int.h). */
+void
+gpuops_scan_code_text(GpuopsScanReader *r, int64 lo, int64 n)
+{
+	gpuops_scan_code_cols(r, r->dcols, r->batch.ncols, lo, n);
 }

@@ -15,6 +15,10 @@
  * Characters are counted in the database's encoding: UTF-8 and single-byte
  * encodings by the engine, any other by pg_mbstrlen_with_len.
  *
+ * A LIKE clause the engine matches (agg_like.c) is read the same way: an
+ * int4 column of each value's match (1 or 0), by gpo_str_like on the page
+ * batches, by textlike itself on the slot path.
+ *
  * A text column compared with the empty string (url <> '', ClickBench's
  * favourite clause) is a test of its length too: under a deterministic
  * collation a text or varchar value equals '' exactly when it has no byte,
@@ -38,6 +42,9 @@
 typedef struct GpuopsLenArg
 {
 	GpuopsTextLen kind;
+	Datum		pattern;		/* GPUOPS_LEN_LIKE: the pattern (text) */
+	Oid			collation;		/* and the clause's collation */
+	gpo_like	like;			/* and its pieces */
 } GpuopsLenArg;
 
 /* What the mutator works with. */
@@ -60,6 +67,11 @@ gpuops_len_encode(void *arg, Datum value)
 			return DatumGetInt32(DirectFunctionCall1(bpcharlen, value));
 		case GPUOPS_LEN_OCTETS:
 			return DatumGetInt32(DirectFunctionCall1(textoctetlen, value));
+		case GPUOPS_LEN_LIKE:
+			return DatumGetBool(DirectFunctionCall2Coll(textlike,
+														((GpuopsLenArg *) arg)->collation,
+														value,
+														((GpuopsLenArg *) arg)->pattern)) ? 1 : 0;
 		case GPUOPS_LEN_NONE:
 			break;
 	}
@@ -78,6 +90,16 @@ gpuops_len_encode_many(void *arg, int nthreads, int64 n, const gpo_str *strs,
 	gpo_ctx		ctx;
 	int64		i;
 
+	gpuops_ctx_init(&ctx);
+	ctx.device = GPO_DEVICE_CPU;
+	ctx.threads = Max(nthreads, 1);
+	if (kind == GPUOPS_LEN_LIKE)
+	{
+		if (gpo_str_like(&ctx, n, strs, &((GpuopsLenArg *) arg)->like,
+						 codes) != GPO_OK)
+			elog(ERROR, "GpuOpsAgg: could not match text values with LIKE");
+		return;
+	}
 	if (kind != GPUOPS_LEN_OCTETS && pg_database_encoding_max_length() > 1)
 	{
 		if (GetDatabaseEncoding() != PG_UTF8)
@@ -100,9 +122,6 @@ gpuops_len_encode_many(void *arg, int nthreads, int64 n, const gpo_str *strs,
 		}
 		mode = GPO_STRLEN_UTF8;
 	}
-	gpuops_ctx_init(&ctx);
-	ctx.device = GPO_DEVICE_CPU;
-	ctx.threads = Max(nthreads, 1);
 	if (gpo_str_lengths(&ctx, n, strs, mode, trim && kind != GPUOPS_LEN_OCTETS,
 						codes) != GPO_OK)
 		elog(ERROR, "GpuOpsAgg: could not count the lengths of text values");
@@ -175,15 +194,20 @@ gpuops_len_empty_cmp(OpExpr *op, Index relid, Var **var, GpuopsTextLen *kind,
 	return true;
 }
 
-/* The Var of te's length column of var of kind (added if new). */
+/*
+ * The Var of te's length column of var of kind (added if new); for
+ * GPUOPS_LEN_LIKE, of its match with pattern pat under collation coll.
+ */
 static Var *
-gpuops_len_var(GpuopsLenMap *map, Var *var, GpuopsTextLen kind)
+gpuops_len_var(GpuopsLenMap *map, Var *var, GpuopsTextLen kind, Const *pat,
+			   Oid coll)
 {
 	GpuopsAggTableExec *te = map->te;
 	int			k;
 
 	for (k = 0; k < te->nlen; k++)
-		if (te->len_attnos[k] == var->varattno && te->len_kinds[k] == kind)
+		if (te->len_attnos[k] == var->varattno && te->len_kinds[k] == kind &&
+			equal(te->len_patterns[k], pat) && te->len_colls[k] == coll)
 			break;
 	if (k == te->nlen)
 	{
@@ -193,50 +217,69 @@ gpuops_len_var(GpuopsLenMap *map, Var *var, GpuopsTextLen kind)
 				repalloc(te->len_attnos, sizeof(AttrNumber) * (te->nlen + 8));
 			te->len_kinds = te->nlen == 0 ? palloc(sizeof(GpuopsTextLen) * 8) :
 				repalloc(te->len_kinds, sizeof(GpuopsTextLen) * (te->nlen + 8));
+			te->len_patterns = te->nlen == 0 ? palloc(sizeof(Const *) * 8) :
+				repalloc(te->len_patterns, sizeof(Const *) * (te->nlen + 8));
+			te->len_colls = te->nlen == 0 ? palloc(sizeof(Oid) * 8) :
+				repalloc(te->len_colls, sizeof(Oid) * (te->nlen + 8));
 		}
 		te->len_attnos[k] = var->varattno;
 		te->len_kinds[k] = kind;
+		te->len_patterns[k] = pat;
+		te->len_colls[k] = coll;
 		te->nlen++;
 	}
 	return makeVar(map->relid, (AttrNumber) (map->first + k), INT4OID, -1,
 				   InvalidOid, 0);
 }
 
+/* "lenvar = value" (eq) or "lenvar <> value" of int4s. */
+static Node *
+gpuops_len_cmp(Var *lenvar, bool eq, int32 value)
+{
+	Oid			opno = eq ? Int4EqualOperator : get_negator(Int4EqualOperator);
+	OpExpr	   *op;
+
+	op = (OpExpr *) make_opclause(opno, BOOLOID, false, (Expr *) lenvar,
+								  (Expr *) makeConst(INT4OID, -1, InvalidOid,
+													 sizeof(int32),
+													 Int32GetDatum(value),
+													 false, true),
+								  InvalidOid, InvalidOid);
+	op->opfuncid = get_opcode(opno);
+	return (Node *) op;
+}
+
 /*
  * Mutator: each length call over a column of map->relid -> a Var of its
  * length column; each comparison of such a column with '' -> one of that
- * Var with 0.
+ * Var with 0; each LIKE the engine matches (agg_like.c) -> its match
+ * column compared with 1 (with 0 for NOT LIKE).
  */
 static Node *
 gpuops_len_mutator(Node *node, GpuopsLenMap *map)
 {
 	GpuopsTextLen kind;
 	Var		   *var;
+	Const	   *pat;
 	bool		eq;
+	bool		negated;
 
 	if (node == NULL)
 		return NULL;
 	if (IsA(node, OpExpr) &&
 		gpuops_len_empty_cmp((OpExpr *) node, map->relid, &var, &kind, &eq))
-	{
-		Oid			opno = eq ? Int4EqualOperator :
-			get_negator(Int4EqualOperator);
-		OpExpr	   *op;
-
-		op = (OpExpr *) make_opclause(opno, BOOLOID, false,
-									  (Expr *) gpuops_len_var(map, var, kind),
-									  (Expr *) makeConst(INT4OID, -1, InvalidOid,
-														 sizeof(int32),
-														 Int32GetDatum(0),
-														 false, true),
-									  InvalidOid, InvalidOid);
-		op->opfuncid = get_opcode(opno);
-		return (Node *) op;
-	}
+		return gpuops_len_cmp(gpuops_len_var(map, var, kind, NULL, InvalidOid),
+							  eq, 0);
+	if (IsA(node, OpExpr) &&
+		gpuops_qual_text_like((OpExpr *) node, map->relid, &var, &pat,
+							  &negated))
+		return gpuops_len_cmp(gpuops_len_var(map, var, GPUOPS_LEN_LIKE, pat,
+											 ((OpExpr *) node)->inputcollid),
+							  true, negated ? 0 : 1);
 	kind = gpuops_text_length_kind(node, map->relid, &var);
 	if (kind == GPUOPS_LEN_NONE)
 		return expression_tree_mutator(node, gpuops_len_mutator, map);
-	return (Node *) gpuops_len_var(map, var, kind);
+	return (Node *) gpuops_len_var(map, var, kind, NULL, InvalidOid);
 }
 
 /* A copy of expr with its length calls as Vars of their columns. */
@@ -298,6 +341,13 @@ gpuops_agg_add_length_cols(GpuopsAggTableExec *te)
 		GpuopsLenArg *arg = palloc(sizeof(GpuopsLenArg));
 
 		arg->kind = te->len_kinds[k];
+		if (arg->kind == GPUOPS_LEN_LIKE)
+		{
+			arg->pattern = te->len_patterns[k]->constvalue;
+			arg->collation = te->len_colls[k];
+			if (!gpuops_like_pieces(arg->pattern, &arg->like))
+				elog(ERROR, "GpuOpsAgg: a LIKE pattern it cannot match");
+		}
 		c->attnum = te->len_attnos[k];
 		c->typid = TupleDescAttr(RelationGetDescr(te->rel),
 								 c->attnum - 1)->atttypid;

@@ -413,6 +413,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	gpo_type   *col_types;
 	Bitmapset  *qual_attnos;
 	List	   *early;
+	List	   *strs;
 	List	   *preds;
 	ListCell   *lc;
 	gpo_ctx		ctx;
@@ -507,12 +508,26 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 												 s->spec.val_filters[i],
 												 attno_col, natts);
 	gpuops_agg_compile_quals(te, tab, attno_col, natts, col_types, &preds);
-	/* the prefilter's clauses: those without a text column or its length */
+	/*
+	 * the prefilter's clauses: those without a text column read as codes;
+	 * those on lengths and LIKE matches (a first pass then walks to the
+	 * strings of every row, late.c) only where no other is left, since
+	 * integer clauses drop most rows far more cheaply (t_url_top on 2
+	 * cores: 162 ms with url <> '' in the first pass, below 80 without)
+	 */
 	early = NIL;
+	strs = NIL;
 	foreach(lc, preds)
-		if (!gpuops_qual_reads_text((Node *) lfirst(lc), tab->rti) &&
-			!gpuops_agg_reads_length(te, (Node *) lfirst(lc), all + 1))
+	{
+		if (gpuops_qual_reads_text((Node *) lfirst(lc), tab->rti))
+			continue;
+		if (gpuops_agg_reads_length(te, (Node *) lfirst(lc), all + 1))
+			strs = lappend(strs, lfirst(lc));
+		else
 			early = lappend(early, lfirst(lc));
+	}
+	if (early == NIL)
+		early = strs;
 	te->eprog = te->prog;
 	te->neprog = te->nprog;
 	if (list_length(early) < list_length(preds))

@@ -70,6 +70,8 @@ typedef struct GpuopsAggTableExec
 	int			len_col0;
 	AttrNumber *len_attnos;
 	GpuopsTextLen *len_kinds;
+	Const	  **len_patterns;	/* GPUOPS_LEN_LIKE: the pattern, else NULL */
+	Oid		   *len_colls;		/* GPUOPS_LEN_LIKE: the clause's collation */
 } GpuopsAggTableExec;
 
 /*

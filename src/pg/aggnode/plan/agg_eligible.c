@@ -468,6 +468,7 @@ typedef struct GpuopsOutputCheck
 {
 	List	   *keys;
 	Index		relid;
+	AttrNumber	max_attr;		/* relid's last attribute */
 	List	   *aggrefs;		/* the aggregates met */
 } GpuopsOutputCheck;
 
@@ -492,7 +493,9 @@ gpuops_agg_output_walker(Node *node, GpuopsOutputCheck *oc)
 		Oid			argtype;
 
 		if (!gpuops_agg_supported((Aggref *) node, oc->relid, &kind, &attno,
-								  &argtype))
+								  &argtype) ||
+			gpuops_like_past((Node *) ((Aggref *) node)->aggfilter, oc->relid,
+							 oc->max_attr))
 			return true;
 		oc->aggrefs = list_append_unique(oc->aggrefs, node);
 		return false;
@@ -534,6 +537,7 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 	memset(&oc, 0, sizeof(oc));
 	oc.keys = *keys;
 	oc.relid = relid;
+	oc.max_attr = root->simple_rel_array[relid]->max_attr;
 	if (gpuops_agg_output_walker((Node *) target, &oc) ||
 		gpuops_agg_output_walker(having, &oc))
 		return false;

@@ -310,8 +310,10 @@ gpuops_qual_on_device(Expr *clause, Index relid)
 		Node	   *other;
 		Const	   *c;
 		gpo_cmp_op	cmp;
+		bool		negated;
 
-		if (gpuops_qual_text_cmp(op, relid, &var, &c, &cmp))
+		if (gpuops_qual_text_cmp(op, relid, &var, &c, &cmp) ||
+			gpuops_qual_text_like(op, relid, &var, &c, &negated))
 			return true;
 		return list_length(op->args) == 2 && !op->opretset &&
 			gpuops_qual_split_op(op->opno, linitial(op->args),
