@@ -93,6 +93,9 @@ SELECT * FROM pg_temp.table_read('SELECT count(*) FROM tk WHERE u ILIKE ''%NEWS%
 SELECT pg_temp.check('SELECT g, count(*) AS n FROM tk WHERE u LIKE ''%new_%'' GROUP BY g');
 SELECT pg_temp.check('SELECT g, count(*) AS n FROM tk WHERE bc LIKE ''b1%'' GROUP BY g');
 SELECT pg_temp.check('SELECT g, count(*) AS n FROM tk WHERE u LIKE ''%'' || c || ''%'' GROUP BY g');
+-- through slots, a device LIKE beside a CPU clause: matched by textlike
+SELECT * FROM pg_temp.table_read('SELECT count(*) FROM tk WHERE u LIKE ''%news%'' AND c ILIKE ''%S%''');
+SELECT pg_temp.check('SELECT g, count(*) AS n, count(*) FILTER (WHERE ext LIKE ''e%'') AS e FROM tk WHERE u NOT LIKE ''%1%'' AND c ILIKE ''%S%'' GROUP BY g');
 -- a pattern that ends with an escape: PostgreSQL's error, either way
 SELECT pg_temp.try('SELECT g, count(*) FROM tk WHERE u LIKE ''http\'' GROUP BY g');
 SET gpuops.enabled = off;
