@@ -1,7 +1,8 @@
 /*
  * agg_like.c
- *	  "column LIKE 'pattern'" and NOT LIKE as the node runs them: a text or
- *	  varchar column of the table against a constant pattern of literal
+ *	  "column LIKE 'pattern'" and NOT LIKE as the node runs them: a text,
+ *	  varchar or char(n) column of the table (char(n)'s LIKE matches its
+ *	  stored value, trailing spaces included) against a constant pattern of literal
  *	  characters and '%' (escapes allowed, no '_'), under a deterministic
  *	  collation, in UTF-8 or an encoding of one byte a character.  There
  *	  PostgreSQL's LIKE compares bytes and a literal piece can only match
@@ -65,8 +66,8 @@ gpuops_like_pieces(Datum pattern, gpo_like *like)
 }
 
 /*
- * True if op is "text or varchar column of relid LIKE / NOT LIKE constant
- * pattern" that the engine matches (see the head of this file): *var, *pat
+ * True if op is "text, varchar or char(n) column of relid LIKE / NOT LIKE
+ * constant pattern" that the engine matches (see the head of this file): *var, *pat
  * and *negated get its parts.
  */
 bool
@@ -79,7 +80,8 @@ gpuops_qual_text_like(OpExpr *op, Index relid, Var **var, Const **pat,
 	if (list_length(op->args) != 2 || op->opretset)
 		return false;
 	set_opfuncid(op);
-	if (op->opfuncid != F_TEXTLIKE && op->opfuncid != F_TEXTNLIKE)
+	if (op->opfuncid != F_TEXTLIKE && op->opfuncid != F_TEXTNLIKE &&
+		op->opfuncid != F_BPCHARLIKE && op->opfuncid != F_BPCHARNLIKE)
 		return false;
 	a = (Node *) linitial(op->args);
 	while (IsA(a, RelabelType))
@@ -88,10 +90,12 @@ gpuops_qual_text_like(OpExpr *op, Index relid, Var **var, Const **pat,
 		return false;
 	*var = (Var *) a;
 	*pat = (Const *) lsecond(op->args);
-	*negated = op->opfuncid == F_TEXTNLIKE;
+	*negated = op->opfuncid == F_TEXTNLIKE || op->opfuncid == F_BPCHARNLIKE;
 	return (*var)->varno == (int) relid && (*var)->varlevelsup == 0 &&
 		(*var)->varattno > 0 &&
-		((*var)->vartype == TEXTOID || (*var)->vartype == VARCHAROID) &&
+		(op->opfuncid == F_BPCHARLIKE || op->opfuncid == F_BPCHARNLIKE ?
+		 (*var)->vartype == BPCHAROID :
+		 (*var)->vartype == TEXTOID || (*var)->vartype == VARCHAROID) &&
 		(*pat)->consttype == TEXTOID && !(*pat)->constisnull &&
 		OidIsValid(op->inputcollid) &&
 		get_collation_isdeterministic(op->inputcollid) &&
