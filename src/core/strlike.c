@@ -22,7 +22,13 @@
 /* Rows ahead whose bytes are fetched into the cache. */
 #define STRLIKE_AHEAD		16
 
-/* The first place of needle (not empty) in hay, or NULL. */
+/*
+ * The first place of needle (not empty) in hay, or NULL: memchr for its
+ * first byte, then memcmp.  glibc's memmem was slower where the needle
+ * is short and rare (url LIKE '%google%' over 1M URLs on 2 cores: 93-97
+ * ms against 77-83); like PostgreSQL's own LIKE, it can take len(hay) *
+ * len(needle) steps on strings of one repeated byte.
+ */
 static const char *
 like_find(const char *hay, int64_t hlen, const char *needle, int64_t nlen)
 {

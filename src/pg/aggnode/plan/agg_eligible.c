@@ -519,6 +519,7 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 	List	   *group_exprs;
 	GpuopsOutputCheck oc;
 	ListCell   *lc;
+	List	   *xs;
 
 	*keys = NIL;
 	*aggrefs = NIL;
@@ -547,6 +548,7 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 	 * DISTINCT's first (one x for all of them: agg_distinct.c counts its
 	 * changes in key order)
 	 */
+	xs = gpuops_agg_fold_args(*aggrefs);
 	foreach(lc, *aggrefs)
 	{
 		Aggref	   *a = lfirst_node(Aggref, lc);
@@ -554,15 +556,13 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 
 		if (arg == NULL)
 			continue;
-		if (a->aggdistinct != NIL &&
-			!equal(arg, linitial(gpuops_agg_fold_args(*aggrefs))))
+		if (a->aggdistinct != NIL && !equal(arg, linitial(xs)))
 			return false;
 		/* min(k) of a text key k: the key itself (its strings not kept twice) */
 		if (a->aggdistinct == NIL && list_member(*keys, arg))
 			return false;
 	}
-	if (list_length(*keys) + list_length(gpuops_agg_fold_args(*aggrefs)) >
-		GPUOPS_AGG_MAX_KEYS)
+	if (list_length(*keys) + list_length(xs) > GPUOPS_AGG_MAX_KEYS)
 		return false;
 	return true;
 }
