@@ -83,21 +83,12 @@ SELECT * FROM pg_temp.table_read('SELECT sum(length(u)) FROM tl WHERE u LIKE ''%
 SELECT pg_temp.check('SELECT g, sum(length(u)) AS a, sum(octet_length(ch)) AS b, sum(length(ch)) AS c, sum(length(ext)) AS d FROM tl WHERE u LIKE ''%7x%'' OR id::text LIKE ''1%'' GROUP BY g');
 
 -- worker processes: each counts its own rows' strings
-ALTER SYSTEM SET gpuops.max_threads = 6;
-SELECT pg_reload_conf();
-SELECT pg_sleep(0.5);
-SET gpuops.threads = 6;
-SET gpuops.parallel_workers = 2;
-SET max_parallel_workers_per_gather = 2;
+\i :abs_srcdir/sql/include/workers_on.psql
 SELECT * FROM pg_temp.lines('SELECT g, sum(length(u)) FROM tl GROUP BY g',
 							ARRAY['Workers Launched', 'Table Read', 'Rows In']);
 SELECT pg_temp.check('SELECT g, sum(length(u)) AS a, avg(octet_length(ch)) AS b, max(length(ext)) AS c FROM tl GROUP BY g');
 SELECT pg_temp.check('SELECT length(vc) AS l, count(*) AS n FROM tl WHERE x > 2 GROUP BY 1');
-RESET gpuops.parallel_workers;
-RESET gpuops.threads;
-ALTER SYSTEM RESET gpuops.max_threads;
-SELECT pg_reload_conf();
-SET max_parallel_workers_per_gather = 0;
+\i :abs_srcdir/sql/include/workers_off.psql
 
 -- what keeps the native plan: a length of another type, or of an expression
 CREATE TABLE tb2 (b bytea, t text);

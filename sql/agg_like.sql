@@ -106,21 +106,10 @@ SELECT pg_temp.try('SELECT g, count(*) FROM tk WHERE u LIKE ''http\'' GROUP BY g
 RESET gpuops.enabled;
 
 -- worker processes, each matching its own rows' strings
-ALTER SYSTEM SET gpuops.max_threads = 6;
-SELECT pg_reload_conf();
-SELECT pg_sleep(0.5);
-SET gpuops.threads = 6;
-SET gpuops.parallel_workers = 2;
-SET max_parallel_workers_per_gather = 2;
-SET parallel_setup_cost = 0;
+\i :abs_srcdir/sql/include/workers_on.psql
 SELECT * FROM pg_temp.lines('SELECT g, count(*) FROM tk WHERE u LIKE ''%news%'' GROUP BY g',
 							ARRAY['Workers Launched', 'Table Read']);
 SELECT pg_temp.check('SELECT g, count(*) AS n, count(*) FILTER (WHERE c LIKE ''news%'') AS f FROM tk WHERE u NOT LIKE ''%1%'' GROUP BY g');
-RESET gpuops.parallel_workers;
-RESET gpuops.threads;
-ALTER SYSTEM RESET gpuops.max_threads;
-SELECT pg_reload_conf();
-SET max_parallel_workers_per_gather = 0;
-RESET parallel_setup_cost;
+\i :abs_srcdir/sql/include/workers_off.psql
 
 DROP TABLE tk;

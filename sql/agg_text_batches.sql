@@ -101,13 +101,7 @@ SELECT pg_temp.check('SELECT u, count(*) AS n FROM tb WHERE w < 3 OR w IS NULL G
 RESET gpuops.debug_chunk_size;
 
 -- worker processes: each codes its own strings, the backend merges them
--- (a budget of 6 threads, so that 2 workers launch on a machine of any size)
-ALTER SYSTEM SET gpuops.max_threads = 6;
-SELECT pg_reload_conf();
-SELECT pg_sleep(0.5);
-SET gpuops.threads = 6;
-SET gpuops.parallel_workers = 2;
-SET max_parallel_workers_per_gather = 2;
+\i :abs_srcdir/sql/include/workers_on.psql
 SELECT * FROM pg_temp.lines('SELECT u, count(*) FROM tb GROUP BY u',
 							ARRAY['Workers Planned', 'Workers Launched', 'Table Read', 'Rows In']);
 SELECT pg_temp.check('SELECT u, count(*) AS n, sum(v) AS s FROM tb GROUP BY u');
@@ -142,11 +136,7 @@ SELECT pg_temp.check('SELECT g, s.c, s.n FROM generate_series(1, 3) g LEFT JOIN 
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
-RESET gpuops.parallel_workers;
-RESET gpuops.threads;
-ALTER SYSTEM RESET gpuops.max_threads;
-SELECT pg_reload_conf();
-SET max_parallel_workers_per_gather = 0;
+\i :abs_srcdir/sql/include/workers_off.psql
 
 -- a wide table: keys and clauses behind many variable-width columns
 DO $$

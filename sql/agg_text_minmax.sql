@@ -91,15 +91,8 @@ SELECT * FROM pg_temp.plan('SELECT g, count(DISTINCT u), count(DISTINCT c) FROM 
 SELECT * FROM pg_temp.plan('SELECT c, min(c) FROM tm GROUP BY c');
 SELECT * FROM pg_temp.plan('SELECT g, min(bc) FROM tm GROUP BY g');
 
--- worker processes (a budget of 6 threads, so that 2 workers launch on a
--- machine of any size) and groups past gpuops.max_group_memory
-ALTER SYSTEM SET gpuops.max_threads = 6;
-SELECT pg_reload_conf();
-SELECT pg_sleep(0.5);
-SET gpuops.threads = 6;
-SET gpuops.parallel_workers = 2;
-SET max_parallel_workers_per_gather = 2;
-SET parallel_setup_cost = 0;
+-- worker processes, and groups past gpuops.max_group_memory
+\i :abs_srcdir/sql/include/workers_on.psql
 SELECT * FROM pg_temp.lines('SELECT g, min(u), max(u) FROM tm GROUP BY g',
 							ARRAY['Workers Planned', 'Workers Launched']);
 SELECT pg_temp.check('SELECT g, min(u) AS lo, max(u) AS hi, count(*) AS n FROM tm GROUP BY g');
@@ -122,11 +115,6 @@ SELECT pg_temp.check('SELECT k, min(s) AS lo, max(s) AS hi, count(*) AS n FROM t
 SELECT pg_temp.check('SELECT k, count(DISTINCT s2) AS d, min(s) AS lo, max(s2) AS hi FROM tms GROUP BY k');
 RESET gpuops.max_group_memory;
 DROP TABLE tms;
-RESET gpuops.parallel_workers;
-RESET gpuops.threads;
-ALTER SYSTEM RESET gpuops.max_threads;
-SELECT pg_reload_conf();
-SET max_parallel_workers_per_gather = 0;
-RESET parallel_setup_cost;
+\i :abs_srcdir/sql/include/workers_off.psql
 
 DROP TABLE tm;

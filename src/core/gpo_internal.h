@@ -141,6 +141,15 @@ extern int	gpo_blocks(const gpo_ctx *ctx, int64_t n);
 extern int	gpo_pieces(const gpo_ctx *ctx, int64_t n);
 /* Threads of a team that takes npieces pieces under ctx (1 .. gpo_threads). */
 extern int	gpo_team(const gpo_ctx *ctx, int npieces);
+/* A loop's body over rows lo .. hi - 1 (gpo_run_pieces). */
+typedef void (*gpo_rows_fn) (void *arg, int64_t lo, int64_t hi);
+/*
+ * Runs fn over rows 0 .. n - 1: in one call without ctx or up to
+ * serial_rows rows, else in pieces of at least piece_rows rows (up to
+ * GPO_PIECES_PER_THREAD a thread) that ctx's threads take as they come.
+ */
+extern void gpo_run_pieces(const gpo_ctx *ctx, int64_t n, int64_t serial_rows,
+						   int64_t piece_rows, gpo_rows_fn fn, void *arg);
 /* First logical row of block b of nb over n rows. */
 static inline int64_t
 gpo_block_lo(int64_t n, int b, int nb)

@@ -60,6 +60,29 @@ gpo_team(const gpo_ctx *ctx, int npieces)
 	return npieces < threads ? npieces : threads;
 }
 
+/* Runs fn over n rows, serially or in pieces (see gpo_internal.h). */
+void
+gpo_run_pieces(const gpo_ctx *ctx, int64_t n, int64_t serial_rows,
+			   int64_t piece_rows, gpo_rows_fn fn, void *arg)
+{
+	int64_t		most;
+	int			np;
+	int			p;
+
+	if (ctx == NULL || n <= serial_rows)
+	{
+		fn(arg, 0, n);
+		return;
+	}
+	most = (int64_t) gpo_threads(ctx) * GPO_PIECES_PER_THREAD;
+	np = (int) (n / piece_rows < most ? n / piece_rows : most);
+	if (np < 1)
+		np = 1;
+#pragma omp parallel for num_threads(gpo_team(ctx, np)) schedule(dynamic, 1)
+	for (p = 0; p < np; p++)
+		fn(arg, gpo_block_lo(n, p, np), gpo_block_lo(n, p + 1, np));
+}
+
 /* Creates OpenMP's thread pool (at least nthreads) with every signal blocked. */
 void
 gpo_omp_prepare(int nthreads)

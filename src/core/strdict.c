@@ -35,8 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpo_internal.h"
-#include "gpo_strdict.h"
+#include "gpo_str_internal.h"
 
 /* Slots of a new table: 2^STRDICT_INIT_LOG2. */
 #define STRDICT_INIT_LOG2	10
@@ -519,6 +518,24 @@ strdict_add_parallel(gpo_ctx *ctx, gpo_strdict *d, const gpo_str *strs,
 	return st;
 }
 
+/* What a piece of gpo_strdict_encode's lookups needs. */
+typedef struct strdict_look
+{
+	const gpo_strdict *d;
+	const gpo_str *strs;
+	uint64_t   *hashes;
+	int32_t    *codes;
+} strdict_look;
+
+/* strdict_lookup_range as a gpo_rows_fn over strdict_look. */
+static void
+strdict_lookup_piece(void *arg, int64_t lo, int64_t hi)
+{
+	const strdict_look *a = (const strdict_look *) arg;
+
+	strdict_lookup_range(a->d, a->strs, lo, hi, a->hashes, a->codes);
+}
+
 /* The codes of n strings, new ones added in row order (see gpo_strdict.h). */
 gpo_status
 gpo_strdict_encode(gpo_ctx *ctx, gpo_strdict *d, int64_t n,
@@ -526,33 +543,24 @@ gpo_strdict_encode(gpo_ctx *ctx, gpo_strdict *d, int64_t n,
 {
 	uint64_t	local[64];
 	uint64_t   *hashes = local;
+	strdict_look look;
 	int64_t    *rows = NULL;
 	gpo_status	st = GPO_OK;
 	int64_t		miss = 0;
 	int64_t		bytes = 0;
 	int64_t		i;
 
-	if (d == NULL || n < 0 || (n > 0 && (strs == NULL || codes == NULL)))
+	if (d == NULL || n < 0 || (n > 0 && (strs == NULL || codes == NULL)) ||
+		!gpo_strs_valid(n, strs))
 		return GPO_ERR_INVALID;
-	for (i = 0; i < n; i++)
-		if (strs[i].data != NULL && strs[i].len < 0)
-			return GPO_ERR_INVALID;
 	if (n > 64 && (hashes = malloc(sizeof(uint64_t) * n)) == NULL)
 		return GPO_ERR_NOMEM;
-	if (ctx == NULL || n <= STRDICT_SERIAL_ROWS)
-		strdict_lookup_range(d, strs, 0, n, hashes, codes);
-	else
-	{
-		int64_t		most = (int64_t) gpo_threads(ctx) * GPO_PIECES_PER_THREAD;
-		int			np = (int) (n / STRDICT_ROWS_PER_PIECE < most ?
-								n / STRDICT_ROWS_PER_PIECE : most);
-		int			p;
-
-#pragma omp parallel for num_threads(gpo_team(ctx, np)) schedule(dynamic, 1)
-		for (p = 0; p < np; p++)
-			strdict_lookup_range(d, strs, gpo_block_lo(n, p, np),
-								 gpo_block_lo(n, p + 1, np), hashes, codes);
-	}
+	look.d = d;
+	look.strs = strs;
+	look.hashes = hashes;
+	look.codes = codes;
+	gpo_run_pieces(ctx, n, STRDICT_SERIAL_ROWS, STRDICT_ROWS_PER_PIECE,
+				   strdict_lookup_piece, &look);
 	/* room for every string not found, at once (duplicates counted twice) */
 	for (i = 0; i < n; i++)
 		if (codes[i] < 0)

@@ -9,8 +9,7 @@
  */
 #include <string.h>
 
-#include "gpo_internal.h"
-#include "gpo_strdict.h"
+#include "gpo_str_internal.h"
 
 /* Rows below which one thread counts them all. */
 #define STRLEN_SERIAL_ROWS	2048
@@ -64,11 +63,20 @@ str_length(const char *data, int32_t len, int mode, int trim)
 	return chars;
 }
 
-/* Lengths of rows lo .. hi - 1. */
-static void
-str_lengths_range(const gpo_str *strs, int64_t lo, int64_t hi, int mode,
-				  int trim, int32_t *lens)
+/* What a piece of gpo_str_lengths needs. */
+typedef struct strlen_args
 {
+	const gpo_str *strs;
+	int			mode;
+	int			trim;
+	int32_t    *lens;
+} strlen_args;
+
+/* Lengths of rows lo .. hi - 1 (a gpo_rows_fn over strlen_args). */
+static void
+str_lengths_range(void *arg, int64_t lo, int64_t hi)
+{
+	const strlen_args *a = (const strlen_args *) arg;
 	int64_t		i;
 
 	for (i = lo; i < hi; i++)
@@ -80,9 +88,9 @@ str_lengths_range(const gpo_str *strs, int64_t lo, int64_t hi, int mode,
 		 * (2-core build machine, perf).
 		 */
 		if (i + STRLEN_AHEAD < hi)
-			gpo_prefetch_str(strs[i + STRLEN_AHEAD].data);
-		lens[i] = strs[i].data == NULL ? 0 :
-			str_length(strs[i].data, strs[i].len, mode, trim);
+			gpo_prefetch_str(a->strs[i + STRLEN_AHEAD].data);
+		a->lens[i] = a->strs[i].data == NULL ? 0 :
+			str_length(a->strs[i].data, a->strs[i].len, a->mode, a->trim);
 	}
 }
 
@@ -91,27 +99,13 @@ gpo_status
 gpo_str_lengths(gpo_ctx *ctx, int64_t n, const gpo_str *strs, int mode,
 				int trim, int32_t *lens)
 {
-	int64_t		i;
+	strlen_args a = {strs, mode, trim, lens};
 
 	if (n < 0 || (n > 0 && (strs == NULL || lens == NULL)) ||
-		(mode != GPO_STRLEN_BYTES && mode != GPO_STRLEN_UTF8))
+		(mode != GPO_STRLEN_BYTES && mode != GPO_STRLEN_UTF8) ||
+		!gpo_strs_valid(n, strs))
 		return GPO_ERR_INVALID;
-	for (i = 0; i < n; i++)
-		if (strs[i].data != NULL && strs[i].len < 0)
-			return GPO_ERR_INVALID;
-	if (ctx == NULL || n <= STRLEN_SERIAL_ROWS)
-		str_lengths_range(strs, 0, n, mode, trim, lens);
-	else
-	{
-		int64_t		most = (int64_t) gpo_threads(ctx) * GPO_PIECES_PER_THREAD;
-		int			np = (int) (n / STRLEN_ROWS_PER_PIECE < most ?
-								n / STRLEN_ROWS_PER_PIECE : most);
-		int			p;
-
-#pragma omp parallel for num_threads(gpo_team(ctx, np)) schedule(dynamic, 1)
-		for (p = 0; p < np; p++)
-			str_lengths_range(strs, gpo_block_lo(n, p, np),
-							  gpo_block_lo(n, p + 1, np), mode, trim, lens);
-	}
+	gpo_run_pieces(ctx, n, STRLEN_SERIAL_ROWS, STRLEN_ROWS_PER_PIECE,
+				   str_lengths_range, &a);
 	return GPO_OK;
 }

@@ -12,8 +12,7 @@
  */
 #include <string.h>
 
-#include "gpo_internal.h"
-#include "gpo_strdict.h"
+#include "gpo_str_internal.h"
 
 /* Rows below which one thread matches them all. */
 #define STRLIKE_SERIAL_ROWS 2048
@@ -82,19 +81,27 @@ like_one(const char *data, int64_t len, const gpo_like *pat)
 	return 1;
 }
 
-/* Matches of rows lo .. hi - 1. */
-static void
-str_like_range(const gpo_str *strs, int64_t lo, int64_t hi,
-			   const gpo_like *pat, int32_t *out)
+/* What a piece of gpo_str_like needs. */
+typedef struct strlike_args
 {
+	const gpo_str *strs;
+	const gpo_like *pat;
+	int32_t    *out;
+} strlike_args;
+
+/* Matches of rows lo .. hi - 1 (a gpo_rows_fn over strlike_args). */
+static void
+str_like_range(void *arg, int64_t lo, int64_t hi)
+{
+	const strlike_args *a = (const strlike_args *) arg;
 	int64_t		i;
 
 	for (i = lo; i < hi; i++)
 	{
 		if (i + STRLIKE_AHEAD < hi)
-			gpo_prefetch_str(strs[i + STRLIKE_AHEAD].data);
-		out[i] = strs[i].data == NULL ? 0 :
-			like_one(strs[i].data, strs[i].len, pat);
+			gpo_prefetch_str(a->strs[i + STRLIKE_AHEAD].data);
+		a->out[i] = a->strs[i].data == NULL ? 0 :
+			like_one(a->strs[i].data, a->strs[i].len, a->pat);
 	}
 }
 
@@ -103,32 +110,17 @@ gpo_status
 gpo_str_like(gpo_ctx *ctx, int64_t n, const gpo_str *strs, const gpo_like *pat,
 			 int32_t *out)
 {
-	int64_t		i;
+	strlike_args a = {strs, pat, out};
 	int			k;
 
 	if (n < 0 || (n > 0 && (strs == NULL || out == NULL)) || pat == NULL ||
-		pat->npieces < 1 || pat->pieces == NULL)
+		pat->npieces < 1 || pat->pieces == NULL || !gpo_strs_valid(n, strs))
 		return GPO_ERR_INVALID;
 	for (k = 0; k < pat->npieces; k++)
 		if (pat->pieces[k].len < 0 ||
 			(pat->pieces[k].len > 0 && pat->pieces[k].data == NULL))
 			return GPO_ERR_INVALID;
-	for (i = 0; i < n; i++)
-		if (strs[i].data != NULL && strs[i].len < 0)
-			return GPO_ERR_INVALID;
-	if (ctx == NULL || n <= STRLIKE_SERIAL_ROWS)
-		str_like_range(strs, 0, n, pat, out);
-	else
-	{
-		int64_t		most = (int64_t) gpo_threads(ctx) * GPO_PIECES_PER_THREAD;
-		int			np = (int) (n / STRLIKE_ROWS_PER_PIECE < most ?
-								n / STRLIKE_ROWS_PER_PIECE : most);
-		int			p;
-
-#pragma omp parallel for num_threads(gpo_team(ctx, np)) schedule(dynamic, 1)
-		for (p = 0; p < np; p++)
-			str_like_range(strs, gpo_block_lo(n, p, np),
-						   gpo_block_lo(n, p + 1, np), pat, out);
-	}
+	gpo_run_pieces(ctx, n, STRLIKE_SERIAL_ROWS, STRLIKE_ROWS_PER_PIECE,
+				   str_like_range, &a);
 	return GPO_OK;
 }
