@@ -458,7 +458,8 @@ INSERT INTO bq VALUES
  (28, 'p_urlhash', $q$SELECT count(*), min(eventdate), max(eventdate), sum(fetchtiming) FROM hits WHERE urlhash > 0 AND refererhash <> 0$q$),
  (29, 't_phrase_minurl', $q$SELECT searchphrase, min(url) AS u, count(*) AS c FROM hits WHERE searchphrase <> '' GROUP BY searchphrase ORDER BY c DESC, searchphrase LIMIT 10$q$),
  (30, 't_counter_maxtitle', $q$SELECT counterid, max(title) AS t, count(*) AS c FROM hits WHERE counterid <> 62 GROUP BY counterid ORDER BY c DESC, counterid LIMIT 10$q$),
- (31, 't_phrase_news', $q$SELECT searchphrase, min(url) AS u, min(title) AS t, count(*) AS c, count(DISTINCT userid) AS d FROM hits WHERE title LIKE '%news%' AND url NOT LIKE '%.ex.ru%' AND searchphrase <> '' GROUP BY searchphrase ORDER BY c DESC, searchphrase LIMIT 10$q$);
+ (31, 't_phrase_news', $q$SELECT searchphrase, min(url) AS u, min(title) AS t, count(*) AS c, count(DISTINCT userid) AS d FROM hits WHERE title LIKE '%news%' AND url NOT LIKE '%.ex.ru%' AND searchphrase <> '' GROUP BY searchphrase ORDER BY c DESC, searchphrase LIMIT 10$q$),
+ (32, 'l_width_band', $q$SELECT CASE WHEN resolutionwidth < 1024 THEN 'small' WHEN resolutionwidth < 1600 THEN 'medium' ELSE 'large' END AS band, CASE WHEN isrefresh = 0 THEN 'first view' ELSE 'refresh' END AS kind, count(*) AS c, avg(fetchtiming) AS f FROM hits WHERE counterid <> 62 GROUP BY 1, 2 ORDER BY c DESC, band, kind$q$);
 \ir faces.psql
 SELECT 'rows ' || count(*) || ', urls ' || count(DISTINCT url) || ', titles ' || count(DISTINCT title) ||
        ', phrases ' || count(DISTINCT searchphrase) || ', users ' || count(DISTINCT userid) ||

@@ -119,6 +119,9 @@ typedef struct GpuopsAggSpec
 	GpuopsAggTable *tables;
 	bool		partitioned;	/* the input is an inheritance tree */
 	GpuopsTextDict *key_dicts[GPUOPS_AGG_MAX_KEYS]; /* text keys (executor) */
+	List	   *key_labels[GPUOPS_AGG_MAX_KEYS];	/* a label key's labels
+													 * (String nodes), in code
+													 * order; else NIL */
 	double		est_groups;
 	int			planned_device; /* a gpo_device: gpuops.device at plan time */
 	int			planned_strategy;	/* expected gpo_agg_strategy; -1: no keys */
@@ -237,6 +240,17 @@ extern bool gpuops_agg_short_text_key(Oid typid, int32 typmod, Oid collid);
  * key (char(n) only with a length), not a short one.
  */
 extern bool gpuops_agg_text_codes_col(Oid typid, int32 typmod, Oid collid);
+
+/* ---- agg_label.c ---- */
+
+/* True if e is a CASE of text or varchar with constant results; *labels gets them. */
+extern bool gpuops_label_case(Node *e, List **labels);
+/* Label key e as the same CASE over int4 codes of its labels. */
+extern Node *gpuops_label_codes(Node *e);
+/* keys with each label key as its CASE over codes (a new list). */
+extern List *gpuops_label_keys_codes(List *keys);
+/* The groups of keys over rows rows, label keys counted by their labels. */
+extern double gpuops_label_groups(PlannerInfo *root, List *keys, double rows);
 
 /* ---- agg_spec.c ---- */
 

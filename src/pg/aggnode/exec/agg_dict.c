@@ -81,11 +81,21 @@ gpuops_dict_create_keys(GpuopsAggSpec *spec)
 	int			k;
 
 	for (k = 0; k < spec->nkeys; k++)
-		if (gpuops_agg_text_key(spec->key_types[k], spec->key_collations[k]) &&
-			!gpuops_agg_short_text_key(spec->key_types[k],
-									   spec->key_typmods[k],
-									   spec->key_collations[k]))
-			spec->key_dicts[k] = gpuops_dict_create(spec->est_groups);
+	{
+		ListCell   *lc;
+		int32		code = 0;
+
+		if (!gpuops_agg_text_key(spec->key_types[k], spec->key_collations[k]) ||
+			gpuops_agg_short_text_key(spec->key_types[k], spec->key_typmods[k],
+									  spec->key_collations[k]))
+			continue;
+		spec->key_dicts[k] = gpuops_dict_create(spec->est_groups);
+		/* a label key's labels, coded in the planner's order (agg_label.c) */
+		foreach(lc, spec->key_labels[k])
+			if (gpuops_dict_encode(spec->key_dicts[k],
+								   CStringGetTextDatum(strVal(lfirst(lc)))) != code++)
+				elog(ERROR, "GpuOpsAgg: a label key's codes differ from the plan's");
+	}
 }
 
 /* Raises the error of a dictionary call that failed with st. */

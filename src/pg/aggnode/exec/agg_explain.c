@@ -224,12 +224,21 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		List	   *keys = NIL;
 		ListCell   *lc;
 
+		Index		relid = (Index) intVal(list_nth(cscan->custom_private, PRIV_RELID));
+		int			k = 0;
+
 		foreach(lc, (List *) lthird(tab0))
-			keys = lappend(keys,
-						   deparse_expression(gpuops_agg_set_varno(lfirst(lc),
-																   first->rti,
-																   rti),
-											  context, useprefix, false));
+		{
+			/* a label key as the query writes it, not its codes */
+			Node	   *query_key = list_nth((List *) list_nth(cscan->custom_private,
+															  PRIV_KEYS), k);
+			Node	   *key = gpuops_label_case(query_key, NULL) ?
+				gpuops_agg_set_varno(query_key, relid, rti) :
+				gpuops_agg_set_varno(lfirst(lc), first->rti, rti);
+
+			keys = lappend(keys, deparse_expression(key, context, useprefix, false));
+			k++;
+		}
 		ExplainPropertyList("Group Keys", keys, es);
 	}
 	if (s->spec.nkeys > s->spec.nkeys_out && rti > 0 && s->join == NULL)

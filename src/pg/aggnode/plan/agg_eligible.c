@@ -143,7 +143,8 @@ gpuops_agg_distinct_ok(Aggref *aggref, const char *name, Index relid,
 		list_length(aggref->args) != 1 || aggref->aggtype != INT8OID)
 		return false;
 	arg = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
-	if (!gpuops_agg_key_source_ok(arg, relid))
+	/* (a label CASE is a grouping key only: agg_label.c) */
+	if (gpuops_label_case(arg, NULL) || !gpuops_agg_key_source_ok(arg, relid))
 		return false;
 	*kind = GPUOPS_AGG_COUNT_DISTINCT;
 	*argattno = IsA(arg, Var) ? ((Var *) arg)->varattno : GPUOPS_AGG_ARG_EXPR;
@@ -460,7 +461,25 @@ gpuops_agg_key_source_ok(Node *e, Index relid)
 {
 	if (gpuops_plain_column(e, relid))
 		return gpuops_agg_key_ok(e);
+	if (gpuops_label_case(e, NULL))
+		return gpuops_expr_on_device((Expr *) gpuops_label_codes(e), relid);
 	return gpuops_expr_on_device((Expr *) e, relid);
+}
+
+/*
+ * True if e reads a star join's dimension column (a virtual column of the
+ * fact table, past its max_attr): label keys over them stay native.
+ */
+static bool
+gpuops_agg_virtual_vars(Node *e, AttrNumber max_attr)
+{
+	List	   *vars = pull_var_clause(e, 0);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+		if (((Var *) lfirst(lc))->varattno > max_attr)
+			return true;
+	return false;
 }
 
 /* What the output walker knows and collects. */
@@ -528,7 +547,9 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 	{
 		Node	   *e = (Node *) lfirst(lc);
 
-		if (!gpuops_agg_key_source_ok(e, relid))
+		if (!gpuops_agg_key_source_ok(e, relid) ||
+			(gpuops_label_case(e, NULL) &&
+			 gpuops_agg_virtual_vars(e, root->simple_rel_array[relid]->max_attr)))
 			return false;
 		*keys = list_append_unique(*keys, e);
 	}
@@ -670,6 +691,8 @@ gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top, RelOptInfo *rel,
 	foreach(lc, keys)
 		if (!gpuops_agg_key_source_ok((Node *) lfirst(lc), rel->relid))
 			return false;
+	/* a label key: its CASE over codes (agg_label.c) */
+	keys = gpuops_label_keys_codes(keys);
 
 	entry = list_make5(makeInteger(rel->relid), makeInteger((int) rte->relid),
 					   keys, aggrefs, device_quals);

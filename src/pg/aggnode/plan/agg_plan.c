@@ -409,13 +409,13 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (keys == NIL)
 		groups = 1;
 	else
-		groups = estimate_num_groups(root, scan_keys, input_rel->rows, NULL, NULL);
+		groups = gpuops_label_groups(root, scan_keys, input_rel->rows);
 	engine_groups = groups;
 	if (gpuops_agg_fold_args(aggrefs) != NIL)
-		engine_groups = estimate_num_groups(root,
+		engine_groups = gpuops_label_groups(root,
 											list_concat_copy(scan_keys,
 															 gpuops_agg_fold_args(scan_aggrefs)),
-											input_rel->rows, NULL, NULL);
+											input_rel->rows);
 	if (!gpuops_agg_groups_fit(list_concat_copy(keys, gpuops_agg_fold_args(aggrefs)),
 							   aggrefs, engine_groups))
 		return;
