@@ -1,14 +1,17 @@
--- Custom Scan (GpuOpsAgg) with label keys: a grouping key that is a CASE of
--- type text or varchar whose results are all constants (or NULL), which
--- the device evaluates as a CASE over the labels' codes.  Checked against
+-- Custom Scan (GpuOpsAgg) with label keys: a grouping key that is a CASE or
+-- COALESCE of type text or varchar whose results are constants (or NULL)
+-- and at most one text column, which the device evaluates over codes: the
+-- labels' and the column's, of one dictionary.  Checked against
 -- PostgreSQL's own answer: searched and simple CASEs, no ELSE (a NULL
 -- group), repeated labels, an empty label, non-ASCII labels, varchar
 -- labels, beside column keys, text keys and a second label key, with
 -- FILTER, HAVING, count(DISTINCT), min and max of text, device and CPU
 -- WHERE clauses, NULL conditions, spilled groups, a partitioned table, a
 -- star join, the column cache, workers; an error in a condition raises PostgreSQL's own.  What keeps the
--- native plan: a result that is not a constant, a short varchar type, a
--- label CASE inside count(DISTINCT), a condition the device can't run.
+-- native plan: results of two columns or of an expression, a column that is
+-- also a key or min's argument, a column in a star join, a short varchar
+-- type, a label CASE inside count(DISTINCT), a condition the device can't
+-- run.
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
 
@@ -29,14 +32,16 @@ BEGIN
 END
 $$;
 
-CREATE TABLE tlab (id int4, w int4, k int4, f float8, d date, u text, c text COLLATE "C")
+CREATE TABLE tlab (id int4, w int4, k int4, f float8, d date, u text, c text COLLATE "C",
+				   vc varchar(20))
 	WITH (autovacuum_enabled = off);
 INSERT INTO tlab
 SELECT i, i % 37, CASE WHEN i % 11 = 0 THEN NULL ELSE i % 5 END,
 	   CASE WHEN i % 13 = 0 THEN NULL WHEN i % 101 = 0 THEN 'NaN' ELSE (i % 100) / 7.0 END,
 	   date '2024-01-01' + (i % 400),
 	   CASE WHEN i % 17 = 0 THEN NULL ELSE 'u' || (i % 23) END,
-	   'c' || (i % 3)
+	   'c' || (i % 3),
+	   CASE WHEN i % 19 = 0 THEN NULL ELSE 'x' || (i % 4) END
 FROM generate_series(1, 50000) i;
 VACUUM ANALYZE tlab;
 
@@ -71,6 +76,17 @@ SELECT pg_temp.check('SELECT CASE WHEN w < 10 THEN ''a'' ELSE ''b'' END AS b, co
 SELECT pg_temp.check('SELECT CASE WHEN k IS NULL THEN ''none'' ELSE ''some'' END AS b, count(*) AS n FROM tlab WHERE w > 3 AND u LIKE ''u1%'' GROUP BY 1');
 SELECT * FROM pg_temp.table_read('SELECT CASE WHEN k IS NULL THEN ''none'' ELSE ''some'' END AS b, count(*) FROM tlab WHERE u ILIKE ''U1%'' GROUP BY 1');
 SELECT pg_temp.check('SELECT CASE WHEN k IS NULL THEN ''none'' ELSE ''some'' END AS b, count(*) AS n FROM tlab WHERE u ILIKE ''U1%'' GROUP BY 1');
+-- a column among the results: its strings and the labels share the key's
+-- codes (equal strings from either make one group)
+SELECT pg_temp.check('SELECT CASE WHEN k = 1 THEN u ELSE ''u1'' END AS b, count(*) AS n, sum(w) AS s FROM tlab GROUP BY 1');
+SELECT pg_temp.check('SELECT CASE WHEN k IS NULL THEN ''none'' WHEN w < 5 THEN NULL ELSE c END AS b, w % 3 AS m, count(*) AS n FROM tlab GROUP BY 1, 2');
+SELECT pg_temp.check('SELECT CASE k WHEN 2 THEN u WHEN 3 THEN u END AS b, count(*) AS n, max(f) AS mf FROM tlab GROUP BY 1');
+SELECT pg_temp.check('SELECT COALESCE(u, ''(none)'') AS b, count(*) AS n FROM tlab GROUP BY 1');
+SELECT pg_temp.check('SELECT COALESCE(u, NULL, ''u7'') AS b, k, count(*) AS n FROM tlab WHERE u <> ''u3'' AND w > 2 GROUP BY 1, 2');
+SELECT pg_temp.check('SELECT CASE WHEN w < 9 THEN vc ELSE ''x'' END AS b, count(*) AS n FROM tlab GROUP BY 1');
+SELECT pg_temp.check('SELECT CASE WHEN w < 9 THEN c ELSE ''c1'' END AS b, count(DISTINCT k) AS dk, min(u) AS mu FROM tlab GROUP BY 1');
+SELECT * FROM pg_temp.plan('SELECT CASE WHEN k = 1 THEN u ELSE '''' END AS b, count(*) FROM tlab GROUP BY 1');
+SELECT * FROM pg_temp.table_read('SELECT CASE WHEN k = 1 THEN u ELSE '''' END AS b, count(*) FROM tlab GROUP BY 1');
 -- small batches
 SET gpuops.debug_chunk_size = 1000;
 SELECT pg_temp.check('SELECT CASE WHEN w < 10 THEN ''a'' WHEN w < 20 THEN ''b'' END AS b, id % 50 AS m, count(*) AS n FROM tlab GROUP BY 1, 2');
@@ -123,11 +139,27 @@ SELECT * FROM pg_temp.lines('SELECT CASE WHEN w < 10 THEN ''a'' ELSE ''b'' END A
 							ARRAY['Workers Launched', 'Table Read']);
 SELECT pg_temp.check('SELECT CASE WHEN w < 10 THEN ''a'' WHEN w < 20 THEN ''b'' END AS b, u, count(*) AS n, sum(f) AS s FROM tlab GROUP BY 1, 2');
 SELECT pg_temp.check('SELECT CASE k WHEN 1 THEN ''one'' WHEN 2 THEN ''two'' ELSE ''many'' END AS b, count(DISTINCT u) AS du, max(u) AS mu FROM tlab GROUP BY 1');
+SELECT * FROM pg_temp.lines('SELECT CASE WHEN k = 1 THEN u ELSE ''u1'' END AS b, count(*) FROM tlab GROUP BY 1',
+							ARRAY['Workers Launched', 'Table Read']);
+SELECT pg_temp.check('SELECT CASE WHEN k = 1 THEN u ELSE ''u1'' END AS b, count(*) AS n, sum(w) AS s FROM tlab GROUP BY 1');
+SELECT pg_temp.check('SELECT COALESCE(u, ''(none)'') AS b, CASE WHEN w < 10 THEN ''a'' ELSE ''b'' END AS l, count(*) AS n FROM tlab GROUP BY 1, 2');
 \i :abs_srcdir/sql/include/workers_off.psql
 
 -- what keeps the native plan
--- a result that is a column
-SELECT * FROM pg_temp.plan('SELECT CASE WHEN w < 10 THEN u ELSE ''x'' END AS b, count(*) FROM tlab GROUP BY 1');
+-- results of two columns
+SELECT * FROM pg_temp.plan('SELECT CASE WHEN w < 10 THEN u ELSE c END AS b, count(*) FROM tlab GROUP BY 1');
+-- a result that is an expression
+SELECT * FROM pg_temp.plan('SELECT CASE WHEN w < 10 THEN u || ''!'' ELSE ''x'' END AS b, count(*) FROM tlab GROUP BY 1');
+-- a label key's column that is also a key, or min's argument
+SELECT * FROM pg_temp.plan('SELECT u, CASE WHEN w < 10 THEN u ELSE ''x'' END AS b, count(*) FROM tlab GROUP BY 1, 2');
+SELECT * FROM pg_temp.plan('SELECT CASE WHEN w < 10 THEN u ELSE ''x'' END AS b, min(u) FROM tlab GROUP BY 1');
+-- a label key's column in a star join
+CREATE TABLE tlab_dim2 (dk int4 PRIMARY KEY, nm text);
+INSERT INTO tlab_dim2 SELECT j, 'n' || j FROM generate_series(0, 36) j;
+ANALYZE tlab_dim2;
+SELECT * FROM pg_temp.plan('SELECT d.nm, CASE WHEN t.k = 1 THEN t.u ELSE ''x'' END AS b, count(*) FROM tlab t JOIN tlab_dim2 d ON t.w = d.dk GROUP BY 1, 2');
+SELECT pg_temp.try('SELECT d.nm, CASE WHEN t.k = 1 THEN t.u ELSE ''x'' END AS b, count(*) FROM tlab t JOIN tlab_dim2 d ON t.w = d.dk GROUP BY 1, 2');
+DROP TABLE tlab_dim2;
 -- a short varchar type (its bytes would be the key, not a code)
 SELECT * FROM pg_temp.plan('SELECT CASE WHEN w < 10 THEN ''a''::varchar(1) ELSE ''b''::varchar(1) END AS b, count(*) FROM tlab GROUP BY 1');
 -- a label CASE counted DISTINCT

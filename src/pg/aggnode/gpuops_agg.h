@@ -243,12 +243,20 @@ extern bool gpuops_agg_text_codes_col(Oid typid, int32 typmod, Oid collid);
 
 /* ---- agg_label.c ---- */
 
-/* True if e is a CASE of text or varchar with constant results; *labels gets them. */
-extern bool gpuops_label_case(Node *e, List **labels);
-/* Label key e as the same CASE over int4 codes of its labels. */
+/*
+ * True if e is a CASE or COALESCE of text or varchar whose results are
+ * constants and at most one text column; *labels gets the constants,
+ * *source the column.
+ */
+extern bool gpuops_label_case(Node *e, List **labels, Var **source);
+/* Label key e as the same expression over int4 codes. */
 extern Node *gpuops_label_codes(Node *e);
-/* keys with each label key as its CASE over codes (a new list). */
+/* The column a label key's codes expression takes as a result, or 0. */
+extern AttrNumber gpuops_label_source(Node *codes);
+/* keys with each label key as its expression over codes (a new list). */
 extern List *gpuops_label_keys_codes(List *keys);
+/* True if no label key's column is another key's or an argument of args. */
+extern bool gpuops_label_sources_ok(List *keys, List *args);
 /* The groups of keys over rows rows, label keys counted by their labels. */
 extern double gpuops_label_groups(PlannerInfo *root, List *keys, double rows);
 

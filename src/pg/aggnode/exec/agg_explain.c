@@ -232,7 +232,7 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			/* a label key as the query writes it, not its codes */
 			Node	   *query_key = list_nth((List *) list_nth(cscan->custom_private,
 															  PRIV_KEYS), k);
-			Node	   *key = gpuops_label_case(query_key, NULL) ?
+			Node	   *key = gpuops_label_case(query_key, NULL, NULL) ?
 				gpuops_agg_set_varno(query_key, relid, rti) :
 				gpuops_agg_set_varno(lfirst(lc), first->rti, rti);
 

@@ -26,8 +26,12 @@ bool
 gpuops_agg_key_own_codes(const GpuopsAggScanState *s,
 						 const GpuopsAggTableExec *te, int k)
 {
-	return s->spec.key_dicts[k] != NULL && te->tab->key_exprs[k] == NULL &&
-		te->key_col[k] >= 0 && te->key_col[k] < te->nread;
+	if (s->spec.key_dicts[k] == NULL)
+		return false;
+	/* a label key that takes a column: the column's codes (agg_label.c) */
+	if (te->tab->key_exprs[k] != NULL)
+		return gpuops_label_source((Node *) te->tab->key_exprs[k]) > 0;
+	return te->key_col[k] >= 0 && te->key_col[k] < te->nread;
 }
 
 /*

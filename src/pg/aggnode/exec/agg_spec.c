@@ -147,7 +147,7 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		spec->key_types[i] = exprType((Node *) lfirst(lc));
 		spec->key_typmods[i] = gpuops_expr_typmod((Expr *) lfirst(lc), relid);
 		spec->key_collations[i] = exprCollation((Node *) lfirst(lc));
-		if (!gpuops_label_case((Node *) lfirst(lc), &spec->key_labels[i]))
+		if (!gpuops_label_case((Node *) lfirst(lc), &spec->key_labels[i], NULL))
 			spec->key_labels[i] = NIL;
 		i++;
 	}

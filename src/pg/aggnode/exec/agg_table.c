@@ -437,6 +437,16 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		if (tab->key_exprs[i] == NULL && tab->key_attnos[i] <= natts)
 			gpuops_agg_add_col(te, tab->key_attnos[i], s->spec.key_dicts[i],
 							   false);
+	/* a label key's column: codes of the key's own dictionary (agg_label.c) */
+	for (i = 0; i < s->spec.nkeys; i++)
+	{
+		AttrNumber	src = gpuops_label_source((Node *) tab->key_exprs[i]);
+
+		if (src > 0 && s->spec.key_dicts[i] != NULL &&
+			te->cols[gpuops_agg_add_col(te, src, s->spec.key_dicts[i],
+										false)].encode_arg != s->spec.key_dicts[i])
+			elog(ERROR, "GpuOpsAgg: a label key's column has another dictionary");
+	}
 	for (i = 0; i < s->spec.nvals; i++)
 		if (tab->val_attnos[i] > 0 && tab->val_attnos[i] <= natts)
 			gpuops_agg_add_col(te, tab->val_attnos[i], NULL,

@@ -144,7 +144,7 @@ gpuops_agg_distinct_ok(Aggref *aggref, const char *name, Index relid,
 		return false;
 	arg = (Node *) linitial_node(TargetEntry, aggref->args)->expr;
 	/* (a label CASE is a grouping key only: agg_label.c) */
-	if (gpuops_label_case(arg, NULL) || !gpuops_agg_key_source_ok(arg, relid))
+	if (gpuops_label_case(arg, NULL, NULL) || !gpuops_agg_key_source_ok(arg, relid))
 		return false;
 	*kind = GPUOPS_AGG_COUNT_DISTINCT;
 	*argattno = IsA(arg, Var) ? ((Var *) arg)->varattno : GPUOPS_AGG_ARG_EXPR;
@@ -461,7 +461,7 @@ gpuops_agg_key_source_ok(Node *e, Index relid)
 {
 	if (gpuops_plain_column(e, relid))
 		return gpuops_agg_key_ok(e);
-	if (gpuops_label_case(e, NULL))
+	if (gpuops_label_case(e, NULL, NULL))
 		return gpuops_expr_on_device((Expr *) gpuops_label_codes(e), relid);
 	return gpuops_expr_on_device((Expr *) e, relid);
 }
@@ -548,7 +548,7 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 		Node	   *e = (Node *) lfirst(lc);
 
 		if (!gpuops_agg_key_source_ok(e, relid) ||
-			(gpuops_label_case(e, NULL) &&
+			(gpuops_label_case(e, NULL, NULL) &&
 			 gpuops_agg_virtual_vars(e, root->simple_rel_array[relid]->max_attr)))
 			return false;
 		*keys = list_append_unique(*keys, e);
@@ -583,7 +583,8 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 		if (a->aggdistinct == NIL && list_member(*keys, arg))
 			return false;
 	}
-	if (list_length(*keys) + list_length(xs) > GPUOPS_AGG_MAX_KEYS)
+	if (list_length(*keys) + list_length(xs) > GPUOPS_AGG_MAX_KEYS ||
+		!gpuops_label_sources_ok(*keys, xs))
 		return false;
 	return true;
 }

@@ -368,6 +368,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	List	   *scan_aggrefs;
 	GpuopsAggInput input;
 	List	   *splits = NIL;
+	ListCell   *lc;
 	double		groups;
 	double		engine_groups;
 	CustomPath *cp;
@@ -398,6 +399,14 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (!gpuops_agg_collect(root, scan_rel->relid, target, having, tlist,
 							&keys, &aggrefs))
 		return;
+	/* a star join's label keys take no column (agg_label.c) */
+	foreach(lc, star ? keys : NIL)
+	{
+		Var		   *src = NULL;
+
+		if (gpuops_label_case((Node *) lfirst(lc), NULL, &src) && src != NULL)
+			return;
+	}
 	memset(&input, 0, sizeof(input));
 	if (!gpuops_agg_add_tables(root, scan_rel, scan_rel, keys, aggrefs,
 							   &input) || input.tables == NIL)
