@@ -24,6 +24,13 @@
 /* Smallest batch, in bytes of the widest column, per face. */
 #define GPUOPS_AGG_BATCH_CPU_BYTES (4.0 * 1024 * 1024)
 #define GPUOPS_AGG_BATCH_GPU_BYTES (16.0 * 1024 * 1024)
+/*
+ * Most bytes of a CPU batch's columns, read and computed, together (at
+ * least a row): ClickBench's q30, 90 sums of ResolutionWidth + k, computed
+ * 90 int4 columns of 1M rows a batch (360 MB), which the allocator gave
+ * back to the kernel and took again every batch, faulting in their pages.
+ */
+#define GPUOPS_AGG_BATCH_CPU_ALL_BYTES (32.0 * 1024 * 1024)
 /* Estimated groups up to which the running (dense) groups are expected. */
 #define GPUOPS_AGG_RUNS_LIKELY_GROUPS 4096.0
 
@@ -167,13 +174,20 @@ static int64
 gpuops_agg_batch_rows(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 {
 	size_t		widest = 4;
+	size_t		row = 0;
+	bool		gpu = gpuops_agg_gpu_possible() && !gpuops_agg_runs_on_cpu(s);
 	double		bytes;
 	int			i;
 
 	for (i = 0; i < te->ncols + te->ncomputed; i++)
+	{
 		widest = Max(widest, gpo_type_size(gpuops_agg_col_type(te, i)));
-	bytes = gpuops_agg_gpu_possible() && !gpuops_agg_runs_on_cpu(s) ?
-		GPUOPS_AGG_BATCH_GPU_BYTES : GPUOPS_AGG_BATCH_CPU_BYTES;
+		row += gpo_type_size(gpuops_agg_col_type(te, i));
+	}
+	bytes = gpu ? GPUOPS_AGG_BATCH_GPU_BYTES : GPUOPS_AGG_BATCH_CPU_BYTES;
+	/* many columns: all of them within GPUOPS_AGG_BATCH_CPU_ALL_BYTES */
+	if (!gpu && row > 0)
+		bytes = Min(bytes, GPUOPS_AGG_BATCH_CPU_ALL_BYTES / row * widest);
 	bytes = Max(bytes, s->spec.est_groups * 64.0 * widest);
 	bytes = Min(bytes, (double) gpuops_chunk_size);
 	/* a batch for the GPU service takes at most a quarter of its arena */
