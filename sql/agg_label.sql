@@ -17,20 +17,7 @@
 
 \i :abs_srcdir/sql/include/lines.psql
 
--- the rows the cache served when q ran (0: none)
-CREATE FUNCTION pg_temp.from_cache(q text) RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	n bigint := 0;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-		IF line LIKE '%Rows From Cache:%' OR line LIKE '%Rows On Device:%' THEN
-			n := n + split_part(line, ':', 2)::bigint;
-		END IF;
-	END LOOP;
-	RETURN n;
-END
-$$;
+\i :abs_srcdir/sql/include/from_cache.psql
 
 CREATE TABLE tlab (id int4, w int4, k int4, f float8, d date, u text, c text COLLATE "C",
 				   vc varchar(20))

@@ -15,21 +15,7 @@
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
 
--- the rows the cache served when q ran (0: none): from shared memory, or
--- (on the GPU face) from the GPU service's copy on its device
-CREATE FUNCTION pg_temp.from_cache(q text) RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	n bigint := 0;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-		IF line LIKE '%Rows From Cache:%' OR line LIKE '%Rows On Device:%' THEN
-			n := n + split_part(line, ':', 2)::bigint;
-		END IF;
-	END LOOP;
-	RETURN n;
-END
-$$;
+\i :abs_srcdir/sql/include/from_cache.psql
 
 -- the cache's view of this database's tables
 CREATE FUNCTION pg_temp.status() RETURNS TABLE (relation regclass, range_blocks int,
