@@ -2,7 +2,8 @@
 -- gpuops on against gpuops off over adversarial data: the integer extremes,
 -- NaN, +-Infinity, -0.0, all-NULL columns, infinite dates and timestamps,
 -- empty and long text under the C collation and the default one, a
--- partitioned table and a table after UPDATE and DELETE.  Each query's rows
+-- partitioned table, a table after UPDATE and DELETE, and label keys (CASE
+-- and COALESCE of text) over the first.  Each query's rows
 -- are compared with EXCEPT ALL both ways; every count shown must be 0.
 --
 -- Float sums round differently in another order (documented), so every
@@ -214,5 +215,19 @@ SELECT count(*) AS queries, count(*) FILTER (WHERE used) AS used_node,
        count(*) FILTER (WHERE err IS NOT NULL) AS errors,
        sum(only_on) AS only_on, sum(only_off) AS only_off FROM fz_r3;
 SELECT q, only_on, only_off, err FROM fz_r3 WHERE only_on <> 0 OR only_off <> 0 OR err IS NOT NULL;
+
+-- label keys: CASE and COALESCE of text over constants and a text column
+CREATE TEMP TABLE fz_r4 AS SELECT * FROM pg_temp.fuzz('fz_t', 60, 0.375,
+	ARRAY['CASE WHEN i4 < 0 THEN ''neg'' WHEN i4 > 100 THEN ''big'' END',
+		  'CASE i2 % 3 WHEN 0 THEN ''a'' WHEN 1 THEN '''' ELSE ''a'' END',
+		  'COALESCE(t, ''k1'')', 'CASE WHEN b THEN t ELSE ''none'' END',
+		  'CASE WHEN d > ''2000-03-10'' THEN tc END', 'i2', 'd'],
+	ARRAY['i2', 'i4', 'v8', 'w4'],
+	ARRAY['f8', 'ts'],
+	ARRAY['i4 > 0', 'b', 'NOT b', 't = ''''', 't LIKE ''k1%''', 'v8 > 50000', 'id % 5 = 0']);
+SELECT count(*) AS queries, count(*) FILTER (WHERE used) AS used_node,
+       count(*) FILTER (WHERE err IS NOT NULL) AS errors,
+       sum(only_on) AS only_on, sum(only_off) AS only_off FROM fz_r4;
+SELECT q, only_on, only_off, err FROM fz_r4 WHERE only_on <> 0 OR only_off <> 0 OR err IS NOT NULL;
 
 DROP TABLE fz_t, fz_p, fz_u;
