@@ -6,12 +6,12 @@
 -- group), repeated labels, an empty label, non-ASCII labels, varchar
 -- labels, beside column keys, text keys and a second label key, with
 -- FILTER, HAVING, count(DISTINCT), min and max of text, device and CPU
--- WHERE clauses, NULL conditions, spilled groups, a partitioned table, a
--- star join, the column cache, workers; an error in a condition raises PostgreSQL's own.  What keeps the
--- native plan: results of two columns or of an expression, a column that is
--- also a key or min's argument, a column in a star join, a short varchar
--- type, a label CASE inside count(DISTINCT), a condition the device can't
--- run.
+-- WHERE clauses (on the column too), NULL conditions, spilled groups, a
+-- partitioned table, a star join, the column cache, workers; an error in a
+-- condition raises PostgreSQL's own.  What keeps the native plan: results
+-- of two columns or of an expression, a column that is also a key or min's
+-- argument, a column in a star join, a short varchar column or type, a
+-- label CASE inside count(DISTINCT), a condition the device can't run.
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
 
@@ -74,6 +74,19 @@ SELECT pg_temp.check('SELECT CASE WHEN w < 9 THEN vc ELSE ''x'' END AS b, count(
 SELECT pg_temp.check('SELECT CASE WHEN w < 9 THEN c ELSE ''c1'' END AS b, count(DISTINCT k) AS dk, min(u) AS mu FROM tlab GROUP BY 1');
 SELECT * FROM pg_temp.plan('SELECT CASE WHEN k = 1 THEN u ELSE '''' END AS b, count(*) FROM tlab GROUP BY 1');
 SELECT * FROM pg_temp.table_read('SELECT CASE WHEN k = 1 THEN u ELSE '''' END AS b, count(*) FROM tlab GROUP BY 1');
+-- a column under device clauses: the clauses compare codes of the key's
+-- dictionary
+SELECT pg_temp.check('SELECT CASE WHEN w < 9 THEN vc ELSE ''x'' END AS b, count(*) AS n FROM tlab WHERE vc = ''x1'' OR vc = ''x2'' GROUP BY 1');
+SELECT pg_temp.check('SELECT COALESCE(vc, ''none'') AS b, count(*) AS n FROM tlab WHERE vc IN (''x1'', ''x3'') AND w > 4 GROUP BY 1');
+SELECT * FROM pg_temp.plan('SELECT COALESCE(vc, ''none'') AS b, count(*) AS n FROM tlab WHERE vc IN (''x1'', ''x3'') AND w > 4 GROUP BY 1');
+-- a short varchar column (its clauses compare codes of its bytes) keeps the
+-- native plan
+CREATE TABLE tlab_s (w int4, s1 varchar(1));
+INSERT INTO tlab_s SELECT i % 37, CASE WHEN i % 13 = 0 THEN NULL ELSE chr(97 + i % 4) END
+FROM generate_series(1, 20000) i;
+ANALYZE tlab_s;
+SELECT * FROM pg_temp.plan('SELECT CASE WHEN w < 9 THEN s1 ELSE ''x'' END AS b, count(*) AS n FROM tlab_s WHERE s1 = ''a'' OR s1 = ''b'' GROUP BY 1');
+DROP TABLE tlab_s;
 -- small batches
 SET gpuops.debug_chunk_size = 1000;
 SELECT pg_temp.check('SELECT CASE WHEN w < 10 THEN ''a'' WHEN w < 20 THEN ''b'' END AS b, id % 50 AS m, count(*) AS n FROM tlab GROUP BY 1, 2');

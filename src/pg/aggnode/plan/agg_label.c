@@ -30,7 +30,8 @@
 /*
  * True if e (under its relabelings) can be a label key's result: a text or
  * varchar constant or NULL, or a text or varchar column, the same as
- * *source if that is set (else it becomes *source).
+ * *source if that is set (else it becomes *source), and not a short one
+ * (whose clauses compare codes of its bytes, not of a dictionary).
  */
 static bool
 gpuops_label_result(Node *e, Var **source)
@@ -43,7 +44,9 @@ gpuops_label_result(Node *e, Var **source)
 			((Const *) e)->consttype == VARCHAROID;
 	if (e == NULL || !IsA(e, Var) || ((Var *) e)->varlevelsup != 0 ||
 		((Var *) e)->varattno <= 0 ||
-		(((Var *) e)->vartype != TEXTOID && ((Var *) e)->vartype != VARCHAROID))
+		(((Var *) e)->vartype != TEXTOID && ((Var *) e)->vartype != VARCHAROID) ||
+		gpuops_agg_short_text_key(((Var *) e)->vartype, ((Var *) e)->vartypmod,
+								  ((Var *) e)->varcollid))
 		return false;
 	if (*source == NULL)
 		*source = (Var *) e;
