@@ -253,6 +253,8 @@ extern bool gpuops_label_case(Node *e, List **labels, Var **source);
 extern Node *gpuops_label_codes(Node *e);
 /* The column a label key's codes expression takes as a result, or 0. */
 extern AttrNumber gpuops_label_source(Node *codes);
+/* True if label key e can be a star join's (constants over the fact's columns). */
+extern bool gpuops_label_star_ok(Node *e, AttrNumber max_attr);
 /* keys with each label key as its expression over codes (a new list). */
 extern List *gpuops_label_keys_codes(List *keys);
 /* True if no label key's column is another key's or an argument of args. */

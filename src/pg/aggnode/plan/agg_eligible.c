@@ -466,22 +466,6 @@ gpuops_agg_key_source_ok(Node *e, Index relid)
 	return gpuops_expr_on_device((Expr *) e, relid);
 }
 
-/*
- * True if e reads a star join's dimension column (a virtual column of the
- * fact table, past its max_attr): label keys over them stay native.
- */
-static bool
-gpuops_agg_virtual_vars(Node *e, AttrNumber max_attr)
-{
-	List	   *vars = pull_var_clause(e, 0);
-	ListCell   *lc;
-
-	foreach(lc, vars)
-		if (((Var *) lfirst(lc))->varattno > max_attr)
-			return true;
-	return false;
-}
-
 /* What the output walker knows and collects. */
 typedef struct GpuopsOutputCheck
 {
@@ -547,9 +531,7 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 	{
 		Node	   *e = (Node *) lfirst(lc);
 
-		if (!gpuops_agg_key_source_ok(e, relid) ||
-			(gpuops_label_case(e, NULL, NULL) &&
-			 gpuops_agg_virtual_vars(e, root->simple_rel_array[relid]->max_attr)))
+		if (!gpuops_agg_key_source_ok(e, relid))
 			return false;
 		*keys = list_append_unique(*keys, e);
 	}

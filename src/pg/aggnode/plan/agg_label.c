@@ -24,8 +24,18 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/selfuncs.h"
+
+/* e without its relabelings. */
+static Node *
+gpuops_label_strip(Node *e)
+{
+	while (e != NULL && IsA(e, RelabelType))
+		e = (Node *) ((RelabelType *) e)->arg;
+	return e;
+}
 
 /*
  * True if e (under its relabelings) can be a label key's result: a text or
@@ -36,8 +46,7 @@
 static bool
 gpuops_label_result(Node *e, Var **source)
 {
-	while (e != NULL && IsA(e, RelabelType))
-		e = (Node *) ((RelabelType *) e)->arg;
+	e = gpuops_label_strip(e);
 	if (e != NULL && IsA(e, Const))
 		return ((Const *) e)->constisnull ||
 			((Const *) e)->consttype == TEXTOID ||
@@ -87,15 +96,6 @@ gpuops_label_code(Const *c, List **labels)
 	return i;
 }
 
-/* e without its relabelings. */
-static Node *
-gpuops_label_strip(Node *e)
-{
-	while (e != NULL && IsA(e, RelabelType))
-		e = (Node *) ((RelabelType *) e)->arg;
-	return e;
-}
-
 /*
  * True if e is a label key (see the file header).  *labels, if labels is
  * not NULL, gets its distinct labels (String nodes) in code order: the
@@ -129,7 +129,7 @@ gpuops_label_case(Node *e, List **labels, Var **source)
 
 		if (!gpuops_label_result(r, &src))
 			return false;
-		if (IsA(r, Const) && !((Const *) r)->constisnull)
+		if (labels != NULL && IsA(r, Const) && !((Const *) r)->constisnull)
 			(void) gpuops_label_code((Const *) r, &found);
 	}
 	if (labels != NULL)
@@ -226,6 +226,26 @@ gpuops_label_source(Node *codes)
 		if (IsA(lfirst(lc), Var))
 			return ((Var *) lfirst(lc))->varattno;
 	return 0;
+}
+
+/*
+ * True if label key e can be a star join's: constants over the fact
+ * table's own columns (max_attr its last; a dimension's columns are
+ * virtual columns past it).  A column among the results would be read as
+ * codes of the key's dictionary, which a star join's keys do not do.
+ */
+bool
+gpuops_label_star_ok(Node *e, AttrNumber max_attr)
+{
+	Var		   *src = NULL;
+	ListCell   *lc;
+
+	if (!gpuops_label_case(e, NULL, &src) || src != NULL)
+		return false;
+	foreach(lc, pull_var_clause(e, 0))
+		if (((Var *) lfirst(lc))->varattno > max_attr)
+			return false;
+	return true;
 }
 
 /* keys with each label key as its expression over codes (a new list). */

@@ -399,14 +399,11 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (!gpuops_agg_collect(root, scan_rel->relid, target, having, tlist,
 							&keys, &aggrefs))
 		return;
-	/* a star join's label keys take no column (agg_label.c) */
+	/* a star join's label keys: constants over the fact's columns */
 	foreach(lc, star ? keys : NIL)
-	{
-		Var		   *src = NULL;
-
-		if (gpuops_label_case((Node *) lfirst(lc), NULL, &src) && src != NULL)
+		if (gpuops_label_case((Node *) lfirst(lc), NULL, NULL) &&
+			!gpuops_label_star_ok((Node *) lfirst(lc), scan_rel->max_attr))
 			return;
-	}
 	memset(&input, 0, sizeof(input));
 	if (!gpuops_agg_add_tables(root, scan_rel, scan_rel, keys, aggrefs,
 							   &input) || input.tables == NIL)
