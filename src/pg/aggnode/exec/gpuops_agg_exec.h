@@ -405,6 +405,15 @@ extern void gpuops_agg_policy_create(GpuopsAggScanState *s);
 /* Reads every batch of one table and aggregates it into the running groups. */
 extern void gpuops_agg_run_table(GpuopsAggScanState *s, GpuopsAggTableExec *te);
 
+/* ---- agg_prefilter.c: the clauses tested before a batch is decoded ---- */
+
+/* Compiles te's prefilter program (te->eprog) from its device clauses preds. */
+extern void gpuops_agg_early_program(GpuopsAggTableExec *te, GpuopsAggTable *tab,
+									 List *preds, const int *attno_col, int natts,
+									 const gpo_type *col_types, AttrNumber first_len);
+/* Lets te's reader test rows with the prefilter before decoding them in full. */
+extern void gpuops_agg_set_prefilter(GpuopsAggScanState *s, GpuopsAggTableExec *te);
+
 /* ---- agg_length.c: the lengths of text columns, read as columns ---- */
 
 /*
