@@ -97,6 +97,8 @@ typedef struct GpuopsAggTable
 	List	   *device_quals;	/* implicit-AND clauses run as a device mask */
 	List	   *cpu_quals;		/* implicit-AND clauses run by PostgreSQL */
 	List	  **filter_quals;	/* [nfilters]: FILTER clauses (one-element lists) */
+	List	   *checks;			/* derived keys each row evaluates for its
+								 * errors alone (agg_derived.c) */
 } GpuopsAggTable;
 
 /* What the executor needs, decoded from the plan. */
@@ -177,6 +179,10 @@ enum
 								 * in the plan an IntList of its parts'
 								 * positions among the aggregates; the sums
 								 * follow the aggregates in the scan tuple */
+	PRIV_DERIVED,				/* keys other keys determine (agg_derived.c):
+								 * in the path as the query writes them, in
+								 * the plan over the scan tuple's keys; they
+								 * follow the split sums in the scan tuple */
 	PRIV_COUNT
 };
 
@@ -212,7 +218,9 @@ enum
 	TAB_KEYS,					/* List of key Vars of this table */
 	TAB_AGGREFS,				/* List of Aggrefs over this table's columns */
 	TAB_DEVICE_QUALS,			/* List of clauses run as a device mask */
-	TAB_CPU_QUALS				/* List of clauses run by PostgreSQL */
+	TAB_CPU_QUALS,				/* List of clauses run by PostgreSQL */
+	TAB_CHECKS					/* List of derived keys each row evaluates
+								 * for its errors alone (agg_derived.c) */
 };
 
 /* ---- plan/ (agg_eligible.c, agg_plan.c) ---- */

@@ -87,10 +87,18 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	GpuopsAggScanState *s = (GpuopsAggScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	ListCell   *lc;
 	int			t;
 
 	gpuops_agg_spec_from_plan(cscan, &s->spec);
 	s->splits = (List *) list_nth(cscan->custom_private, PRIV_SPLITS);
+	foreach(lc, (List *) list_nth(cscan->custom_private, PRIV_DERIVED))
+	{
+		Expr	   *e = (Expr *) copyObject(lfirst(lc));
+
+		fix_opfuncids((Node *) e);
+		s->derived = lappend(s->derived, ExecInitExpr(e, &node->ss.ps));
+	}
 	gpuops_dict_create_keys(&s->spec);
 	gpuops_agg_join_begin(s, cscan, estate, eflags, true);
 	s->tables = palloc0(sizeof(GpuopsAggTableExec) * Max(s->spec.ntables, 1));
@@ -228,7 +236,9 @@ gpuops_agg_next_group(GpuopsAggScanState *s)
 	else
 		return NULL;
 	gpuops_agg_add_splits(s, slot);
-	return ExecStoreVirtualTuple(slot);
+	ExecStoreVirtualTuple(slot);
+	gpuops_agg_add_derived(s, slot);
+	return slot;
 }
 
 /* ExecCustomScan: aggregate on the first call, then return groups through HAVING and the target list. */

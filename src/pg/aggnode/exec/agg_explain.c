@@ -241,6 +241,17 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		}
 		ExplainPropertyList("Group Keys", keys, es);
 	}
+	if (s->derived != NIL)
+	{
+		List	   *keys = NIL;
+		ListCell   *lc;
+
+		/* over the scan tuple's keys (INDEX_VAR), shown as those keys */
+		foreach(lc, (List *) list_nth(cscan->custom_private, PRIV_DERIVED))
+			keys = lappend(keys, deparse_expression(lfirst(lc), context,
+													useprefix, false));
+		ExplainPropertyList("Derived Keys", keys, es);
+	}
 	if (s->spec.nkeys > s->spec.nkeys_out && rti > 0 && s->join == NULL)
 	{
 		List	   *xs = gpuops_agg_extra_keys(cscan, first->rti, rti, context,

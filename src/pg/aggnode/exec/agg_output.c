@@ -3,7 +3,8 @@
  *	  The engine's groups as they come out of the node, in key order: from
  *	  memory, or read back from a spilled state's runs; and the one row
  *	  that aggregates without GROUP BY give over no rows; sums split by
- *	  scale added up from their parts.  agg_exec.c turns them into scan
+ *	  scale added up from their parts; keys that other keys determine
+ *	  (agg_derived.c) computed from them.  agg_exec.c turns them into scan
  *	  tuples, agg_distinct.c folds them first.
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
@@ -103,5 +104,26 @@ gpuops_agg_add_splits(GpuopsAggScanState *s, TupleTableSlot *slot)
 		}
 		slot->tts_values[out] = sum;
 		slot->tts_isnull[out++] = isnull;
+	}
+}
+
+/*
+ * Each derived key (PRIV_DERIVED, after the split sums in the scan tuple)
+ * of the group in slot, over its keys.  Every row evaluated it already
+ * (TAB_CHECKS) where some row could make it fail, so it fails for no group.
+ */
+void
+gpuops_agg_add_derived(GpuopsAggScanState *s, TupleTableSlot *slot)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	int			out = s->spec.nkeys_out + s->spec.naggs + list_length(s->splits);
+	ListCell   *lc;
+
+	econtext->ecxt_scantuple = slot;
+	foreach(lc, s->derived)
+	{
+		slot->tts_values[out] = ExecEvalExpr((ExprState *) lfirst(lc), econtext,
+											 &slot->tts_isnull[out]);
+		out++;
 	}
 }

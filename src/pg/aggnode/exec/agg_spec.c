@@ -285,6 +285,8 @@ gpuops_agg_spec_from_plan(CustomScan *cscan, GpuopsAggSpec *spec)
 		}
 		tab->device_quals = copyObject((List *) list_nth(entry, TAB_DEVICE_QUALS));
 		tab->cpu_quals = copyObject((List *) list_nth(entry, TAB_CPU_QUALS));
+		tab->checks = copyObject((List *) list_nth(entry, TAB_CHECKS));
+		fix_opfuncids((Node *) tab->checks);
 		fix_opfuncids((Node *) tab->device_quals);
 		fix_opfuncids((Node *) tab->cpu_quals);
 	}

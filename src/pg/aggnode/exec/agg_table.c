@@ -312,6 +312,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	List	   *preds;
 	gpo_ctx		ctx;
 	int			threads;
+	ListCell   *lc;
 	int			i;
 	int			x;
 
@@ -325,7 +326,8 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 	te->cols = palloc0(sizeof(GpuopsScanCol) * (all + te->nlen + 1));
 	te->val_col = palloc0(sizeof(int) * Max(s->spec.nvals, 1));
 	te->computed = palloc0(sizeof(GpuopsAggComputed) *
-						   (s->spec.nkeys + s->spec.nvals + 1));
+						   (s->spec.nkeys + s->spec.nvals +
+							list_length(tab->checks) + 1));
 	/* the reader's columns first */
 	for (i = 0; i < s->spec.nkeys; i++)
 		if (tab->key_exprs[i] == NULL && tab->key_attnos[i] <= natts)
@@ -357,6 +359,7 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 		if (tab->val_exprs[i] != NULL)
 			qual_attnos = gpuops_quals_attnos(list_make1(tab->val_exprs[i]),
 											  qual_attnos);
+	qual_attnos = gpuops_quals_attnos(tab->checks, qual_attnos);
 	for (i = 0; s->join && i < s->join->ndims; i++)
 	{
 		qual_attnos = bms_add_member(qual_attnos, s->join->dims[i].fk_attno);
@@ -411,6 +414,10 @@ gpuops_agg_begin_table(GpuopsAggScanState *s, GpuopsAggTableExec *te,
 			te->val_col[i] = gpuops_agg_expr_col(te, tab->val_exprs[i],
 												 s->spec.val_filters[i],
 												 attno_col, natts);
+	/* derived keys: columns no grouping reads, for their rows' errors */
+	foreach(lc, tab->checks)
+		(void) gpuops_agg_add_computed(te, (Expr *) lfirst(lc), -1, attno_col,
+									   natts);
 	gpuops_agg_compile_quals(te, tab, attno_col, natts, col_types, &preds);
 	gpuops_agg_early_program(te, tab, preds, attno_col, natts, col_types,
 							 (AttrNumber) (all + 1));

@@ -217,6 +217,8 @@ typedef struct GpuopsAggScanState
 	int64		piece_next;		/* its next group */
 	struct GpuopsAggFold *fold; /* count(DISTINCT): the groups' folding */
 	List	   *splits;			/* sums split by scale: PRIV_SPLITS */
+	List	   *derived;		/* ExprStates of the keys other keys
+								 * determine (PRIV_DERIVED), per group */
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
 	int64		rows_passed;
@@ -608,6 +610,8 @@ extern bool gpuops_agg_next_engine_group(GpuopsAggScanState *s,
 extern void gpuops_agg_empty_row(GpuopsAggScanState *s, TupleTableSlot *slot);
 /* Fills the scan tuple's sums split by scale from their parts. */
 extern void gpuops_agg_add_splits(GpuopsAggScanState *s, TupleTableSlot *slot);
+/* Each derived key of the group in slot (a stored virtual tuple), after the split sums. */
+extern void gpuops_agg_add_derived(GpuopsAggScanState *s, TupleTableSlot *slot);
 
 /* ---- agg_distinct.c ---- */
 

@@ -636,6 +636,7 @@ gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top, RelOptInfo *rel,
 	List	   *device_quals;
 	List	   *cpu_quals;
 	List	   *entry;
+	List	   *checks = input->checks;
 	ListCell   *lc;
 
 	if (IS_DUMMY_REL(rel))
@@ -669,9 +670,11 @@ gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top, RelOptInfo *rel,
 														  child, parent);
 		aggrefs = (List *) adjust_appendrel_attrs_multilevel(root, (Node *) aggrefs,
 															 child, parent);
+		checks = (List *) adjust_appendrel_attrs_multilevel(root, (Node *) checks,
+															child, parent);
 	}
 	/* the translation of a key is a key of the partition; check anyway */
-	foreach(lc, keys)
+	foreach(lc, list_concat_copy(keys, checks))
 		if (!gpuops_agg_key_source_ok((Node *) lfirst(lc), rel->relid))
 			return false;
 	/* a label key: its CASE over codes (agg_label.c) */
@@ -680,6 +683,7 @@ gpuops_agg_add_tables(PlannerInfo *root, RelOptInfo *top, RelOptInfo *rel,
 	entry = list_make5(makeInteger(rel->relid), makeInteger((int) rte->relid),
 					   keys, aggrefs, device_quals);
 	entry = lappend(entry, cpu_quals);
+	entry = lappend(entry, checks);
 	input->tables = lappend(input->tables, entry);
 	input->pages += rel->pages;
 	input->tuples += Max(rel->tuples, rel->rows);

@@ -368,6 +368,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	List	   *scan_aggrefs;
 	GpuopsAggInput input;
 	List	   *splits = NIL;
+	List	   *derived;
 	ListCell   *lc;
 	double		groups;
 	double		engine_groups;
@@ -404,7 +405,10 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		if (gpuops_label_case((Node *) lfirst(lc), NULL, NULL) &&
 			!gpuops_label_star_ok((Node *) lfirst(lc), scan_rel->max_attr))
 			return;
+	/* keys other keys determine: computed per group (agg_derived.c) */
+	derived = star ? NIL : gpuops_agg_derive_keys(&keys, aggrefs);
 	memset(&input, 0, sizeof(input));
+	input.checks = gpuops_agg_derived_checks(derived);
 	if (!gpuops_agg_add_tables(root, scan_rel, scan_rel, keys, aggrefs,
 							   &input) || input.tables == NIL)
 		return;
@@ -430,6 +434,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 							  aggrefs, scan_keys, scan_aggrefs, star, &input,
 							  input_rel->rows, groups, engine_groups);
 	cp->custom_private = lappend(cp->custom_private, splits);
+	cp->custom_private = lappend(cp->custom_private, derived);
 	add_path(output_rel, &cp->path);
 }
 

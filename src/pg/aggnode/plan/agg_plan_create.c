@@ -53,10 +53,11 @@ gpuops_agg_classes(List *aggrefs, Index relid)
 
 /*
  * The scan tuple: a target entry per key, then one per aggregate, then one
- * per sum split by scale (the node adds its parts up).
+ * per sum split by scale (the node adds its parts up), then one per
+ * derived key (the node computes it per group).
  */
 static List *
-gpuops_agg_scan_tlist(List *keys, List *aggrefs, List *splits)
+gpuops_agg_scan_tlist(List *keys, List *aggrefs, List *splits, List *derived)
 {
 	List	   *scan_tlist = NIL;
 	ListCell   *lc;
@@ -74,6 +75,11 @@ gpuops_agg_scan_tlist(List *keys, List *aggrefs, List *splits)
 	foreach(lc, splits)
 		scan_tlist = lappend(scan_tlist,
 							 makeTargetEntry((Expr *) copyObject(linitial((List *) lfirst(lc))),
+											 list_length(scan_tlist) + 1,
+											 NULL, false));
+	foreach(lc, derived)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(lfirst(lc)),
 											 list_length(scan_tlist) + 1,
 											 NULL, false));
 	return scan_tlist;
@@ -113,6 +119,9 @@ gpuops_agg_plan_private(PlannerInfo *root, List *priv, List *aggrefs,
 												   join != NIL ?
 												   (List *) list_nth(join, JOIN_SCAN_AGGREFS) :
 												   aggrefs));
+	plan_priv = lappend(plan_priv,
+						gpuops_agg_derived_plan((List *) list_nth(priv, PRIV_DERIVED),
+												(List *) list_nth(priv, PRIV_KEYS)));
 	return copyObject(plan_priv);
 }
 
@@ -134,10 +143,12 @@ gpuops_agg_plan_path(PlannerInfo *root, RelOptInfo *rel,
 	if (join != NIL)
 		scan_tlist = gpuops_agg_scan_tlist((List *) list_nth(join, JOIN_SCAN_KEYS),
 										   (List *) list_nth(join, JOIN_SCAN_AGGREFS),
-										   (List *) list_nth(priv, PRIV_SPLITS));
+										   (List *) list_nth(priv, PRIV_SPLITS),
+										   NIL);
 	else
 		scan_tlist = gpuops_agg_scan_tlist(keys, aggrefs,
-										   (List *) list_nth(priv, PRIV_SPLITS));
+										   (List *) list_nth(priv, PRIV_SPLITS),
+										   (List *) list_nth(priv, PRIV_DERIVED));
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = (List *) copyObject(having);
 	/*

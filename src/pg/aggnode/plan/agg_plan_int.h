@@ -18,6 +18,8 @@ typedef struct GpuopsAggInput
 	double		tuples;
 	int			ndevice_quals;	/* of the first table */
 	List	   *cpu_quals;		/* all tables' CPU clauses (for costing) */
+	List	   *checks;			/* derived keys each row evaluates
+								 * (agg_derived.c), over the top relation */
 } GpuopsAggInput;
 
 /* A star join under the GROUP BY (agg_star.c). */
@@ -94,6 +96,15 @@ extern Var *gpuops_star_operand_var(Node *e);
 extern Node *gpuops_agg_split_sums(Node *node, List **splits);
 /* The plan's PRIV_SPLITS: each split sum's parts' positions among aggrefs. */
 extern List *gpuops_agg_split_positions(List *splits, List *aggrefs);
+
+/* ---- agg_derived.c ---- */
+
+/* Takes the keys other keys determine out of *keys and returns them. */
+extern List *gpuops_agg_derive_keys(List **keys, List *aggrefs);
+/* Of the derived keys, those some row can make fail. */
+extern List *gpuops_agg_derived_checks(List *derived);
+/* The plan's PRIV_DERIVED: each derived key over the scan tuple's keys. */
+extern List *gpuops_agg_derived_plan(List *derived, List *keys);
 
 /* ---- agg_safe.c ---- */
 
