@@ -3,7 +3,8 @@
 -- NaN, +-Infinity, -0.0, all-NULL columns, infinite dates and timestamps,
 -- empty and long text under the C collation and the default one, a
 -- partitioned table, a table after UPDATE and DELETE, and label keys (CASE
--- and COALESCE of text) over the first.  Each query's rows
+-- and COALESCE of text) and derived keys (expressions of other keys) over
+-- the first.  Each query's rows
 -- are compared with EXCEPT ALL both ways; every count shown must be 0.
 --
 -- Float sums round differently in another order (documented), so every
@@ -229,5 +230,22 @@ SELECT count(*) AS queries, count(*) FILTER (WHERE used) AS used_node,
        count(*) FILTER (WHERE err IS NOT NULL) AS errors,
        sum(only_on) AS only_on, sum(only_off) AS only_off FROM fz_r4;
 SELECT q, only_on, only_off, err FROM fz_r4 WHERE only_on <> 0 OR only_off <> 0 OR err IS NOT NULL;
+
+-- derived keys: expressions of other keys, computed per group (few keys to
+-- pick from, so that an expression's column is often a key too)
+CREATE TEMP TABLE fz_r5 AS SELECT * FROM pg_temp.fuzz('fz_t', 60, 0.625,
+	ARRAY['i4', 'i4::int8 + 1', 'i4 % 7', 'i2', 'i2 * 2 + i4::int8'],
+	ARRAY['i2', 'i4', 'v8', 'w4'],
+	ARRAY['f8', 'ts'],
+	ARRAY['i4 > 0', 'b', 'v8 > 50000', 'id % 5 = 0', 'i2 IS NULL']);
+INSERT INTO fz_r5 SELECT * FROM pg_temp.fuzz('fz_t', 60, 0.875,
+	ARRAY['d', 'd + 1', 'extract(dow FROM d)', 'ts', 'date_trunc(''month'', ts)', 'b', 'NOT b'],
+	ARRAY['i2', 'i4', 'v8', 'w4'],
+	ARRAY['f8', 'ts'],
+	ARRAY['i4 > 0', 'b', 'NOT b', 'v8 > 50000', 'd > ''2000-03-10''']);
+SELECT count(*) AS queries, count(*) FILTER (WHERE used) AS used_node,
+       count(*) FILTER (WHERE err IS NOT NULL) AS errors,
+       sum(only_on) AS only_on, sum(only_off) AS only_off FROM fz_r5;
+SELECT q, only_on, only_off, err FROM fz_r5 WHERE only_on <> 0 OR only_off <> 0 OR err IS NOT NULL;
 
 DROP TABLE fz_t, fz_p, fz_u;
