@@ -69,7 +69,9 @@ CREATE TABLE tdere (x int4, y int8) WITH (autovacuum_enabled = off);
 INSERT INTO tdere SELECT i, i FROM generate_series(1, 50000) i;
 INSERT INTO tdere VALUES (2147483647, 9223372036854775807), (-2147483648, 0);
 VACUUM ANALYZE tdere;
-SELECT * FROM pg_temp.plan('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2');
+-- (the strategy the plan predicts for x's range differs by face)
+SELECT p FROM pg_temp.plan('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2') p
+WHERE p NOT LIKE '%Strategy%';
 CREATE FUNCTION pg_temp.both(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
 	a text;
