@@ -4,12 +4,13 @@
 -- engine does not group by: the node computes it per group.  Checked
 -- against PostgreSQL's own answer: int2/int4/int8, date, timestamp and bool
 -- sources, two source keys, NULL keys, HAVING and ORDER BY on the derived
--- key, a derived key that is not shown, small batches, spilled groups, a
--- partitioned table, workers, the column cache.  A row whose derived key
+-- key, a derived key that is not shown, count(DISTINCT) and text min/max,
+-- small batches, spilled groups, a partitioned table, workers, the column
+-- cache.  A row whose derived key
 -- fails raises PostgreSQL's error (22003, 22012) even when its group is
 -- never shown (WHERE lets it through; HAVING or LIMIT drop it).  What stays
 -- a key of its own: a float or text source, an expression of a column that
--- is not a key, a volatile function, keys beside count(DISTINCT).
+-- is not a key, a volatile function.
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
 
@@ -46,6 +47,12 @@ SELECT pg_temp.check('SELECT ts, date_trunc(''hour'', ts) AS h, extract(minute F
 SELECT pg_temp.check('SELECT w, w * 3 AS w3, count(*) AS n FROM tder GROUP BY 1, 2 HAVING w * 3 > 100 OR count(*) > 11');
 SELECT pg_temp.check_order('SELECT w, count(*) AS n FROM tder GROUP BY w, w / 7 ORDER BY w / 7 DESC, w LIMIT 20');
 SELECT pg_temp.check('SELECT k, sum(w) AS s FROM tder WHERE id > 100 GROUP BY k, k + 100');
+-- beside count(DISTINCT x) and text min/max: the groups fold over the other keys first
+SELECT * FROM pg_temp.plan('SELECT d, extract(dow FROM d), count(DISTINCT k) FROM tder GROUP BY 1, 2');
+SELECT pg_temp.check('SELECT d, extract(dow FROM d) AS dw, count(DISTINCT k) AS dk, count(*) AS n FROM tder GROUP BY 1, 2');
+SELECT pg_temp.check('SELECT w, w - 1 AS a, count(DISTINCT k) AS dk FROM tder WHERE id % 3 = 0 GROUP BY 1, 2');
+SELECT pg_temp.check('SELECT k, k * 10 AS k10, min(u) AS lo, max(u) AS hi, count(*) AS n FROM tder GROUP BY 1, 2');
+SELECT pg_temp.check_order('SELECT d, d + 1 AS nx, count(DISTINCT w) AS dw FROM tder GROUP BY 1, 2 ORDER BY dw DESC, d LIMIT 5');
 -- small batches
 SET gpuops.debug_chunk_size = 1000;
 SELECT pg_temp.check('SELECT w, w - 1 AS a, id % 3 AS m, count(*) AS n FROM tder GROUP BY 1, 2, 3');
@@ -119,6 +126,8 @@ SELECT * FROM pg_temp.lines('SELECT w, w - 1, count(*) FROM tder GROUP BY 1, 2',
 							ARRAY['Workers Launched', 'Derived Keys']);
 SELECT pg_temp.check('SELECT w, w - 1 AS a, w - 2 AS b, count(*) AS n, sum(id) AS s, max(f) AS mf FROM tder GROUP BY 1, 2, 3');
 SELECT pg_temp.both('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2 LIMIT 1');
+SELECT pg_temp.check('SELECT k, k + 1 AS a, count(DISTINCT w) AS dw, max(u) AS mu FROM tder GROUP BY 1, 2');
+SELECT pg_temp.both('SELECT x, x + 1, count(DISTINCT y) FROM tdere GROUP BY 1, 2 LIMIT 1');
 \i :abs_srcdir/sql/include/workers_off.psql
 DROP TABLE tdere;
 
@@ -129,8 +138,5 @@ SELECT * FROM pg_temp.plan('SELECT u, length(u), count(*) FROM tder GROUP BY 1, 
 -- a column that is not a key, a volatile function
 SELECT * FROM pg_temp.plan('SELECT w, w + id, count(*) FROM tder GROUP BY 1, 2');
 SELECT * FROM pg_temp.plan('SELECT w, w + (random() * 0)::int, count(*) FROM tder GROUP BY 1, 2');
--- beside count(DISTINCT)
-SELECT * FROM pg_temp.plan('SELECT w, w - 1, count(DISTINCT k) FROM tder GROUP BY 1, 2');
-SELECT pg_temp.check('SELECT w, w - 1 AS a, count(DISTINCT k) AS dk FROM tder GROUP BY 1, 2');
 
 DROP TABLE tder;

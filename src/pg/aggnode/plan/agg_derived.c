@@ -77,18 +77,17 @@ gpuops_derived_key(Node *e, List *keys)
 
 /*
  * Takes the derived keys out of *keys (the others keep their order) and
- * returns them; NIL if none.  aggrefs: a count(DISTINCT x) or a text
- * min/max groups by its x too, which keeps every key.
+ * returns them; NIL if none.  The engine's extra keys of count(DISTINCT x)
+ * and text min/max follow the keys left, and the groups fold over those
+ * alone (agg_distinct.c) before the derived keys are computed.
  */
 List *
-gpuops_agg_derive_keys(List **keys, List *aggrefs)
+gpuops_agg_derive_keys(List **keys)
 {
 	List	   *plain = NIL;
 	List	   *derived = NIL;
 	ListCell   *lc;
 
-	if (gpuops_agg_fold_args(aggrefs) != NIL)
-		return NIL;
 	foreach(lc, *keys)
 		if (gpuops_derived_key((Node *) lfirst(lc), *keys))
 			derived = lappend(derived, lfirst(lc));

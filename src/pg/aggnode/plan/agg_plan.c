@@ -406,7 +406,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 			!gpuops_label_star_ok((Node *) lfirst(lc), scan_rel->max_attr))
 			return;
 	/* keys other keys determine: computed per group (agg_derived.c) */
-	derived = star ? NIL : gpuops_agg_derive_keys(&keys, aggrefs);
+	derived = star ? NIL : gpuops_agg_derive_keys(&keys);
 	memset(&input, 0, sizeof(input));
 	input.checks = gpuops_agg_derived_checks(derived);
 	if (!gpuops_agg_add_tables(root, scan_rel, scan_rel, keys, aggrefs,

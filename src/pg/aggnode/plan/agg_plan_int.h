@@ -100,7 +100,7 @@ extern List *gpuops_agg_split_positions(List *splits, List *aggrefs);
 /* ---- agg_derived.c ---- */
 
 /* Takes the keys other keys determine out of *keys and returns them. */
-extern List *gpuops_agg_derive_keys(List **keys, List *aggrefs);
+extern List *gpuops_agg_derive_keys(List **keys);
 /* Of the derived keys, those some row can make fail. */
 extern List *gpuops_agg_derived_checks(List *derived);
 /* The plan's PRIV_DERIVED: each derived key over the scan tuple's keys. */
