@@ -16,6 +16,8 @@
 
 \i :abs_srcdir/sql/include/lines.psql
 
+\i :abs_srcdir/sql/include/check_error.psql
+
 \i :abs_srcdir/sql/include/from_cache.psql
 
 CREATE TABLE tder (id int4, w int4, k int2, b8 int8, f float8, d date, ts timestamp,
@@ -79,24 +81,12 @@ VACUUM ANALYZE tdere;
 -- (the strategy the plan predicts for x's range differs by face)
 SELECT p FROM pg_temp.plan('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2') p
 WHERE p NOT LIKE '%Strategy%';
-CREATE FUNCTION pg_temp.both(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	a text;
-	b text;
-BEGIN
-	a := pg_temp.try(q);
-	PERFORM set_config('gpuops.enabled', 'off', true);
-	b := pg_temp.try(q);
-	PERFORM set_config('gpuops.enabled', 'on', true);
-	RETURN CASE WHEN a = b THEN a ELSE format('DIFFERENT: %s / %s', a, b) END;
-END
-$$;
-SELECT pg_temp.both('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2');
-SELECT pg_temp.both('SELECT x, count(*) FROM tdere GROUP BY x, x + 1 HAVING x < 10');
-SELECT pg_temp.both('SELECT x, count(*) FROM tdere GROUP BY x, x + 1 HAVING max(x) < 10');
-SELECT pg_temp.both('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2 LIMIT 1');
-SELECT pg_temp.both('SELECT y, y * 2, count(*) FROM tdere GROUP BY 1, 2 HAVING count(*) > 5');
-SELECT pg_temp.both('SELECT x, 100 / (x - 7), count(*) FROM tdere GROUP BY 1, 2');
+SELECT pg_temp.check_error('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2');
+SELECT pg_temp.check_error('SELECT x, count(*) FROM tdere GROUP BY x, x + 1 HAVING x < 10');
+SELECT pg_temp.check_error('SELECT x, count(*) FROM tdere GROUP BY x, x + 1 HAVING max(x) < 10');
+SELECT pg_temp.check_error('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2 LIMIT 1');
+SELECT pg_temp.check_error('SELECT y, y * 2, count(*) FROM tdere GROUP BY 1, 2 HAVING count(*) > 5');
+SELECT pg_temp.check_error('SELECT x, 100 / (x - 7), count(*) FROM tdere GROUP BY 1, 2');
 -- rows a WHERE clause drops raise nothing
 SELECT pg_temp.check('SELECT x, x + 1 AS a, x - 1 AS b, count(*) AS n FROM tdere WHERE x BETWEEN 0 AND 100000 GROUP BY 1, 2, 3');
 
@@ -108,7 +98,7 @@ INSERT INTO tder_p SELECT id, w FROM tder;
 ANALYZE tder_p;
 SELECT pg_temp.check('SELECT w, w - 1 AS a, count(*) AS n, sum(id) AS s FROM tder_p GROUP BY 1, 2');
 INSERT INTO tder_p VALUES (50000, 2147483647);
-SELECT pg_temp.both('SELECT w, w + 1, count(*) FROM tder_p GROUP BY 1, 2 LIMIT 1');
+SELECT pg_temp.check_error('SELECT w, w + 1, count(*) FROM tder_p GROUP BY 1, 2 LIMIT 1');
 DROP TABLE tder_p;
 
 -- from the column cache
@@ -116,7 +106,7 @@ SELECT gpuops.cache_table('tdere', auto_refresh => false) > 0 AS cached;
 SELECT pg_temp.from_cache('SELECT x, x % 10, count(*) FROM tdere GROUP BY 1, 2') > 0 AS from_cache;
 SELECT pg_temp.check('SELECT x, x % 10 AS m, x / 3 AS t, count(*) AS n FROM tdere GROUP BY 1, 2, 3');
 SELECT pg_temp.from_cache('SELECT x, x - 1, count(*) FROM tdere WHERE x > 0 GROUP BY 1, 2') > 0 AS from_cache;
-SELECT pg_temp.both('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2 LIMIT 1');
+SELECT pg_temp.check_error('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2 LIMIT 1');
 SELECT pg_temp.check('SELECT x, x - 1 AS a, count(*) AS n FROM tdere WHERE x > 0 GROUP BY 1, 2');
 SELECT gpuops.uncache_table('tdere');
 
@@ -125,9 +115,9 @@ SELECT gpuops.uncache_table('tdere');
 SELECT * FROM pg_temp.lines('SELECT w, w - 1, count(*) FROM tder GROUP BY 1, 2',
 							ARRAY['Workers Launched', 'Derived Keys']);
 SELECT pg_temp.check('SELECT w, w - 1 AS a, w - 2 AS b, count(*) AS n, sum(id) AS s, max(f) AS mf FROM tder GROUP BY 1, 2, 3');
-SELECT pg_temp.both('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2 LIMIT 1');
+SELECT pg_temp.check_error('SELECT x, x + 1, count(*) FROM tdere GROUP BY 1, 2 LIMIT 1');
 SELECT pg_temp.check('SELECT k, k + 1 AS a, count(DISTINCT w) AS dw, max(u) AS mu FROM tder GROUP BY 1, 2');
-SELECT pg_temp.both('SELECT x, x + 1, count(DISTINCT y) FROM tdere GROUP BY 1, 2 LIMIT 1');
+SELECT pg_temp.check_error('SELECT x, x + 1, count(DISTINCT y) FROM tdere GROUP BY 1, 2 LIMIT 1');
 \i :abs_srcdir/sql/include/workers_off.psql
 DROP TABLE tdere;
 

@@ -15,31 +15,7 @@
 \getenv abs_srcdir PG_ABS_SRCDIR
 \i :abs_srcdir/sql/include/agg_check.psql
 
--- q's error (or 'ok') with gpuops on (the node must be in the plan) and off
-CREATE FUNCTION pg_temp.check_error(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	used boolean := false;
-	r_on text;
-	r_off text;
-BEGIN
-	PERFORM set_config('gpuops.enabled', 'on', true);
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		used := used OR line LIKE '%GpuOpsAgg%';
-	END LOOP;
-	IF NOT used THEN
-		RETURN 'NODE NOT USED';
-	END IF;
-	r_on := pg_temp.try(q);
-	PERFORM set_config('gpuops.enabled', 'off', true);
-	r_off := pg_temp.try(q);
-	PERFORM set_config('gpuops.enabled', 'on', true);
-	RETURN CASE WHEN r_on IS DISTINCT FROM r_off
-				THEN format('DIFFERENT: with gpuops %s, without %s', r_on, r_off)
-			WHEN r_on = 'ok' THEN 'no error'
-			ELSE 'same error: ' || r_on END;
-END
-$$;
+\i :abs_srcdir/sql/include/check_error.psql
 
 -- x2, x4, x8: ordinary integers (zeros, negatives, NULLs); e2, e4, e8: small
 -- integers but each width's extremes in a few rows; f4, f8: dyadic floats,

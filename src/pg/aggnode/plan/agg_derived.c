@@ -111,7 +111,11 @@ gpuops_agg_derived_checks(List *derived)
 	return checks;
 }
 
-/* Mutator: a Var of a key as the scan tuple's INDEX_VAR column of that key. */
+/*
+ * Mutator: a Var of a key as the scan tuple's INDEX_VAR column of that key.
+ * (setrefs.c would do this for custom_exprs, but it would also match the
+ * whole derived key to its own scan-tuple entry.)
+ */
 static Node *
 gpuops_derived_scan_mutator(Node *node, List *keys)
 {
