@@ -13,7 +13,7 @@
 \set q1 'SELECT url, count(*) AS c FROM hits WHERE counterid = 62 AND eventdate >= ''2013-07-01'' AND eventdate <= ''2013-07-31'' AND dontcounthits = 0 AND isrefresh = 0 AND url <> '''' GROUP BY url ORDER BY c DESC, url LIMIT 10'
 \set q2 'SELECT url, count(*) AS c FROM hits GROUP BY url ORDER BY c DESC, url LIMIT 10'
 \set q3 'SELECT watchid, clientip, count(*) AS c, sum(isrefresh), avg(resolutionwidth) FROM hits GROUP BY watchid, clientip ORDER BY c DESC, watchid, clientip LIMIT 10'
-\set e 'EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF)'
+\set e 'EXPLAIN (ANALYZE, COSTS OFF)'
 
 -- new session, then warm, node and native
 \c
@@ -29,9 +29,11 @@ SET gpuops.enabled = off;
 \echo == q1 native warm
 :e :q1;
 
--- worker processes, warm
+-- worker processes, warm; the backend's DEBUG1 line tells how long it
+-- waited for the workers and what merging their groups cost
 \c
 SET gpuops.device = :face;
+SET client_min_messages = debug1;
 :e :q1;
 \echo == q1 workers 0
 SET gpuops.parallel_workers = 0;
