@@ -3,8 +3,8 @@
 -- NaN, +-Infinity, -0.0, all-NULL columns, infinite dates and timestamps,
 -- empty and long text under the C collation and the default one, a
 -- partitioned table, a table after UPDATE and DELETE, and label keys (CASE
--- and COALESCE of text) and derived keys (expressions of other keys) over
--- the first.  Each query's rows
+-- and COALESCE of text), derived keys (expressions of other keys) and
+-- mapped keys (functions of one text column) over the first.  Each query's rows
 -- are compared with EXCEPT ALL both ways; every count shown must be 0.
 --
 -- Float sums round differently in another order (documented), so every
@@ -248,4 +248,18 @@ SELECT count(*) AS queries, count(*) FILTER (WHERE used) AS used_node,
        sum(only_on) AS only_on, sum(only_off) AS only_off FROM fz_r5;
 SELECT q, only_on, only_off, err FROM fz_r5 WHERE only_on <> 0 OR only_off <> 0 OR err IS NOT NULL;
 
+-- mapped keys: functions of one text column, grouped by the column and then
+-- by their values (also beside the column as a key and text min/max)
+CREATE TEMP TABLE fz_r6 AS SELECT * FROM pg_temp.fuzz('fz_t', 80, 0.3125,
+	ARRAY['lower(t)', 'substr(t, 1, 2)', 'left(tc, 1)', 'upper(t) || ''!''',
+		  'nullif(t, '''')', 'concat(tc, ''x'')', 'md5(t)', 't', 'i2'],
+	ARRAY['i2', 'i4', 'v8', 'w4'],
+	ARRAY['f8', 'ts', 't', 'tc'],
+	ARRAY['i4 > 0', 'b', 't = ''''', 't LIKE ''k1%''', 'tc > ''a''', 'id % 5 = 0']);
+SELECT count(*) AS queries, count(*) FILTER (WHERE used) AS used_node,
+       count(*) FILTER (WHERE err IS NOT NULL) AS errors,
+       sum(only_on) AS only_on, sum(only_off) AS only_off FROM fz_r6;
+SELECT q, only_on, only_off, err FROM fz_r6 WHERE only_on <> 0 OR only_off <> 0 OR err IS NOT NULL;
+
 DROP TABLE fz_t, fz_p, fz_u;
+

@@ -183,6 +183,11 @@ enum
 								 * in the path as the query writes them, in
 								 * the plan over the scan tuple's keys; they
 								 * follow the split sums in the scan tuple */
+	PRIV_MAPPED,				/* functions of one text column as keys
+								 * (agg_mapped.c): in the path (Integer
+								 * position, key) pairs, in the plan also
+								 * the key over its column's value and the
+								 * column's type, typmod and collation */
 	PRIV_COUNT
 };
 
@@ -457,6 +462,8 @@ typedef struct GpuopsAggState
 	int64		groups_out;		/* groups the spilled state gave out */
 } GpuopsAggState;
 
+/* Combines the neighbours with equal keys of a sorted piece; the groups left. */
+extern int64 gpuops_aggstate_fold_equal(GpuopsAggState *p, int64 n);
 /* Empty running state for nkeys keys and nvals value columns. */
 extern void gpuops_aggstate_init(GpuopsAggState *st, int nkeys,
 								 const gpo_type *key_types, int nvals,

@@ -84,11 +84,24 @@ gpuops_dict_create_keys(GpuopsAggSpec *spec)
 	{
 		ListCell   *lc;
 		int32		code = 0;
+		int			j;
 
 		if (!gpuops_agg_text_key(spec->key_types[k], spec->key_collations[k]) ||
 			gpuops_agg_short_text_key(spec->key_types[k], spec->key_typmods[k],
 									  spec->key_collations[k]))
 			continue;
+		/* keys of one column share its codes (the reader reads it once) */
+		for (j = 0; j < k && spec->ntables > 0; j++)
+			if (spec->key_dicts[j] != NULL &&
+				spec->tables[0].key_exprs[j] == NULL &&
+				spec->tables[0].key_exprs[k] == NULL &&
+				spec->tables[0].key_attnos[j] == spec->tables[0].key_attnos[k])
+				break;
+		if (j < k && spec->ntables > 0)
+		{
+			spec->key_dicts[k] = spec->key_dicts[j];
+			continue;
+		}
 		spec->key_dicts[k] = gpuops_dict_create(spec->est_groups);
 		/* a label key's labels, coded in the planner's order (agg_label.c) */
 		foreach(lc, spec->key_labels[k])

@@ -100,6 +100,7 @@ gpuops_agg_begin(CustomScanState *node, EState *estate, int eflags)
 		s->derived = lappend(s->derived, ExecInitExpr(e, &node->ss.ps));
 	}
 	gpuops_dict_create_keys(&s->spec);
+	gpuops_agg_mapped_begin(s, cscan);
 	gpuops_agg_join_begin(s, cscan, estate, eflags, true);
 	s->tables = palloc0(sizeof(GpuopsAggTableExec) * Max(s->spec.ntables, 1));
 	s->qual_cxt = CreateExprContext(estate);
@@ -203,6 +204,8 @@ gpuops_agg_run(GpuopsAggScanState *s)
 	}
 	/* groups on disk: merged back as they come out */
 	gpuops_aggstate_finish(&s->groups);
+	/* functions of one text column: grouped again by their values */
+	gpuops_agg_mapped_regroup(s);
 	gpuops_budget_release(s->lease);
 	s->aggregated = true;
 	s->next_group = 0;
@@ -315,6 +318,7 @@ gpuops_agg_rescan(CustomScanState *node)
 	/* the groups live as long as the query, whoever asks for the rescan */
 	old = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
 	gpuops_aggstate_spill_end(&s->groups);
+	gpuops_agg_mapped_rescan(s);
 	gpuops_agg_state_types(s);
 	MemoryContextSwitchTo(old);
 	s->aggregated = false;

@@ -222,6 +222,7 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	else if (s->spec.nkeys_out > 0 && rti > 0)
 	{
 		List	   *keys = NIL;
+		List	   *columns = NIL;
 		ListCell   *lc;
 
 		Index		relid = (Index) intVal(list_nth(cscan->custom_private, PRIV_RELID));
@@ -229,17 +230,24 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 		foreach(lc, (List *) lthird(tab0))
 		{
-			/* a label key as the query writes it, not its codes */
+			/* a label or mapped key as the query writes it, not its codes */
 			Node	   *query_key = list_nth((List *) list_nth(cscan->custom_private,
 															  PRIV_KEYS), k);
-			Node	   *key = gpuops_label_case(query_key, NULL, NULL) ?
-				gpuops_agg_set_varno(query_key, relid, rti) :
-				gpuops_agg_set_varno(lfirst(lc), first->rti, rti);
+			Node	   *column = gpuops_agg_set_varno(lfirst(lc), first->rti, rti);
+			bool		mapped = gpuops_agg_key_mapped(s, k);
+			Node	   *key = gpuops_label_case(query_key, NULL, NULL) || mapped ?
+				gpuops_agg_set_varno(query_key, relid, rti) : column;
 
 			keys = lappend(keys, deparse_expression(key, context, useprefix, false));
+			if (mapped)
+				columns = lappend(columns, deparse_expression(column, context,
+															  useprefix, false));
 			k++;
 		}
 		ExplainPropertyList("Group Keys", keys, es);
+		/* mapped keys: the columns the engine groups by (agg_mapped.c) */
+		if (s->nmapped > 0)
+			ExplainPropertyList("Mapped Key Columns", columns, es);
 	}
 	if (s->derived != NIL)
 	{

@@ -303,6 +303,47 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 	st->capacity = out;
 }
 
+/*
+ * Combines the neighbours with equal keys of p's first n groups (sorted by
+ * key) into the first of each, moving the others up; returns the groups
+ * left (agg_mapped.c's groups grouped again).
+ */
+int64
+gpuops_aggstate_fold_equal(GpuopsAggState *p, int64 n)
+{
+	int64		out = 0;
+	int64		g;
+	int			k;
+	int			v;
+
+	for (g = 0; g < n; g++)
+	{
+		if (out > 0 && gpuops_aggstate_cmp(p, out - 1, p->key_codes,
+										   p->key_valid, g) == 0)
+		{
+			p->rows[out - 1] += p->rows[g];
+			for (v = 0; v < p->nvals; v++)
+				gpuops_aggstate_combine_val(p->val_types[v], &p->vals[v],
+											out - 1, &p->vals[v], g);
+			continue;
+		}
+		if (out != g)
+		{
+			for (k = 0; k < p->nkeys; k++)
+			{
+				p->key_codes[k][out] = p->key_codes[k][g];
+				p->key_valid[k][out] = p->key_valid[k][g];
+			}
+			p->rows[out] = p->rows[g];
+			for (v = 0; v < p->nvals; v++)
+				gpuops_aggstate_copy_val(p->val_types[v], &p->vals[v], out,
+										 &p->vals[v], g);
+		}
+		out++;
+	}
+	return out;
+}
+
 /* Bytes one group takes in the running state's arrays. */
 Size
 gpuops_aggstate_group_bytes(const GpuopsAggState *st)

@@ -219,6 +219,8 @@ typedef struct GpuopsAggScanState
 	List	   *splits;			/* sums split by scale: PRIV_SPLITS */
 	List	   *derived;		/* ExprStates of the keys other keys
 								 * determine (PRIV_DERIVED), per group */
+	int			nmapped;		/* functions of one text column as keys */
+	struct GpuopsMappedKey *mapped; /* [nmapped] (agg_mapped.c) */
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
 	int64		rows_passed;
@@ -286,6 +288,30 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
 	if (gpuops_agg_served())
 		ctx->device = GPO_DEVICE_CPU;
 }
+
+/* ---- agg_mapped.c ---- */
+
+/* A mapped key: a function of one text column (plan/agg_mapped.c). */
+typedef struct GpuopsMappedKey
+{
+	int			key;			/* its position among the keys */
+	ExprState  *expr;			/* the key over INDEX_VAR attribute 1 */
+	TupleTableSlot *slot;		/* attribute 1: the column's value */
+	GpuopsTextDict *source;		/* the dictionary the column is coded in */
+	GpuopsTextDict *result;		/* the key's values, once grouped again */
+	int32	   *map;			/* source code -> result code, while grouping */
+	int64		nmap;
+	int32		map_null;		/* the result code of a NULL column value */
+} GpuopsMappedKey;
+
+/* Sets up the mapped keys of PRIV_MAPPED (after the keys' dictionaries). */
+extern void gpuops_agg_mapped_begin(GpuopsAggScanState *s, CustomScan *cscan);
+/* True if key k is a mapped key. */
+extern bool gpuops_agg_key_mapped(const GpuopsAggScanState *s, int k);
+/* Groups the engine's groups again by the mapped keys' values. */
+extern void gpuops_agg_mapped_regroup(GpuopsAggScanState *s);
+/* Puts the mapped keys' column dictionaries back for a rescan. */
+extern void gpuops_agg_mapped_rescan(GpuopsAggScanState *s);
 
 /* ---- agg_batch.c ---- */
 

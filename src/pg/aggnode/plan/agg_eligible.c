@@ -531,7 +531,9 @@ gpuops_agg_collect(PlannerInfo *root, Index relid, List *target, Node *having,
 	{
 		Node	   *e = (Node *) lfirst(lc);
 
-		if (!gpuops_agg_key_source_ok(e, relid))
+		/* (a function of one text column: agg_mapped.c) */
+		if (!gpuops_agg_key_source_ok(e, relid) &&
+			gpuops_mapped_source(e, relid) == NULL)
 			return false;
 		*keys = list_append_unique(*keys, e);
 	}

@@ -29,6 +29,7 @@
 #include "commands/defrem.h"
 #include "commands/extension.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
@@ -369,6 +370,8 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	GpuopsAggInput input;
 	List	   *splits = NIL;
 	List	   *derived;
+	List	   *mapped;
+	List	   *table_keys;
 	ListCell   *lc;
 	double		groups;
 	double		engine_groups;
@@ -407,9 +410,13 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 			return;
 	/* keys other keys determine: computed per group (agg_derived.c) */
 	derived = star ? NIL : gpuops_agg_derive_keys(&keys);
+	/* functions of one text column: grouped by the column (agg_mapped.c) */
+	gpuops_agg_map_keys(keys, scan_rel->relid, &mapped, &table_keys);
+	if (mapped != NIL && star)
+		return;
 	memset(&input, 0, sizeof(input));
 	input.checks = gpuops_agg_derived_checks(derived);
-	if (!gpuops_agg_add_tables(root, scan_rel, scan_rel, keys, aggrefs,
+	if (!gpuops_agg_add_tables(root, scan_rel, scan_rel, table_keys, aggrefs,
 							   &input) || input.tables == NIL)
 		return;
 	scan_keys = star ? (List *) gpuops_agg_star_from_fact(star, (Node *) keys) : keys;
@@ -426,6 +433,12 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 											list_concat_copy(scan_keys,
 															 gpuops_agg_fold_args(scan_aggrefs)),
 											input_rel->rows);
+	if (mapped != NIL)
+		engine_groups = Max(engine_groups,
+							gpuops_label_groups(root,
+												list_concat_copy(table_keys,
+																 gpuops_agg_fold_args(aggrefs)),
+												input_rel->rows));
 	if (!gpuops_agg_groups_fit(list_concat_copy(keys, gpuops_agg_fold_args(aggrefs)),
 							   aggrefs, engine_groups))
 		return;
@@ -435,6 +448,16 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 							  input_rel->rows, groups, engine_groups);
 	cp->custom_private = lappend(cp->custom_private, splits);
 	cp->custom_private = lappend(cp->custom_private, derived);
+	cp->custom_private = lappend(cp->custom_private, mapped);
+	/* a mapped key's function: once a distinct value of its column */
+	foreach(lc, mapped)
+	{
+		QualCost	fn;
+
+		cost_qual_eval_node(&fn, lsecond((List *) lfirst(lc)), root);
+		cp->path.startup_cost += engine_groups * fn.per_tuple;
+		cp->path.total_cost += engine_groups * fn.per_tuple;
+	}
 	add_path(output_rel, &cp->path);
 }
 

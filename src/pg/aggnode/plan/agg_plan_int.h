@@ -106,6 +106,16 @@ extern List *gpuops_agg_derived_checks(List *derived);
 /* The plan's PRIV_DERIVED: each derived key over the scan tuple's keys. */
 extern List *gpuops_agg_derived_plan(List *derived, List *keys);
 
+/* ---- agg_mapped.c ---- */
+
+/* The column a mapped key reads (a function of one text column), or NULL. */
+extern Var *gpuops_mapped_source(Node *e, Index relid);
+/* The mapped keys among keys, and the keys the table entries group by. */
+extern void gpuops_agg_map_keys(List *keys, Index relid, List **mapped,
+								List **table_keys);
+/* The plan's PRIV_MAPPED: each mapped key over its column's value. */
+extern List *gpuops_agg_mapped_plan(List *mapped, Index relid);
+
 /* ---- agg_safe.c ---- */
 
 /* True if no row can make node raise an error (and it reads only the query's columns). */
