@@ -76,7 +76,7 @@ typedef struct GpuopsWorkerMaps
 	int64		nmap[GPUOPS_AGG_MAX_KEYS];
 } GpuopsWorkerMaps;
 
-/* Where the backend's time went while it merged its workers' groups (DEBUG1). */
+/* The threads the backend merges its workers' groups with, and where its time went (DEBUG1). */
 typedef struct GpuopsMergeClock
 {
 	double		wait_ms;		/* waiting for, taking and copying messages */
@@ -84,6 +84,8 @@ typedef struct GpuopsMergeClock
 	double		sort_ms;		/* sorting recoded pieces again */
 	double		fold_ms;		/* folding pieces into the running groups */
 	int64		groups;			/* the groups the workers sent */
+	int			threads;		/* the backend's share of the threads: the
+								 * workers still read beside the merge */
 } GpuopsMergeClock;
 
 /* Adds the milliseconds since *since to *ms and restarts *since. */
@@ -178,7 +180,7 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, GpuopsParallelPiece *p,
 		/* the worker's codes: the backend's codes of its strings */
 		piece_cxt = MemoryContextSwitchTo(maps->cxt);
 		gpuops_parallel_strings_map(s->spec.key_dicts[k],
-									Max(s->threads_got, 1), p->strings[k],
+									clock->threads, p->strings[k],
 									p->strings_bytes[k], &maps->map[k],
 									&maps->nmap[k]);
 		MemoryContextSwitchTo(piece_cxt);
@@ -189,7 +191,7 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, GpuopsParallelPiece *p,
 	gpuops_clock_lap(&lap, &clock->recode_ms);
 	if (recoded)
 		gpuops_parallel_sort_piece(st->nkeys, st->nvals, st->val_types,
-								   Max(s->threads_got, 1), h->ngroups,
+								   clock->threads, h->ngroups,
 								   p->codes, p->valid, p->rows, p->vals);
 	gpuops_clock_lap(&lap, &clock->sort_ms);
 	gpuops_aggspill_merge(st, h->ngroups, p->codes, p->valid, p->rows, p->vals);
@@ -436,10 +438,11 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 			 RelationGetRelationName(te->rel));
 	INSTR_TIME_SET_CURRENT(t1);
 	gpuops_agg_run_table(s, te);
+	memset(&clock, 0, sizeof(clock));
+	clock.threads = Max(s->threads_cap > 0 ? s->threads_cap : s->threads_got, 1);
 	s->threads_cap = 0;
 	own_rows = s->rows_in;
 	INSTR_TIME_SET_CURRENT(t2);
-	memset(&clock, 0, sizeof(clock));
 	gpuops_parallel_merge_workers(s, pcxt, mqh, pcxt->nworkers_launched, &clock);
 	INSTR_TIME_SET_CURRENT(t3);
 	INSTR_TIME_SUBTRACT(t3, t0);
