@@ -78,7 +78,6 @@ FROM pg_temp.lines('SELECT substr(r, 1, 3), count(*) FROM tmaps GROUP BY 1',
 SELECT pg_temp.check('SELECT substr(r, 1, 3) AS k, count(*) AS c, sum(id) AS s, min(id) AS m FROM tmaps GROUP BY 1');
 SELECT pg_temp.check('SELECT m, substr(r, 1, 4) AS k, count(*) AS c FROM tmaps GROUP BY 1, 2');
 RESET gpuops.max_group_memory;
-DROP TABLE tmaps;
 
 -- errors: a value the function fails on raises PostgreSQL's error
 CREATE TABLE tmape (s text) WITH (autovacuum_enabled = off);
@@ -111,7 +110,20 @@ SELECT pg_temp.check('SELECT w, substr(u, 1, 3) AS k, count(*) AS c FROM tmap GR
 SELECT pg_temp.check('SELECT regexp_replace(r, ''^https?://(?:www\.)?([^/]+)/.*$'', ''\1'') AS k, count(*) AS c, min(r) AS m, count(DISTINCT w) AS dw FROM tmap GROUP BY 1');
 SELECT pg_temp.check('SELECT u, lower(u) AS l, count(*) AS c FROM tmap GROUP BY 1, 2');
 SELECT pg_temp.check_error('SELECT (s::int4 + 1)::text AS k, count(*) FROM tmape GROUP BY 1 LIMIT 1');
+-- plain keys with workers: their pieces gathered, then merged once
+SELECT pg_temp.check('SELECT m, count(*) AS c, sum(id) AS s FROM tmaps GROUP BY 1');
+SELECT pg_temp.check('SELECT r, count(*) AS c, sum(id) AS s FROM tmaps GROUP BY 1');
+-- workers' spilled groups, gathered and merged a few hundred at a time
+SET gpuops.max_group_memory = 64;
+SELECT * FROM pg_temp.lines('SELECT r, count(*) FROM tmaps GROUP BY 1',
+							ARRAY['Workers Launched']);
+SELECT count(*) > 0 AS spilled
+FROM pg_temp.lines('SELECT r, count(*) FROM tmaps GROUP BY 1', ARRAY['Spilled Runs']);
+SELECT pg_temp.check('SELECT r, count(*) AS c, sum(id) AS s, max(m) AS m FROM tmaps GROUP BY 1');
+SELECT pg_temp.check('SELECT m, substr(r, 1, 4) AS k, count(*) AS c FROM tmaps GROUP BY 1, 2');
+RESET gpuops.max_group_memory;
 \i :abs_srcdir/sql/include/workers_off.psql
+DROP TABLE tmaps;
 DROP TABLE tmape;
 
 -- what keeps the native plan (no GpuOpsAgg)

@@ -462,6 +462,12 @@ typedef struct GpuopsAggState
 	int64		groups_out;		/* groups the spilled state gave out */
 } GpuopsAggState;
 
+/* Appends n groups after st's (st is then in no order). */
+extern void gpuops_aggstate_append(GpuopsAggState *st, int64 n,
+								   uint64 *const *key_codes,
+								   uint8 *const *key_valid,
+								   const int64 *rows,
+								   const gpo_agg_out *vals);
 /* Combines the neighbours with equal keys of a sorted piece; the groups left. */
 extern int64 gpuops_aggstate_fold_equal(GpuopsAggState *p, int64 n);
 /* Empty running state for nkeys keys and nvals value columns. */

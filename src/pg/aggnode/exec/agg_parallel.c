@@ -23,10 +23,14 @@
  * (agg_parallel_msg.c): groups held in memory go as one piece (or a few,
  * past 64 MB), and a worker whose groups spilled (agg_spill.c) sends them
  * piece by piece as the merge of its runs gives them out.  The backend
- * takes whole pieces from whichever worker's queue has one and merges
- * each as it comes, sleeping on its latch while none has: a worker's
- * groups no longer wait for the workers before it to be merged.  With
- * DEBUG1 the backend logs where its merge time went.
+ * takes whole pieces from whichever worker's queue has one, codes their
+ * strings and gathers them as they come, sleeping on its latch while none
+ * has: a worker's groups do not wait for the workers before it.  The
+ * gathered pieces are sorted, combined and merged into the backend's
+ * groups in one pass once they are as many, and after the last (a merge a
+ * piece copied every running group once a worker).  With
+ * parallel_leader_participation off the backend reads nothing and merges.
+ * With DEBUG1 the backend logs where its merge time went.
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
 #include "cache/gpuops_cache.h"
@@ -37,6 +41,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/readfuncs.h"
+#include "optimizer/optimizer.h"
 #include "portability/instr_time.h"
 #include "storage/latch.h"
 #include "storage/shm_mq.h"
@@ -76,8 +81,11 @@ typedef struct GpuopsWorkerMaps
 	int64		nmap[GPUOPS_AGG_MAX_KEYS];
 } GpuopsWorkerMaps;
 
-/* The threads the backend merges its workers' groups with, and where its time went (DEBUG1). */
-typedef struct GpuopsMergeClock
+/*
+ * The backend's merge of its workers' groups: its threads, the pieces it
+ * gathered and not yet merged, and where its time went (DEBUG1).
+ */
+typedef struct GpuopsWorkerMerge
 {
 	double		wait_ms;		/* waiting for, taking and copying messages */
 	double		recode_ms;		/* coding the workers' strings */
@@ -86,7 +94,15 @@ typedef struct GpuopsMergeClock
 	int64		groups;			/* the groups the workers sent */
 	int			threads;		/* the backend's share of the threads: the
 								 * workers still read beside the merge */
-} GpuopsMergeClock;
+	GpuopsAggState pending;		/* recoded pieces, appended in no order */
+} GpuopsWorkerMerge;
+
+/*
+ * Pieces gathered before they are merged at least (fewer groups than the
+ * running ones count no more): each merge copies every running group, so
+ * one merge a piece cost 15 workers' pieces 15 copies of the groups.
+ */
+#define GPUOPS_PARALLEL_PENDING_MIN 65536
 
 /* Adds the milliseconds since *since to *ms and restarts *since. */
 static void
@@ -142,17 +158,44 @@ gpuops_parallel_send_groups(shm_mq_handle *mqh, GpuopsAggScanState *s,
 }
 
 /*
- * Merges one piece of a worker's groups (read into the current memory
- * context) into the backend's: the worker's text codes made the backend's
- * (maps: the worker's), the piece sorted again by them, then folded in.
+ * Merges the pieces gathered so far into the backend's groups: sorted by
+ * key with nthreads threads, equal neighbours combined, then one merge.
+ */
+static void
+gpuops_parallel_merge_pending(GpuopsAggScanState *s, GpuopsWorkerMerge *wm,
+							  int nthreads)
+{
+	GpuopsAggState *p = &wm->pending;
+	instr_time	lap;
+	int64		n;
+
+	if (p->ngroups == 0)
+		return;
+	INSTR_TIME_SET_CURRENT(lap);
+	gpuops_parallel_sort_piece(p->nkeys, p->nvals, p->val_types, nthreads,
+							   p->ngroups, p->key_codes, p->key_valid,
+							   p->rows, p->vals);
+	n = gpuops_aggstate_fold_equal(p, p->ngroups);
+	gpuops_clock_lap(&lap, &wm->sort_ms);
+	gpuops_aggspill_merge(&s->groups, n, p->key_codes, p->key_valid, p->rows,
+						  p->vals);
+	gpuops_aggstate_clear(p);
+	gpuops_clock_lap(&lap, &wm->fold_ms);
+}
+
+/*
+ * Takes one piece of a worker's groups (read into the current memory
+ * context) towards the backend's: the worker's text codes made the
+ * backend's (maps: the worker's), the piece gathered with the others
+ * (see gpuops_parallel_merge_pending), merged once they are as many as
+ * the running groups.
  */
 static void
 gpuops_parallel_merge_piece(GpuopsAggScanState *s, GpuopsParallelPiece *p,
-							GpuopsWorkerMaps *maps, GpuopsMergeClock *clock)
+							GpuopsWorkerMaps *maps, GpuopsWorkerMerge *wm)
 {
 	GpuopsAggState *st = &s->groups;
 	GpuopsParallelHeader *h = &p->h;
-	bool		recoded = false;
 	instr_time	lap;
 	int			k;
 
@@ -164,6 +207,8 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, GpuopsParallelPiece *p,
 	s->batches += h->batches;
 	s->bytes_in += h->bytes_in;
 	s->cpu_calls += h->cpu_calls;
+	s->fast_read |= h->fast_read;
+	s->slot_read |= h->slot_read;
 	for (k = 0; s->join && k < s->join->ndims; k++)
 		s->join->dims[k].matched += h->join_matched[k];
 	st->spill_runs += h->spill_runs;
@@ -180,23 +225,23 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, GpuopsParallelPiece *p,
 		/* the worker's codes: the backend's codes of its strings */
 		piece_cxt = MemoryContextSwitchTo(maps->cxt);
 		gpuops_parallel_strings_map(s->spec.key_dicts[k],
-									clock->threads, p->strings[k],
+									wm->threads, p->strings[k],
 									p->strings_bytes[k], &maps->map[k],
 									&maps->nmap[k]);
 		MemoryContextSwitchTo(piece_cxt);
 		gpuops_parallel_codes_map(maps->map[k], maps->nmap[k],
 								  p->codes[k], p->valid[k], h->ngroups);
-		recoded = true;
 	}
-	gpuops_clock_lap(&lap, &clock->recode_ms);
-	if (recoded)
-		gpuops_parallel_sort_piece(st->nkeys, st->nvals, st->val_types,
-								   clock->threads, h->ngroups,
-								   p->codes, p->valid, p->rows, p->vals);
-	gpuops_clock_lap(&lap, &clock->sort_ms);
-	gpuops_aggspill_merge(st, h->ngroups, p->codes, p->valid, p->rows, p->vals);
-	gpuops_clock_lap(&lap, &clock->fold_ms);
-	clock->groups += h->ngroups;
+	gpuops_clock_lap(&lap, &wm->recode_ms);
+	gpuops_aggstate_append(&wm->pending, h->ngroups, p->codes, p->valid,
+						   p->rows, p->vals);
+	gpuops_clock_lap(&lap, &wm->fold_ms);
+	wm->groups += h->ngroups;
+	if (wm->pending.ngroups >= Max(st->ngroups, GPUOPS_PARALLEL_PENDING_MIN) ||
+		(st->limit_bytes > 0 &&
+		 gpuops_aggstate_group_bytes(st) * (Size) wm->pending.ngroups >
+		 st->limit_bytes / 4))
+		gpuops_parallel_merge_pending(s, wm, wm->threads);
 }
 
 /*
@@ -208,7 +253,7 @@ gpuops_parallel_merge_piece(GpuopsAggScanState *s, GpuopsParallelPiece *p,
 static bool
 gpuops_parallel_take(GpuopsAggScanState *s, ParallelContext *pcxt,
 					 shm_mq_handle *mqh, GpuopsWorkerMaps *maps, bool *done,
-					 GpuopsMergeClock *clock)
+					 GpuopsWorkerMerge *wm)
 {
 	GpuopsAggState *st = &s->groups;
 	GpuopsParallelPiece piece;
@@ -224,7 +269,7 @@ gpuops_parallel_take(GpuopsAggScanState *s, ParallelContext *pcxt,
 	res = shm_mq_receive(mqh, &got, &data, true);
 	if (res == SHM_MQ_WOULD_BLOCK)
 	{
-		gpuops_clock_lap(&lap, &clock->wait_ms);
+		gpuops_clock_lap(&lap, &wm->wait_ms);
 		return false;
 	}
 	if (res == SHM_MQ_DETACHED)
@@ -238,8 +283,8 @@ gpuops_parallel_take(GpuopsAggScanState *s, ParallelContext *pcxt,
 	old = MemoryContextSwitchTo(s->batch_cxt);
 	gpuops_parallel_read_piece(data, got, st->nkeys, st->nvals, st->val_types,
 							   own, &piece);
-	gpuops_clock_lap(&lap, &clock->wait_ms);
-	gpuops_parallel_merge_piece(s, &piece, maps, clock);
+	gpuops_clock_lap(&lap, &wm->wait_ms);
+	gpuops_parallel_merge_piece(s, &piece, maps, wm);
 	*done = piece.h.last;
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(s->batch_cxt);
@@ -254,7 +299,7 @@ gpuops_parallel_take(GpuopsAggScanState *s, ParallelContext *pcxt,
 static void
 gpuops_parallel_merge_workers(GpuopsAggScanState *s, ParallelContext *pcxt,
 							  shm_mq_handle **mqh, int nworkers,
-							  GpuopsMergeClock *clock)
+							  GpuopsWorkerMerge *wm)
 {
 	GpuopsWorkerMaps *maps = palloc0(sizeof(GpuopsWorkerMaps) * Max(nworkers, 1));
 	bool	   *done = palloc0(sizeof(bool) * Max(nworkers, 1));
@@ -272,7 +317,7 @@ gpuops_parallel_merge_workers(GpuopsAggScanState *s, ParallelContext *pcxt,
 		for (i = 0; i < nworkers; i++)
 		{
 			if (done[i] || !gpuops_parallel_take(s, pcxt, mqh[i], &maps[i],
-												 &done[i], clock))
+												 &done[i], wm))
 				continue;
 			took = true;
 			if (done[i])
@@ -286,10 +331,12 @@ gpuops_parallel_merge_workers(GpuopsAggScanState *s, ParallelContext *pcxt,
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
 							 WAIT_EVENT_MQ_RECEIVE);
 			ResetLatch(MyLatch);
-			gpuops_clock_lap(&lap, &clock->wait_ms);
+			gpuops_clock_lap(&lap, &wm->wait_ms);
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
+	/* the workers are done: the last pieces with every thread */
+	gpuops_parallel_merge_pending(s, wm, Max(s->threads_got, 1));
 	for (i = 0; i < nworkers; i++)
 		MemoryContextDelete(maps[i].cxt);
 	pfree(maps);
@@ -321,7 +368,8 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	int			nworkers = s->workers_allowed;
 	int			i;
 	int64		own_rows;
-	GpuopsMergeClock clock;
+	GpuopsWorkerMerge wm;
+	MemoryContext old_cxt;
 	instr_time	t0;
 	instr_time	t1;
 	instr_time	t2;
@@ -437,13 +485,20 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		elog(ERROR, "GpuOpsAgg cannot share the reading of \"%s\"",
 			 RelationGetRelationName(te->rel));
 	INSTR_TIME_SET_CURRENT(t1);
-	gpuops_agg_run_table(s, te);
-	memset(&clock, 0, sizeof(clock));
-	clock.threads = Max(s->threads_cap > 0 ? s->threads_cap : s->threads_got, 1);
+	/* parallel_leader_participation = off: the workers read, it merges */
+	if (parallel_leader_participation || pcxt->nworkers_launched == 0)
+		gpuops_agg_run_table(s, te);
+	memset(&wm, 0, sizeof(wm));
+	wm.threads = Max(s->threads_cap > 0 ? s->threads_cap : s->threads_got, 1);
+	old_cxt = MemoryContextSwitchTo(s->groups.cxt);
+	gpuops_aggstate_init(&wm.pending, s->groups.nkeys, s->groups.key_types,
+						 s->groups.nvals, s->groups.val_types);
+	wm.pending.limit_bytes = 0;
+	MemoryContextSwitchTo(old_cxt);
 	s->threads_cap = 0;
 	own_rows = s->rows_in;
 	INSTR_TIME_SET_CURRENT(t2);
-	gpuops_parallel_merge_workers(s, pcxt, mqh, pcxt->nworkers_launched, &clock);
+	gpuops_parallel_merge_workers(s, pcxt, mqh, pcxt->nworkers_launched, &wm);
 	INSTR_TIME_SET_CURRENT(t3);
 	INSTR_TIME_SUBTRACT(t3, t0);
 	INSTR_TIME_SUBTRACT(t2, t0);
@@ -451,8 +506,8 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	elog(DEBUG1, "GpuOpsAgg backend: %d workers launched after %.1f ms, its own %lld rows read and aggregated by %.1f ms, the workers' %lld groups merged by %.1f ms (waiting %.1f ms, coding strings %.1f ms, sorting %.1f ms, folding %.1f ms)",
 		 pcxt->nworkers_launched, INSTR_TIME_GET_MILLISEC(t1),
 		 (long long) own_rows, INSTR_TIME_GET_MILLISEC(t2),
-		 (long long) clock.groups, INSTR_TIME_GET_MILLISEC(t3),
-		 clock.wait_ms, clock.recode_ms, clock.sort_ms, clock.fold_ms);
+		 (long long) wm.groups, INSTR_TIME_GET_MILLISEC(t3),
+		 wm.wait_ms, wm.recode_ms, wm.sort_ms, wm.fold_ms);
 	WaitForParallelWorkersToFinish(pcxt);
 	for (i = 0; i < nworkers; i++)
 		shm_mq_detach(mqh[i]);

@@ -89,6 +89,8 @@ gpuops_parallel_send_slice(shm_mq_handle *mqh, GpuopsAggScanState *s,
 		h.batches = s->batches;
 		h.bytes_in = s->bytes_in;
 		h.cpu_calls = s->cpu_calls;
+		h.fast_read = s->fast_read;
+		h.slot_read = s->slot_read;
 		for (k = 0; s->join && k < s->join->ndims; k++)
 			h.join_matched[k] = s->join->dims[k].matched;
 	}

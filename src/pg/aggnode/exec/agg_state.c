@@ -376,6 +376,88 @@ gpuops_aggstate_clear(GpuopsAggState *st)
 	st->capacity = 0;
 }
 
+/* Copies n value aggregates of src from entry i to dst's from entry j. */
+static void
+gpuops_aggstate_copy_vals(gpo_type type, gpo_agg_out *dst, int64 j,
+						  const gpo_agg_out *src, int64 i, int64 n)
+{
+	size_t		w = gpo_type_size(type);
+
+	memcpy(dst->count + j, src->count + i, sizeof(int64) * n);
+	memcpy(dst->isum + j, src->isum + i, sizeof(gpo_int128) * n);
+	memcpy(dst->fsum + j, src->fsum + i, sizeof(double) * n);
+	memcpy((char *) dst->min + w * j, (const char *) src->min + w * i, w * n);
+	memcpy((char *) dst->max + w * j, (const char *) src->max + w * i, w * n);
+	if (src->fflags)
+		memcpy(dst->fflags + j, src->fflags + i, n);
+	else
+		memset(dst->fflags + j, 0, n);
+	if (src->m2)
+		memcpy(dst->m2 + j, src->m2 + i, sizeof(double) * n);
+	else
+		memset(dst->m2 + j, 0, sizeof(double) * n);
+}
+
+/*
+ * Appends n groups (key codes and validity per key, rows, the engine's
+ * results) after st's, its arrays doubled as they fill; st's groups are
+ * then in no order (agg_parallel.c sorts and combines the workers'
+ * pieces it gathers so before it merges them).
+ */
+void
+gpuops_aggstate_append(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
+					   uint8 *const *key_valid, const int64 *rows,
+					   const gpo_agg_out *vals)
+{
+	int64		at = st->ngroups;
+	int			k;
+	int			v;
+
+	if (n <= 0)
+		return;
+	if (at + n > st->capacity)
+	{
+		uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
+		uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
+		int64	   *nrows;
+		gpo_agg_out *nvals = palloc0(sizeof(gpo_agg_out) * Max(st->nvals, 1));
+		int64		cap = Max(at + n, 2 * st->capacity);
+
+		gpuops_aggstate_alloc(st, cap, codes, valid, &nrows, nvals);
+		for (k = 0; k < st->nkeys; k++)
+		{
+			memcpy(codes[k], st->key_codes[k], sizeof(uint64) * at);
+			memcpy(valid[k], st->key_valid[k], at);
+		}
+		if (at > 0)
+			memcpy(nrows, st->rows, sizeof(int64) * at);
+		for (v = 0; v < st->nvals && at > 0; v++)
+			gpuops_aggstate_copy_vals(st->val_types[v], &nvals[v], 0,
+									  &st->vals[v], 0, at);
+		gpuops_aggstate_free_arrays(st);
+		for (k = 0; k < st->nkeys; k++)
+		{
+			st->key_codes[k] = codes[k];
+			st->key_valid[k] = valid[k];
+		}
+		st->rows = nrows;
+		for (v = 0; v < st->nvals; v++)
+			st->vals[v] = nvals[v];
+		pfree(nvals);
+		st->capacity = cap;
+	}
+	for (k = 0; k < st->nkeys; k++)
+	{
+		memcpy(st->key_codes[k] + at, key_codes[k], sizeof(uint64) * n);
+		memcpy(st->key_valid[k] + at, key_valid[k], n);
+	}
+	memcpy(st->rows + at, rows, sizeof(int64) * n);
+	for (v = 0; v < st->nvals; v++)
+		gpuops_aggstate_copy_vals(st->val_types[v], &st->vals[v], at,
+								  &vals[v], 0, n);
+	st->ngroups = at + n;
+}
+
 /* Compares group i of a with group j of b in the engine's key order. */
 int
 gpuops_aggstate_cmp_groups(const GpuopsAggState *a, int64 i,

@@ -531,6 +531,8 @@ typedef struct GpuopsParallelHeader
 	int64		bytes_in;
 	int64		cpu_calls;
 	int64		join_matched[GPUOPS_AGG_MAX_DIMS];	/* a star join's rows */
+	bool		fast_read;		/* it read page batches */
+	bool		slot_read;		/* it read through slots */
 	/* its spilling, for EXPLAIN ANALYZE */
 	int64		spill_runs;
 	int64		spill_bytes;
