@@ -186,6 +186,26 @@ gpuops_aggstate_combine_val(gpo_type type, gpo_agg_out *dst, int64 j,
 		memcpy(dmax, smax, w);
 }
 
+/* The state's old arrays go; new ones (nvals pfree'd) become its own. */
+static void
+gpuops_aggstate_adopt(GpuopsAggState *st, uint64 **codes, uint8 **valid,
+					  int64 *nrows, gpo_agg_out *nvals)
+{
+	int			k;
+	int			v;
+
+	gpuops_aggstate_free_arrays(st);
+	for (k = 0; k < st->nkeys; k++)
+	{
+		st->key_codes[k] = codes[k];
+		st->key_valid[k] = valid[k];
+	}
+	st->rows = nrows;
+	for (v = 0; v < st->nvals; v++)
+		st->vals[v] = nvals[v];
+	pfree(nvals);
+}
+
 /*
  * Merge one chunk's groups (sorted by key; n entries): key codes and
  * validity per key, rows, and per value column the engine's results, in
@@ -288,17 +308,7 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 		out++;
 	}
 
-	/* the old arrays go; the new ones become the running state */
-	gpuops_aggstate_free_arrays(st);
-	for (k = 0; k < st->nkeys; k++)
-	{
-		st->key_codes[k] = codes[k];
-		st->key_valid[k] = valid[k];
-	}
-	st->rows = nrows;
-	for (v = 0; v < st->nvals; v++)
-		st->vals[v] = nvals[v];
-	pfree(nvals);
+	gpuops_aggstate_adopt(st, codes, valid, nrows, nvals);
 	st->ngroups = out;
 	st->capacity = out;
 }
@@ -434,16 +444,7 @@ gpuops_aggstate_append(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 		for (v = 0; v < st->nvals && at > 0; v++)
 			gpuops_aggstate_copy_vals(st->val_types[v], &nvals[v], 0,
 									  &st->vals[v], 0, at);
-		gpuops_aggstate_free_arrays(st);
-		for (k = 0; k < st->nkeys; k++)
-		{
-			st->key_codes[k] = codes[k];
-			st->key_valid[k] = valid[k];
-		}
-		st->rows = nrows;
-		for (v = 0; v < st->nvals; v++)
-			st->vals[v] = nvals[v];
-		pfree(nvals);
+		gpuops_aggstate_adopt(st, codes, valid, nrows, nvals);
 		st->capacity = cap;
 	}
 	for (k = 0; k < st->nkeys; k++)
