@@ -127,6 +127,8 @@ DROP TABLE tmaps;
 DROP TABLE tmape;
 
 -- what keeps the native plan (no GpuOpsAgg)
+-- a label key of the same column (read as the label key's codes)
+SELECT count(*) AS node FROM pg_temp.plan('SELECT CASE WHEN w > 5 THEN u ELSE ''x'' END, lower(u), count(*) FROM tmap GROUP BY 1, 2') p WHERE p LIKE '%GpuOpsAgg%';
 -- a volatile function, two columns, a result that is not text
 SELECT count(*) AS node FROM pg_temp.plan('SELECT u || random()::text, count(*) FROM tmap GROUP BY 1') p WHERE p LIKE '%GpuOpsAgg%';
 SELECT count(*) AS node FROM pg_temp.plan('SELECT u || v, count(*) FROM tmap GROUP BY 1') p WHERE p LIKE '%GpuOpsAgg%';

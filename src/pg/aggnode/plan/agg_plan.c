@@ -412,7 +412,9 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	derived = star ? NIL : gpuops_agg_derive_keys(&keys);
 	/* functions of one text column: grouped by the column (agg_mapped.c) */
 	gpuops_agg_map_keys(keys, scan_rel->relid, &mapped, &table_keys);
-	if (mapped != NIL && star)
+	/* (a label key's column is read as its codes: no mapped key's too) */
+	if (mapped != NIL &&
+		(star || !gpuops_label_sources_ok(table_keys, gpuops_agg_fold_args(aggrefs))))
 		return;
 	memset(&input, 0, sizeof(input));
 	input.checks = gpuops_agg_derived_checks(derived);
