@@ -126,6 +126,15 @@ RESET gpuops.max_group_memory;
 DROP TABLE tmaps;
 DROP TABLE tmape;
 
+-- a rescan (the inner side of a nested loop) reads and maps again
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT pg_temp.check('SELECT g, x.k, x.c FROM generate_series(1, 3) g LEFT JOIN (SELECT substr(u, 1, 6) AS k, count(*) AS c FROM tmap GROUP BY 1) x ON x.c > g * 1000');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+
 -- what keeps the native plan (no GpuOpsAgg)
 -- a label key of the same column (read as the label key's codes)
 SELECT count(*) AS node FROM pg_temp.plan('SELECT CASE WHEN w > 5 THEN u ELSE ''x'' END, lower(u), count(*) FROM tmap GROUP BY 1, 2') p WHERE p LIKE '%GpuOpsAgg%';
