@@ -185,9 +185,10 @@ enum
 								 * follow the split sums in the scan tuple */
 	PRIV_MAPPED,				/* functions of one text column as keys
 								 * (agg_mapped.c): in the path (Integer
-								 * position, key) pairs, in the plan also
-								 * the key over its column's value and the
-								 * column's type, typmod and collation */
+								 * position, key, column) each, in the plan
+								 * the position, the key over its column's
+								 * value and the column's type, typmod and
+								 * collation */
 	PRIV_COUNT
 };
 

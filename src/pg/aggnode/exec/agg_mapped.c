@@ -75,26 +75,30 @@ gpuops_agg_mapped_rescan(GpuopsAggScanState *s)
 		s->spec.key_dicts[s->mapped[i].key] = s->mapped[i].source;
 }
 
-/* The key's value for a column value (NULL: isnull), coded in mk->result. */
+/*
+ * The key's value for the column's string of code (-1: NULL), coded in
+ * mk->result; the string and the value live in the per-tuple memory,
+ * reset before each.
+ */
 static int32
-gpuops_mapped_eval(GpuopsAggScanState *s, GpuopsMappedKey *mk, Datum value,
-				   bool isnull)
+gpuops_mapped_eval(GpuopsAggScanState *s, GpuopsMappedKey *mk, int32 code)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *slot = mk->slot;
+	MemoryContext old;
 	Datum		res;
 	bool		resnull;
-	int32		code;
 
 	ResetExprContext(econtext);
 	ExecClearTuple(slot);
-	slot->tts_values[0] = value;
-	slot->tts_isnull[0] = isnull;
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	slot->tts_values[0] = code < 0 ? (Datum) 0 : gpuops_dict_datum(mk->source, code);
+	MemoryContextSwitchTo(old);
+	slot->tts_isnull[0] = code < 0;
 	ExecStoreVirtualTuple(slot);
 	econtext->ecxt_scantuple = slot;
 	res = ExecEvalExprSwitchContext(mk->expr, econtext, &resnull);
-	code = resnull ? GPUOPS_MAPPED_NULL : gpuops_dict_encode(mk->result, res);
-	return code;
+	return resnull ? GPUOPS_MAPPED_NULL : gpuops_dict_encode(mk->result, res);
 }
 
 /* Turns a piece's codes of mk's column into codes of its results. */
@@ -102,9 +106,6 @@ static void
 gpuops_mapped_recode(GpuopsAggScanState *s, GpuopsMappedKey *mk,
 					 uint64 *codes, uint8 *valid, int64 n)
 {
-	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext,
-											  "GpuOpsAgg mapped key",
-											  ALLOCSET_DEFAULT_SIZES);
 	int64		g;
 
 	for (g = 0; g < n; g++)
@@ -119,21 +120,13 @@ gpuops_mapped_recode(GpuopsAggScanState *s, GpuopsMappedKey *mk,
 				elog(ERROR, "GpuOpsAgg: text key code %d of %lld", code,
 					 (long long) mk->nmap);
 			if (mk->map[code] == GPUOPS_MAPPED_NONE)
-			{
-				MemoryContext old = MemoryContextSwitchTo(tmp);
-
-				mk->map[code] = gpuops_mapped_eval(s, mk,
-												   gpuops_dict_datum(mk->source, code),
-												   false);
-				MemoryContextSwitchTo(old);
-				MemoryContextReset(tmp);
-			}
+				mk->map[code] = gpuops_mapped_eval(s, mk, code);
 			r = mk->map[code];
 		}
 		else
 		{
 			if (mk->map_null == GPUOPS_MAPPED_NONE)
-				mk->map_null = gpuops_mapped_eval(s, mk, (Datum) 0, true);
+				mk->map_null = gpuops_mapped_eval(s, mk, -1);
 			r = mk->map_null;
 		}
 		if (r == GPUOPS_MAPPED_NULL)
@@ -149,7 +142,6 @@ gpuops_mapped_recode(GpuopsAggScanState *s, GpuopsMappedKey *mk,
 		if ((g & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-	MemoryContextDelete(tmp);
 }
 
 /*
@@ -168,10 +160,7 @@ gpuops_mapped_regroup(GpuopsAggScanState *s, GpuopsAggState *p, int64 n)
 		gpuops_mapped_recode(s, mk, p->key_codes[mk->key],
 							 p->key_valid[mk->key], n);
 	}
-	gpuops_parallel_sort_piece(p->nkeys, p->nvals, p->val_types,
-							   Max(s->threads_got, 1), n, p->key_codes,
-							   p->key_valid, p->rows, p->vals);
-	return gpuops_aggstate_fold_equal(p, n);
+	return gpuops_parallel_sort_fold(p, n, Max(s->threads_got, 1));
 }
 
 /*

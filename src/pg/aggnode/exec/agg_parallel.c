@@ -172,10 +172,7 @@ gpuops_parallel_merge_pending(GpuopsAggScanState *s, GpuopsWorkerMerge *wm,
 	if (p->ngroups == 0)
 		return;
 	INSTR_TIME_SET_CURRENT(lap);
-	gpuops_parallel_sort_piece(p->nkeys, p->nvals, p->val_types, nthreads,
-							   p->ngroups, p->key_codes, p->key_valid,
-							   p->rows, p->vals);
-	n = gpuops_aggstate_fold_equal(p, p->ngroups);
+	n = gpuops_parallel_sort_fold(p, p->ngroups, nthreads);
 	gpuops_clock_lap(&lap, &wm->sort_ms);
 	gpuops_aggspill_merge(&s->groups, n, p->key_codes, p->key_valid, p->rows,
 						  p->vals);

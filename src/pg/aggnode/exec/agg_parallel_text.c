@@ -197,3 +197,16 @@ gpuops_parallel_sort_piece(int nkeys, int nvals, const gpo_type *val_types,
 	}
 	pfree(perm);
 }
+
+/*
+ * Sorts p's first n groups by key again (nthreads threads) and combines
+ * equal neighbours; returns the groups left (the workers' gathered pieces,
+ * agg_parallel.c, and mapped keys' groups, agg_mapped.c).
+ */
+int64
+gpuops_parallel_sort_fold(GpuopsAggState *p, int64 n, int nthreads)
+{
+	gpuops_parallel_sort_piece(p->nkeys, p->nvals, p->val_types, nthreads, n,
+							   p->key_codes, p->key_valid, p->rows, p->vals);
+	return gpuops_aggstate_fold_equal(p, n);
+}

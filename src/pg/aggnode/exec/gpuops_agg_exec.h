@@ -590,6 +590,8 @@ extern void gpuops_parallel_sort_piece(int nkeys, int nvals,
 									   int nthreads, int64 n,
 									   uint64 **codes, uint8 **valid,
 									   int64 *rows, gpo_agg_out *vals);
+/* Sorts a state's first n groups again and combines equal keys; the groups left. */
+extern int64 gpuops_parallel_sort_fold(GpuopsAggState *p, int64 n, int nthreads);
 
 /* ---- agg_batch.c ---- */
 

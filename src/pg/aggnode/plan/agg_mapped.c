@@ -79,8 +79,8 @@ gpuops_mapped_source(Node *e, Index relid)
 }
 
 /*
- * The mapped keys among keys as (Integer position, key) pairs, NIL if
- * none; *table_keys becomes keys with each mapped key's column in its
+ * The mapped keys among keys as (Integer position, key, column) lists,
+ * NIL if none; *table_keys becomes keys with each mapped key's column in its
  * place (a column may then be several keys: they share its dictionary).
  * With count(DISTINCT x), min(x) or max(x) of text, x's extra key follows
  * (the groups are grouped again by all keys, x's included, before they
@@ -104,7 +104,7 @@ gpuops_agg_map_keys(List *keys, Index relid, List **mapped, List **table_keys)
 			continue;
 		}
 		*mapped = lappend(*mapped,
-						  list_make2(makeInteger(foreach_current_index(lc)), k));
+						  list_make3(makeInteger(foreach_current_index(lc)), k, v));
 		*table_keys = lappend(*table_keys, v);
 	}
 }
@@ -130,22 +130,19 @@ gpuops_mapped_mutator(Node *node, void *context)
  * over INDEX_VAR attribute 1, its column's type, typmod and collation).
  */
 List *
-gpuops_agg_mapped_plan(List *mapped, Index relid)
+gpuops_agg_mapped_plan(List *mapped)
 {
 	List	   *out = NIL;
 	ListCell   *lc;
 
 	foreach(lc, mapped)
 	{
-		List	   *pair = (List *) lfirst(lc);
-		Node	   *k = (Node *) lsecond(pair);
-		Var		   *v = gpuops_mapped_source(k, relid);
+		List	   *m = (List *) lfirst(lc);
+		Var		   *v = lthird_node(Var, m);
 
-		if (v == NULL)
-			elog(ERROR, "GpuOpsAgg: a mapped key lost its column");
 		out = lappend(out,
-					  list_make5(linitial(pair),
-								 gpuops_mapped_mutator(k, NULL),
+					  list_make5(linitial(m),
+								 gpuops_mapped_mutator(lsecond(m), NULL),
 								 makeInteger((int) v->vartype),
 								 makeInteger((int) v->vartypmod),
 								 makeInteger((int) v->varcollid)));

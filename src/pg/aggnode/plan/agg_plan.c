@@ -372,6 +372,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	List	   *derived;
 	List	   *mapped;
 	List	   *table_keys;
+	List	   *fold_args;
 	ListCell   *lc;
 	double		groups;
 	double		engine_groups;
@@ -410,11 +411,12 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 			return;
 	/* keys other keys determine: computed per group (agg_derived.c) */
 	derived = star ? NIL : gpuops_agg_derive_keys(&keys);
+	fold_args = gpuops_agg_fold_args(aggrefs);
 	/* functions of one text column: grouped by the column (agg_mapped.c) */
 	gpuops_agg_map_keys(keys, scan_rel->relid, &mapped, &table_keys);
 	/* (a label key's column is read as its codes: no mapped key's too) */
 	if (mapped != NIL &&
-		(star || !gpuops_label_sources_ok(table_keys, gpuops_agg_fold_args(aggrefs))))
+		(star || !gpuops_label_sources_ok(table_keys, fold_args)))
 		return;
 	memset(&input, 0, sizeof(input));
 	input.checks = gpuops_agg_derived_checks(derived);
@@ -430,7 +432,7 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	else
 		groups = gpuops_label_groups(root, scan_keys, input_rel->rows);
 	engine_groups = groups;
-	if (gpuops_agg_fold_args(aggrefs) != NIL)
+	if (fold_args != NIL)
 		engine_groups = gpuops_label_groups(root,
 											list_concat_copy(scan_keys,
 															 gpuops_agg_fold_args(scan_aggrefs)),
@@ -438,10 +440,9 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (mapped != NIL)
 		engine_groups = Max(engine_groups,
 							gpuops_label_groups(root,
-												list_concat_copy(table_keys,
-																 gpuops_agg_fold_args(aggrefs)),
+												list_concat_copy(table_keys, fold_args),
 												input_rel->rows));
-	if (!gpuops_agg_groups_fit(list_concat_copy(keys, gpuops_agg_fold_args(aggrefs)),
+	if (!gpuops_agg_groups_fit(list_concat_copy(keys, fold_args),
 							   aggrefs, engine_groups))
 		return;
 

@@ -123,8 +123,7 @@ gpuops_agg_plan_private(PlannerInfo *root, List *priv, List *aggrefs,
 						gpuops_agg_derived_plan((List *) list_nth(priv, PRIV_DERIVED),
 												(List *) list_nth(priv, PRIV_KEYS)));
 	plan_priv = lappend(plan_priv,
-						gpuops_agg_mapped_plan((List *) list_nth(priv, PRIV_MAPPED),
-											   intVal(list_nth(priv, PRIV_RELID))));
+						gpuops_agg_mapped_plan((List *) list_nth(priv, PRIV_MAPPED)));
 	return copyObject(plan_priv);
 }
 

@@ -114,7 +114,7 @@ extern Var *gpuops_mapped_source(Node *e, Index relid);
 extern void gpuops_agg_map_keys(List *keys, Index relid, List **mapped,
 								List **table_keys);
 /* The plan's PRIV_MAPPED: each mapped key over its column's value. */
-extern List *gpuops_agg_mapped_plan(List *mapped, Index relid);
+extern List *gpuops_agg_mapped_plan(List *mapped);
 
 /* ---- agg_safe.c ---- */
 
