@@ -308,43 +308,18 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 
 /*
  * Combines the neighbours with equal keys of p's first n groups (sorted by
- * key) into the first of each, moving the others up; returns the groups
- * left (agg_mapped.c's groups grouped again).
+ * key) into the first of each, moving the others up (gpuops_aggstate_put
+ * into p itself); returns the groups left.
  */
 int64
 gpuops_aggstate_fold_equal(GpuopsAggState *p, int64 n)
 {
-	int64		out = 0;
 	int64		g;
-	int			k;
-	int			v;
 
+	p->ngroups = 0;
 	for (g = 0; g < n; g++)
-	{
-		if (out > 0 && gpuops_aggstate_cmp(p, out - 1, p->key_codes,
-										   p->key_valid, g) == 0)
-		{
-			p->rows[out - 1] += p->rows[g];
-			for (v = 0; v < p->nvals; v++)
-				gpuops_aggstate_combine_val(p->val_types[v], &p->vals[v],
-											out - 1, &p->vals[v], g);
-			continue;
-		}
-		if (out != g)
-		{
-			for (k = 0; k < p->nkeys; k++)
-			{
-				p->key_codes[k][out] = p->key_codes[k][g];
-				p->key_valid[k][out] = p->key_valid[k][g];
-			}
-			p->rows[out] = p->rows[g];
-			for (v = 0; v < p->nvals; v++)
-				gpuops_aggstate_copy_val(p->val_types[v], &p->vals[v], out,
-										 &p->vals[v], g);
-		}
-		out++;
-	}
-	return out;
+		gpuops_aggstate_put(p, p, g);
+	return p->ngroups;
 }
 
 /* Bytes one group takes in the running state's arrays. */
@@ -463,7 +438,7 @@ gpuops_aggstate_cmp_groups(const GpuopsAggState *a, int64 i,
 /*
  * Adds group i of src to dst, whose groups precede it in key order: into
  * dst's last group when the keys are equal, else as a new last group
- * (dst has the room).
+ * (dst has the room; dst may be src, with its groups up to i).
  */
 void
 gpuops_aggstate_put(GpuopsAggState *dst, const GpuopsAggState *src, int64 i)
@@ -483,6 +458,8 @@ gpuops_aggstate_put(GpuopsAggState *dst, const GpuopsAggState *src, int64 i)
 	}
 	j = dst->ngroups++;
 	Assert(j < dst->capacity);
+	if (dst == src && j == i)
+		return;					/* (gpuops_aggstate_fold_equal) in place */
 	for (k = 0; k < dst->nkeys; k++)
 	{
 		dst->key_codes[k][j] = src->key_codes[k][i];
