@@ -114,6 +114,24 @@ SELECT pg_temp.check('SELECT u, count(*) AS n FROM tb WHERE w < x AND vc <> ''vc
 SET gpuops.debug_chunk_size = 4096;
 SELECT pg_temp.check('SELECT u, c, count(*) AS n FROM tb GROUP BY u, c');
 RESET gpuops.debug_chunk_size;
+-- the backend codes the strings of both workers' pieces in one call (it
+-- waits for a piece of each), with their maps kept apart
+SET gpuops.debug_worker_sweep = on;
+SELECT pg_temp.check('SELECT u, count(*) AS n, sum(v) AS s FROM tb GROUP BY u');
+SELECT pg_temp.check('SELECT c, vc, x, count(*) AS n, min(v) AS lo FROM tb GROUP BY c, vc, x');
+SELECT pg_temp.check('SELECT u, count(DISTINCT x) AS dx FROM tb WHERE w < 20 GROUP BY u');
+SET gpuops.debug_chunk_size = 4096;
+SELECT pg_temp.check('SELECT u, c, count(*) AS n FROM tb GROUP BY u, c');
+RESET gpuops.debug_chunk_size;
+-- pieces larger than a worker's queue (1 MB): read where the queue put them
+CREATE TABLE tlong (k text, v int4) WITH (autovacuum_enabled = off);
+INSERT INTO tlong SELECT 'long key ' || (i % 24000) || repeat('-', 100 + i % 7), i
+FROM generate_series(1, 48000) i;
+VACUUM ANALYZE tlong;
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, max(v) AS hi FROM tlong GROUP BY k');
+RESET gpuops.debug_worker_sweep;
+SELECT pg_temp.check('SELECT k, count(*) AS n, min(v) AS lo FROM tlong GROUP BY k');
+DROP TABLE tlong;
 -- groups past gpuops.max_group_memory spill, in workers and in the backend
 -- (statistics taken with 10 distinct keys, then 40,000 rows of ~20,000)
 CREATE TABLE tsp (k text, v int4) WITH (autovacuum_enabled = off);
@@ -126,6 +144,9 @@ SET gpuops.max_group_memory = 64;
 SELECT * FROM pg_temp.lines('SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo FROM tsp GROUP BY k',
 							ARRAY['Workers Launched', 'Groups']);
 SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo FROM tsp GROUP BY k');
+SET gpuops.debug_worker_sweep = on;
+SELECT pg_temp.check('SELECT k, count(*) AS n, sum(v) AS s, min(v) AS lo FROM tsp GROUP BY k');
+RESET gpuops.debug_worker_sweep;
 RESET gpuops.max_group_memory;
 DROP TABLE tsp;
 -- a rescan reads in the backend alone

@@ -24,6 +24,7 @@ int			gpuops_overlap = GPUOPS_OVERLAP_AUTO;
 bool		gpuops_pinned_batches = true;
 bool		gpuops_running_groups = true;
 int			gpuops_parallel_workers = -1;
+bool		gpuops_debug_worker_sweep = false;
 /*
  * 400: bench/small_tables.sh with gpuops.device = gpu on the H100 machine
  * (bench/RESULTS.md), the node forced against native: 0.90-1.11x at 1,000
@@ -107,6 +108,18 @@ gpuops_agg_settings_init(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuops.debug_worker_sweep",
+							 "GpuOpsAgg's backend merges its workers' groups once every worker still reading sent a piece, for tests.",
+							 "Off (the default), the backend merges the pieces of whichever "
+							 "workers have one as they come; on, it waits for a piece of each "
+							 "worker still reading, so that the tests merge several workers' "
+							 "pieces and strings at once.  Slow: for testing only.",
+							 &gpuops_debug_worker_sweep,
+							 false,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuops.gpu_setup_cost",
 							 "Planner's cost of starting a GpuOpsAgg scan on the GPU.",

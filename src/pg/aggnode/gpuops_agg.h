@@ -144,6 +144,7 @@ typedef enum GpuopsOverlap
 } GpuopsOverlap;
 extern int	gpuops_overlap;		/* a GpuopsOverlap */
 extern int	gpuops_parallel_workers;
+extern bool gpuops_debug_worker_sweep;
 extern bool gpuops_running_groups;
 extern bool gpuops_pinned_batches;
 extern double gpuops_gpu_setup_cost;
@@ -189,6 +190,9 @@ enum
 								 * the position, the key over its column's
 								 * value and the column's type, typmod and
 								 * collation */
+	PRIV_BOUND,					/* a top-N by a count (agg_bound.c): IntList
+								 * (rows, aggregate position, descending),
+								 * or NIL */
 	PRIV_COUNT
 };
 

@@ -206,6 +206,8 @@ gpuops_agg_run(GpuopsAggScanState *s)
 	gpuops_aggstate_finish(&s->groups);
 	/* functions of one text column: grouped again by their values */
 	gpuops_agg_mapped_regroup(s);
+	/* a top-N by a count: only the groups that may be among it */
+	gpuops_agg_bound_set(s, (CustomScan *) s->css.ss.ps.plan);
 	gpuops_budget_release(s->lease);
 	s->aggregated = true;
 	s->next_group = 0;

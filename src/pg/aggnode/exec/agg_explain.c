@@ -260,6 +260,15 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 													useprefix, false));
 		ExplainPropertyList("Derived Keys", keys, es);
 	}
+	if (list_nth(cscan->custom_private, PRIV_BOUND) != NIL)
+	{
+		List	   *bound = (List *) list_nth(cscan->custom_private, PRIV_BOUND);
+
+		/* a top-N by a count (agg_bound.c): its rows, the count's order */
+		ExplainPropertyText("Top-N Bound",
+							psprintf("%d groups by count %s", linitial_int(bound),
+									 lthird_int(bound) ? "desc" : "asc"), es);
+	}
 	if (s->spec.nkeys > s->spec.nkeys_out && rti > 0 && s->join == NULL)
 	{
 		List	   *xs = gpuops_agg_extra_keys(cscan, first->rti, rti, context,
@@ -331,6 +340,9 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Groups", NULL,
 							   s->groups.spill_runs > 0 && s->groups.ngroups == 0 ?
 							   s->groups.groups_out : s->groups.ngroups, es);
+		if (s->bounded)
+			ExplainPropertyInteger("Groups Past The Bound", NULL,
+								   s->bound_skipped, es);
 		ExplainPropertyInteger("Chunks", NULL, s->batches, es);
 		if (s->policy != NULL)
 			s->policy->funcs->explain(s->policy, es);

@@ -44,6 +44,13 @@ gpuops_agg_next_engine_group(GpuopsAggScanState *s, const GpuopsAggState **st,
 		*g = s->piece_next - 1;
 		return true;
 	}
+	/* a top-N's bound (agg_bound.c) passes over groups outside it */
+	while (s->next_group < s->groups.ngroups &&
+		   !gpuops_agg_bound_keeps(s, &s->groups, s->next_group))
+	{
+		s->next_group++;
+		s->bound_skipped++;
+	}
 	if (s->next_group >= s->groups.ngroups)
 		return false;
 	*st = &s->groups;

@@ -23,14 +23,9 @@
  * (agg_parallel_msg.c): groups held in memory go as one piece (or a few,
  * past 64 MB), and a worker whose groups spilled (agg_spill.c) sends them
  * piece by piece as the merge of its runs gives them out.  The backend
- * takes whole pieces from whichever worker's queue has one, codes their
- * strings and gathers them as they come, sleeping on its latch while none
- * has: a worker's groups do not wait for the workers before it.  The
- * gathered pieces are sorted, combined and merged into the backend's
- * groups in one pass once they are as many, and after the last (a merge a
- * piece copied every running group once a worker).  With
- * parallel_leader_participation off the backend reads nothing and merges.
- * With DEBUG1 the backend logs where its merge time went.
+ * merges them (agg_parallel_merge.c).  With parallel_leader_participation
+ * off the backend reads nothing and merges.  With DEBUG1 the backend logs
+ * where its merge time went.
  */
 #include "aggnode/exec/gpuops_agg_exec.h"
 #include "cache/gpuops_cache.h"
@@ -73,48 +68,6 @@ typedef struct GpuopsParallelShared
 								 * GPU service aggregated (agg_kept.c) */
 } GpuopsParallelShared;
 
-/* Per text key, a worker's codes -> the backend's (agg_parallel_text.c). */
-typedef struct GpuopsWorkerMaps
-{
-	MemoryContext cxt;			/* the maps' memory, for the worker's pieces */
-	int32	   *map[GPUOPS_AGG_MAX_KEYS];
-	int64		nmap[GPUOPS_AGG_MAX_KEYS];
-} GpuopsWorkerMaps;
-
-/*
- * The backend's merge of its workers' groups: its threads, the pieces it
- * gathered and not yet merged, and where its time went (DEBUG1).
- */
-typedef struct GpuopsWorkerMerge
-{
-	double		wait_ms;		/* waiting for, taking and copying messages */
-	double		recode_ms;		/* coding the workers' strings */
-	double		sort_ms;		/* sorting recoded pieces again */
-	double		fold_ms;		/* folding pieces into the running groups */
-	int64		groups;			/* the groups the workers sent */
-	int			threads;		/* the backend's share of the threads: the
-								 * workers still read beside the merge */
-	GpuopsAggState pending;		/* recoded pieces, appended in no order */
-} GpuopsWorkerMerge;
-
-/*
- * Pieces gathered before they are merged at least (fewer groups than the
- * running ones count no more): each merge copies every running group, so
- * one merge a piece cost 15 workers' pieces 15 copies of the groups.
- */
-#define GPUOPS_PARALLEL_PENDING_MIN 65536
-
-/* Adds the milliseconds since *since to *ms and restarts *since. */
-static void
-gpuops_clock_lap(instr_time *since, double *ms)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	*ms += INSTR_TIME_GET_MILLISEC(now) - INSTR_TIME_GET_MILLISEC(*since);
-	*since = now;
-}
-
 PGDLLEXPORT void gpuops_agg_worker_main(dsm_segment *seg, shm_toc *toc);
 
 /* Each process's share of threads OpenMP threads among the backend and its workers. */
@@ -155,189 +108,6 @@ gpuops_parallel_send_groups(shm_mq_handle *mqh, GpuopsAggScanState *s,
 	/* the merge emptied st: a last piece of no groups */
 	gpuops_parallel_send_piece(mqh, s, st, most, first, true);
 	gpuops_aggstate_spill_end(st);
-}
-
-/*
- * Merges the pieces gathered so far into the backend's groups: sorted by
- * key with nthreads threads, equal neighbours combined, then one merge.
- */
-static void
-gpuops_parallel_merge_pending(GpuopsAggScanState *s, GpuopsWorkerMerge *wm,
-							  int nthreads)
-{
-	GpuopsAggState *p = &wm->pending;
-	instr_time	lap;
-	int64		n;
-
-	if (p->ngroups == 0)
-		return;
-	INSTR_TIME_SET_CURRENT(lap);
-	n = gpuops_parallel_sort_fold(p, p->ngroups, nthreads);
-	gpuops_clock_lap(&lap, &wm->sort_ms);
-	gpuops_aggspill_merge(&s->groups, n, p->key_codes, p->key_valid, p->rows,
-						  p->vals);
-	gpuops_aggstate_clear(p);
-	gpuops_clock_lap(&lap, &wm->fold_ms);
-}
-
-/*
- * Takes one piece of a worker's groups (read into the current memory
- * context) towards the backend's: the worker's text codes made the
- * backend's (maps: the worker's), the piece gathered with the others
- * (see gpuops_parallel_merge_pending), merged once they are as many as
- * the running groups.
- */
-static void
-gpuops_parallel_merge_piece(GpuopsAggScanState *s, GpuopsParallelPiece *p,
-							GpuopsWorkerMaps *maps, GpuopsWorkerMerge *wm)
-{
-	GpuopsAggState *st = &s->groups;
-	GpuopsParallelHeader *h = &p->h;
-	instr_time	lap;
-	int			k;
-
-	INSTR_TIME_SET_CURRENT(lap);
-	s->rows_in += h->rows_in;
-	s->cached_rows += h->cached_rows;
-	s->rows_passed += h->rows_passed;
-	s->early_filtered += h->early_filtered;
-	s->batches += h->batches;
-	s->bytes_in += h->bytes_in;
-	s->cpu_calls += h->cpu_calls;
-	s->fast_read |= h->fast_read;
-	s->slot_read |= h->slot_read;
-	for (k = 0; s->join && k < s->join->ndims; k++)
-		s->join->dims[k].matched += h->join_matched[k];
-	st->spill_runs += h->spill_runs;
-	st->spill_bytes += h->spill_bytes;
-	st->spill_passes += h->spill_passes;
-	if (h->ngroups == 0)
-		return;
-	for (k = 0; k < st->nkeys; k++)
-	{
-		MemoryContext piece_cxt;
-
-		if (p->strings[k] == NULL)
-			continue;
-		/* the worker's codes: the backend's codes of its strings */
-		piece_cxt = MemoryContextSwitchTo(maps->cxt);
-		gpuops_parallel_strings_map(s->spec.key_dicts[k],
-									wm->threads, p->strings[k],
-									p->strings_bytes[k], &maps->map[k],
-									&maps->nmap[k]);
-		MemoryContextSwitchTo(piece_cxt);
-		gpuops_parallel_codes_map(maps->map[k], maps->nmap[k],
-								  p->codes[k], p->valid[k], h->ngroups);
-	}
-	gpuops_clock_lap(&lap, &wm->recode_ms);
-	gpuops_aggstate_append(&wm->pending, h->ngroups, p->codes, p->valid,
-						   p->rows, p->vals);
-	gpuops_clock_lap(&lap, &wm->fold_ms);
-	wm->groups += h->ngroups;
-	if (wm->pending.ngroups >= Max(st->ngroups, GPUOPS_PARALLEL_PENDING_MIN) ||
-		(st->limit_bytes > 0 &&
-		 gpuops_aggstate_group_bytes(st) * (Size) wm->pending.ngroups >
-		 st->limit_bytes / 4))
-		gpuops_parallel_merge_pending(s, wm, wm->threads);
-}
-
-/*
- * Takes the next message of worker i's queue, if a whole one is there, and
- * merges its piece; returns whether it took one, and sets done[i] after
- * the worker's last piece.  If the worker is gone, its own ERROR (if it
- * raised one) is raised here; else a message of ours.
- */
-static bool
-gpuops_parallel_take(GpuopsAggScanState *s, ParallelContext *pcxt,
-					 shm_mq_handle *mqh, GpuopsWorkerMaps *maps, bool *done,
-					 GpuopsWorkerMerge *wm)
-{
-	GpuopsAggState *st = &s->groups;
-	GpuopsParallelPiece piece;
-	bool		own[GPUOPS_AGG_MAX_KEYS];
-	Size		got;
-	void	   *data;
-	shm_mq_result res;
-	MemoryContext old;
-	instr_time	lap;
-	int			k;
-
-	INSTR_TIME_SET_CURRENT(lap);
-	res = shm_mq_receive(mqh, &got, &data, true);
-	if (res == SHM_MQ_WOULD_BLOCK)
-	{
-		gpuops_clock_lap(&lap, &wm->wait_ms);
-		return false;
-	}
-	if (res == SHM_MQ_DETACHED)
-		WaitForParallelWorkersToFinish(pcxt);
-	if (res != SHM_MQ_SUCCESS)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("GpuOpsAgg lost the groups of a worker")));
-	for (k = 0; k < st->nkeys; k++)
-		own[k] = gpuops_agg_key_own_codes(s, &s->tables[0], k);
-	old = MemoryContextSwitchTo(s->batch_cxt);
-	gpuops_parallel_read_piece(data, got, st->nkeys, st->nvals, st->val_types,
-							   own, &piece);
-	gpuops_clock_lap(&lap, &wm->wait_ms);
-	gpuops_parallel_merge_piece(s, &piece, maps, wm);
-	*done = piece.h.last;
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(s->batch_cxt);
-	return true;
-}
-
-/*
- * Merges every worker's groups into the backend's, a piece at a time from
- * whichever worker has one whole in its queue, so that no worker waits for
- * the ones before it; the backend sleeps on its latch when none has.
- */
-static void
-gpuops_parallel_merge_workers(GpuopsAggScanState *s, ParallelContext *pcxt,
-							  shm_mq_handle **mqh, int nworkers,
-							  GpuopsWorkerMerge *wm)
-{
-	GpuopsWorkerMaps *maps = palloc0(sizeof(GpuopsWorkerMaps) * Max(nworkers, 1));
-	bool	   *done = palloc0(sizeof(bool) * Max(nworkers, 1));
-	int			left = nworkers;
-	int			i;
-
-	for (i = 0; i < nworkers; i++)
-		maps[i].cxt = AllocSetContextCreate(CurrentMemoryContext,
-											"GpuOpsAgg worker text codes",
-											ALLOCSET_DEFAULT_SIZES);
-	while (left > 0)
-	{
-		bool		took = false;
-
-		for (i = 0; i < nworkers; i++)
-		{
-			if (done[i] || !gpuops_parallel_take(s, pcxt, mqh[i], &maps[i],
-												 &done[i], wm))
-				continue;
-			took = true;
-			if (done[i])
-				left--;
-		}
-		if (!took && left > 0)
-		{
-			instr_time	lap;
-
-			INSTR_TIME_SET_CURRENT(lap);
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1,
-							 WAIT_EVENT_MQ_RECEIVE);
-			ResetLatch(MyLatch);
-			gpuops_clock_lap(&lap, &wm->wait_ms);
-		}
-		CHECK_FOR_INTERRUPTS();
-	}
-	/* the workers are done: the last pieces with every thread */
-	gpuops_parallel_merge_pending(s, wm, Max(s->threads_got, 1));
-	for (i = 0; i < nworkers; i++)
-		MemoryContextDelete(maps[i].cxt);
-	pfree(maps);
-	pfree(done);
 }
 
 /*
@@ -487,6 +257,9 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 		gpuops_agg_run_table(s, te);
 	memset(&wm, 0, sizeof(wm));
 	wm.threads = Max(s->threads_cap > 0 ? s->threads_cap : s->threads_got, 1);
+	wm.worker_threads = shared->threads;
+	wm.most_threads = Max(s->threads_got, 1);
+	wm.queue_bytes = GPUOPS_PARALLEL_QUEUE_BYTES;
 	old_cxt = MemoryContextSwitchTo(s->groups.cxt);
 	gpuops_aggstate_init(&wm.pending, s->groups.nkeys, s->groups.key_types,
 						 s->groups.nvals, s->groups.val_types);
@@ -500,10 +273,11 @@ gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *te)
 	INSTR_TIME_SUBTRACT(t3, t0);
 	INSTR_TIME_SUBTRACT(t2, t0);
 	INSTR_TIME_SUBTRACT(t1, t0);
-	elog(DEBUG1, "GpuOpsAgg backend: %d workers launched after %.1f ms, its own %lld rows read and aggregated by %.1f ms, the workers' %lld groups merged by %.1f ms (waiting %.1f ms, coding strings %.1f ms, sorting %.1f ms, folding %.1f ms)",
+	elog(DEBUG1, "GpuOpsAgg backend: %d workers launched after %.1f ms, its own %lld rows read and aggregated by %.1f ms, the workers' %lld groups and %lld strings merged by %.1f ms (waiting %.1f ms, coding strings %.1f ms, sorting %.1f ms, folding %.1f ms)",
 		 pcxt->nworkers_launched, INSTR_TIME_GET_MILLISEC(t1),
 		 (long long) own_rows, INSTR_TIME_GET_MILLISEC(t2),
-		 (long long) wm.groups, INSTR_TIME_GET_MILLISEC(t3),
+		 (long long) wm.groups, (long long) wm.strings,
+		 INSTR_TIME_GET_MILLISEC(t3),
 		 wm.wait_ms, wm.recode_ms, wm.sort_ms, wm.fold_ms);
 	WaitForParallelWorkersToFinish(pcxt);
 	for (i = 0; i < nworkers; i++)

@@ -70,32 +70,30 @@ gpuops_parallel_strings_pack(const GpuopsTextDict *d, int64 *sent,
 	return msg;
 }
 
-/*
- * Codes in d, with up to nthreads threads, the strings of a message of
- * bytes bytes, appending their codes to the worker's map (*map, *nmap
- * entries, in memory of the current context).
- */
-void
-gpuops_parallel_strings_map(GpuopsTextDict *d, int nthreads, const char *msg,
-							Size bytes, int32 **map, int64 *nmap)
+/* The count of strings of a strings message of bytes bytes (checked). */
+static int64
+gpuops_parallel_strings_count(const char *msg, Size bytes)
 {
 	int64		n;
-	const int32 *lens;
-	const char *p;
-	const char *end = msg + bytes;
-	gpo_str    *strs;
-	int64		i;
 
 	if (bytes < sizeof(int64))
 		elog(ERROR, "GpuOpsAgg worker sent a short strings message");
 	memcpy(&n, msg, sizeof(int64));
-	if (n < 0 || bytes < sizeof(int64) + sizeof(int32) * (Size) n)
+	if (n < 0 || (bytes - sizeof(int64)) / sizeof(int32) < (Size) n)
 		elog(ERROR, "GpuOpsAgg worker sent a short strings message");
-	if (n == 0)
-		return;
-	lens = (const int32 *) (msg + sizeof(int64));
-	p = msg + sizeof(int64) + sizeof(int32) * n;
-	strs = palloc_extended(sizeof(gpo_str) * n, MCXT_ALLOC_HUGE);
+	return n;
+}
+
+/* Points strs at the n strings of a strings message of bytes bytes. */
+static void
+gpuops_parallel_strings_read(const char *msg, Size bytes, int64 n,
+							 gpo_str *strs)
+{
+	const int32 *lens = (const int32 *) (msg + sizeof(int64));
+	const char *p = msg + sizeof(int64) + sizeof(int32) * n;
+	const char *end = msg + bytes;
+	int64		i;
+
 	for (i = 0; i < n; i++)
 	{
 		if (lens[i] < 0 || lens[i] > end - p)
@@ -104,12 +102,63 @@ gpuops_parallel_strings_map(GpuopsTextDict *d, int nthreads, const char *msg,
 		strs[i].len = lens[i];
 		p += lens[i];
 	}
-	*map = *map == NULL ?
-		palloc_extended(sizeof(int32) * n, MCXT_ALLOC_HUGE) :
-		repalloc_huge(*map, sizeof(int32) * (*nmap + n));
-	gpuops_dict_encode_many(d, nthreads, n, strs, *map + *nmap);
-	*nmap += n;
+}
+
+/*
+ * Codes in d, with up to nthreads threads and in one call, the strings of
+ * nmsgs messages (of one worker each: when several workers finish at once,
+ * their strings are coded together with the threads they freed), each
+ * message's codes appended to its worker's map; returns the strings.
+ */
+int64
+gpuops_parallel_strings_map(GpuopsTextDict *d, int nthreads, int nmsgs,
+							const GpuopsStringsMsg *msgs)
+{
+	int64	   *counts = palloc(sizeof(int64) * Max(nmsgs, 1));
+	int64		total = 0;
+	int64		at = 0;
+	gpo_str    *strs;
+	int32	   *codes;
+	int			i;
+
+	for (i = 0; i < nmsgs; i++)
+	{
+		counts[i] = gpuops_parallel_strings_count(msgs[i].msg, msgs[i].bytes);
+		total += counts[i];
+	}
+	if (total == 0)
+	{
+		pfree(counts);
+		return 0;
+	}
+	strs = palloc_extended(sizeof(gpo_str) * total, MCXT_ALLOC_HUGE);
+	codes = palloc_extended(sizeof(int32) * total, MCXT_ALLOC_HUGE);
+	for (i = 0; i < nmsgs; i++)
+	{
+		gpuops_parallel_strings_read(msgs[i].msg, msgs[i].bytes, counts[i],
+									 strs + at);
+		at += counts[i];
+	}
+	gpuops_dict_encode_many(d, nthreads, total, strs, codes);
+	at = 0;
+	for (i = 0; i < nmsgs; i++)
+	{
+		const GpuopsStringsMsg *m = &msgs[i];
+		int64		n = counts[i];
+
+		if (n == 0)
+			continue;
+		*m->map = *m->map == NULL ?
+			MemoryContextAllocHuge(m->cxt, sizeof(int32) * n) :
+			repalloc_huge(*m->map, sizeof(int32) * (*m->nmap + n));
+		memcpy(*m->map + *m->nmap, codes + at, sizeof(int32) * n);
+		*m->nmap += n;
+		at += n;
+	}
 	pfree(strs);
+	pfree(codes);
+	pfree(counts);
+	return total;
 }
 
 /* Turns n groups' key codes of a worker's codes into the backend's (map). */

@@ -221,6 +221,12 @@ typedef struct GpuopsAggScanState
 								 * determine (PRIV_DERIVED), per group */
 	int			nmapped;		/* functions of one text column as keys */
 	struct GpuopsMappedKey *mapped; /* [nmapped] (agg_mapped.c) */
+	bool		bounded;		/* only the groups of a top-N by a count
+								 * come out (agg_bound.c) */
+	bool		bound_desc;		/* the largest counts first */
+	int			bound_agg;		/* the count's aggregate */
+	int64		bound_count;	/* the N-th best count */
+	int64		bound_skipped;	/* groups not emitted (EXPLAIN ANALYZE) */
 	/* EXPLAIN ANALYZE */
 	int64		rows_in;
 	int64		rows_passed;
@@ -288,6 +294,14 @@ gpuops_agg_ctx_init(const GpuopsAggScanState *s, gpo_ctx *ctx)
 	if (gpuops_agg_served())
 		ctx->device = GPO_DEVICE_CPU;
 }
+
+/* ---- agg_bound.c: top-N bounds ---- */
+
+/* Sets up the bound of the plan, if any, once every group is in memory. */
+extern void gpuops_agg_bound_set(GpuopsAggScanState *s, CustomScan *cscan);
+/* True if group g of st may be among the first N of the bound. */
+extern bool gpuops_agg_bound_keeps(const GpuopsAggScanState *s,
+								   const GpuopsAggState *st, int64 g);
 
 /* ---- agg_mapped.c ---- */
 
@@ -514,6 +528,38 @@ extern bool gpuops_agg_parallel_run(GpuopsAggScanState *s, GpuopsAggTableExec *t
 /* Each process's share of threads OpenMP threads among the backend and nworkers workers. */
 extern int	gpuops_agg_parallel_threads(int threads, int nworkers);
 
+/* ---- agg_parallel_merge.c: the backend's merge of its workers' groups ---- */
+
+/*
+ * The backend's merge of its workers' groups: its threads, the pieces it
+ * gathered and not yet merged, and where its time went (DEBUG1).
+ */
+typedef struct GpuopsWorkerMerge
+{
+	double		wait_ms;		/* waiting for, taking and copying messages */
+	double		recode_ms;		/* coding the workers' strings */
+	double		sort_ms;		/* sorting recoded pieces again */
+	double		fold_ms;		/* folding pieces into the running groups */
+	int64		groups;			/* the groups the workers sent */
+	int64		strings;		/* the strings the workers sent */
+	int			threads;		/* the backend's share of the threads: the
+								 * workers still read beside the merge */
+	int			worker_threads; /* each worker's threads, free once it is
+								 * done */
+	int			most_threads;	/* the query's threads */
+	Size		queue_bytes;	/* each worker's queue */
+	GpuopsAggState pending;		/* recoded pieces, appended in no order */
+} GpuopsWorkerMerge;
+
+struct ParallelContext;
+struct shm_mq_handle;
+
+/* Merges every worker's groups into the backend's (wm set up by the caller). */
+extern void gpuops_parallel_merge_workers(GpuopsAggScanState *s,
+										  struct ParallelContext *pcxt,
+										  struct shm_mq_handle **mqh,
+										  int nworkers, GpuopsWorkerMerge *wm);
+
 /* ---- agg_parallel_msg.c: a piece of a worker's groups as one message ---- */
 
 /* The header of a piece of a worker's groups. */
@@ -554,15 +600,13 @@ typedef struct GpuopsParallelPiece
 	gpo_agg_out *vals;
 } GpuopsParallelPiece;
 
-struct shm_mq_handle;
-
 /* Sends st's groups to the backend as one message or several. */
 extern void gpuops_parallel_send_piece(struct shm_mq_handle *mqh,
 									   GpuopsAggScanState *s,
 									   const GpuopsAggState *st, Size most,
 									   bool first, bool last);
-/* Reads a piece from a message, into a copy in the current context. */
-extern void gpuops_parallel_read_piece(const void *data, Size bytes,
+/* Reads a piece from a message, in place or a copy in the current context. */
+extern void gpuops_parallel_read_piece(void *data, Size bytes, bool in_place,
 									   int nkeys, int nvals,
 									   const gpo_type *val_types,
 									   const bool *own,
@@ -576,10 +620,19 @@ extern bool gpuops_agg_key_own_codes(const GpuopsAggScanState *s,
 /* The strings d gained since *sent, as one message of *bytes bytes. */
 extern char *gpuops_parallel_strings_pack(const GpuopsTextDict *d,
 										  int64 *sent, Size *bytes);
-/* Codes a strings message's strings in d, appending to a worker's map. */
-extern void gpuops_parallel_strings_map(GpuopsTextDict *d, int nthreads,
-										const char *msg, Size bytes,
-										int32 **map, int64 *nmap);
+/* A strings message of a worker, and its codes map in the backend. */
+typedef struct GpuopsStringsMsg
+{
+	const char *msg;			/* the message */
+	Size		bytes;			/* its size */
+	MemoryContext cxt;			/* the map's memory */
+	int32	  **map;			/* the worker's codes -> the backend's */
+	int64	   *nmap;			/* entries of *map */
+} GpuopsStringsMsg;
+
+/* Codes several strings messages' strings in d in one call, each appending to its map. */
+extern int64 gpuops_parallel_strings_map(GpuopsTextDict *d, int nthreads,
+										 int nmsgs, const GpuopsStringsMsg *msgs);
 /* Turns n groups' key codes of a worker's codes into the backend's. */
 extern void gpuops_parallel_codes_map(const int32 *map, int64 nmap,
 									  uint64 *codes, const uint8 *valid,

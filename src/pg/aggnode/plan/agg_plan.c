@@ -452,6 +452,9 @@ gpuops_agg_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	cp->custom_private = lappend(cp->custom_private, splits);
 	cp->custom_private = lappend(cp->custom_private, derived);
 	cp->custom_private = lappend(cp->custom_private, mapped);
+	cp->custom_private = lappend(cp->custom_private,
+								 gpuops_agg_bound(root, keys, aggrefs, having,
+												  derived, star != NULL));
 	/* a mapped key's function: once a distinct value of its column */
 	foreach(lc, mapped)
 	{

@@ -124,6 +124,7 @@ gpuops_agg_plan_private(PlannerInfo *root, List *priv, List *aggrefs,
 												(List *) list_nth(priv, PRIV_KEYS)));
 	plan_priv = lappend(plan_priv,
 						gpuops_agg_mapped_plan((List *) list_nth(priv, PRIV_MAPPED)));
+	plan_priv = lappend(plan_priv, list_nth(priv, PRIV_BOUND));
 	return copyObject(plan_priv);
 }
 

@@ -106,6 +106,12 @@ extern List *gpuops_agg_derived_checks(List *derived);
 /* The plan's PRIV_DERIVED: each derived key over the scan tuple's keys. */
 extern List *gpuops_agg_derived_plan(List *derived, List *keys);
 
+/* ---- agg_bound.c ---- */
+
+/* The path's PRIV_BOUND: a top-N by a count the node may bound its groups to, or NIL. */
+extern List *gpuops_agg_bound(PlannerInfo *root, List *keys, List *aggrefs,
+							  Node *having, List *derived, bool star);
+
 /* ---- agg_mapped.c ---- */
 
 /* The column a mapped key reads (a function of one text column), or NULL. */
