@@ -149,6 +149,7 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	GpuopsAggTable *first = &s->spec.tables[0];
 	List	   *tab0 = (List *) linitial((List *) lthird(cscan->custom_private));
 	List	   *context;
+	List	   *bound;
 	bool		useprefix = es->verbose;
 	static const char *const devices[] = {"auto", "cpu", "gpu"};
 	Index		rti = cscan->scan.scanrelid;
@@ -260,15 +261,12 @@ gpuops_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 													useprefix, false));
 		ExplainPropertyList("Derived Keys", keys, es);
 	}
-	if (list_nth(cscan->custom_private, PRIV_BOUND) != NIL)
-	{
-		List	   *bound = (List *) list_nth(cscan->custom_private, PRIV_BOUND);
-
-		/* a top-N by a count (agg_bound.c): its rows, the count's order */
+	/* a top-N by a count (agg_bound.c): its rows, the count's order */
+	bound = (List *) list_nth(cscan->custom_private, PRIV_BOUND);
+	if (bound != NIL)
 		ExplainPropertyText("Top-N Bound",
 							psprintf("%d groups by count %s", linitial_int(bound),
 									 lthird_int(bound) ? "desc" : "asc"), es);
-	}
 	if (s->spec.nkeys > s->spec.nkeys_out && rti > 0 && s->join == NULL)
 	{
 		List	   *xs = gpuops_agg_extra_keys(cscan, first->rti, rti, context,

@@ -27,7 +27,7 @@
  * off the backend reads nothing and merges.  With DEBUG1 the backend logs
  * where its merge time went.
  */
-#include "aggnode/exec/gpuops_agg_exec.h"
+#include "aggnode/exec/agg_parallel.h"
 #include "cache/gpuops_cache.h"
 
 #include "access/parallel.h"

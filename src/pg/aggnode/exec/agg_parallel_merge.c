@@ -18,7 +18,7 @@
  * and after the last piece with every thread (a merge a piece copied every
  * running group once a worker).
  */
-#include "aggnode/exec/gpuops_agg_exec.h"
+#include "aggnode/exec/agg_parallel.h"
 
 #include "access/parallel.h"
 #include "miscadmin.h"

@@ -17,7 +17,7 @@
  * and GROUP BY url over 10M rows spent 192 of its 685 ms with 8 workers
  * passing their pieces through the queues (H100 machine, 16 cores).
  */
-#include "aggnode/exec/gpuops_agg_exec.h"
+#include "aggnode/exec/agg_parallel.h"
 
 #include "storage/shm_mq.h"
 

@@ -15,7 +15,7 @@
  * string once, so the backend codes each string a worker saw once, however
  * many groups it is in (count(DISTINCT) makes many).
  */
-#include "aggnode/exec/gpuops_agg_exec.h"
+#include "aggnode/exec/agg_parallel.h"
 
 /*
  * True if key k of s's table te holds this process's own dictionary codes
