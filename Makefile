@@ -11,7 +11,7 @@
 #                        clusters (builds Citus from ../shared/citus; after make install)
 #   make demo            set up, build, install and run a short demonstration
 #   make gpubench        build the GPU benchmarks bench/gpu_* (CUDA builds only)
-#   make cpubench        build the CPU benchmarks bench/cpu_primitives, cpu_multiagg, cpu_strdict
+#   make cpubench        build the CPU benchmarks bench/cpu_primitives, cpu_multiagg, cpu_strdict, cpu_keypack
 
 EXTENSION = gpuops
 MODULE_big = gpuops
@@ -63,7 +63,7 @@ $(OBJS): override CFLAGS += -fopenmp
 src/core/expr_loops.o: override CFLAGS += -O3
 SHLIB_LINK = $(CUDA_LIBS) -ldl
 
-EXTRA_CLEAN = src/omp/*.o src/omp/*.so test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives bench/cpu_multiagg bench/cpu_strdict \
+EXTRA_CLEAN = src/omp/*.o src/omp/*.so test/unit/test_core $(GPU_BENCHES) bench/cpu_primitives bench/cpu_multiagg bench/cpu_strdict bench/cpu_keypack \
 	kernels/*.o src/core/*.o src/pg/*/*.o src/pg/*/*/*.o build-info.txt
 
 # ---- targets that work before PostgreSQL's headers are installed ----
@@ -138,7 +138,10 @@ bench/cpu_multiagg: bench/cpu_multiagg.c $(CORE_OBJS)
 bench/cpu_strdict: bench/cpu_strdict.c $(CORE_OBJS)
 	$(CC) -std=gnu11 -O2 -fopenmp $(CORE_INC) bench/cpu_strdict.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
 
-cpubench: bench/cpu_primitives bench/cpu_multiagg bench/cpu_strdict
+bench/cpu_keypack: bench/cpu_keypack.c $(CORE_OBJS)
+	$(CC) -std=gnu11 -O2 -fopenmp $(CORE_INC) bench/cpu_keypack.c $(CORE_OBJS) $(CUDA_LIBS) -lm -o $@
+
+cpubench: bench/cpu_primitives bench/cpu_multiagg bench/cpu_strdict bench/cpu_keypack
 
 GPU_BENCHES = $(patsubst %.cu,%,$(wildcard bench/gpu_*.cu))
 

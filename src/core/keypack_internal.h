@@ -121,6 +121,10 @@ extern gpo_status gpo_kp_rank_leaf(gpo_ctx *ctx, kp_split sp,
 								   int64_t nvalid, uint64_t *rank, kp_node *nd,
 								   bool *on_gpu);
 
+/* Turns leaf nd into a RANK leaf through hash sets, or false (keypack_rank_hash.c). */
+extern bool gpo_kp_rank_hash(kp_split sp, const gpo_vector *vec, int64_t n,
+							 uint64_t *rank, kp_node *nd);
+
 /* Makes nd the PAIR node of levels ua and ub (keypack_rank.c). */
 extern gpo_status gpo_kp_rank_pair(gpo_ctx *ctx, kp_split sp, int64_t n,
 								   const uint64_t *ua, int ba,

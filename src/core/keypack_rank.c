@@ -303,9 +303,13 @@ gpo_kp_rank_leaf(gpo_ctx *ctx, kp_split sp, const gpo_vector *vec, int64_t n,
 	gpo_status	st = GPO_ERR_NOMEM;
 	gpo_device	face;
 
-	/* on the CPU face, a few distinct codes go through a small set */
+	/*
+	 * on the CPU face, a few distinct codes go through a small set, and
+	 * more that are still few against the rows through hash sets
+	 */
 	if (gpo_pick_face(ctx, n, &face) == GPO_OK && face == GPO_DEVICE_CPU &&
-		kp_rank_few(sp, vec, n, rank, nd))
+		(kp_rank_few(sp, vec, n, rank, nd) ||
+		 gpo_kp_rank_hash(sp, vec, n, rank, nd)))
 		goto leveled;
 	sorted = malloc(gpo_type_size(t) * n);
 	perm = malloc(sizeof(int64_t) * n);

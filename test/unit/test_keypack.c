@@ -725,6 +725,30 @@ test_keypack(void)
 		gpo_keypack_pair_bits = 64;
 	}
 
+	/*
+	 * rank leaves of more distinct values than the small sets take, few
+	 * against the rows: the hash sets (keypack_rank_hash.c); and of a third
+	 * of the rows distinct, where a thread's set gives up midway and the
+	 * sort ranks them
+	 */
+	{
+		static const int64_t pools[] = {1500, 5000, 20000, 20000};
+
+		for (int p = 0; p < 4; p++)
+		{
+			int			types[3] = {GPO_INT64, p % 2 ? GPO_FLOAT64 : GPO_FLOAT32, GPO_INT32};
+			int			kinds[3] = {KK_POOL, KK_POOL, KK_SMALL};
+
+			gpo_rows_per_block = p == 3 ? 1 + (int64_t) rng_below(3000) : 16384;
+			kset_make(&s, 3, 60000 + 20000 * p, types, kinds, p * 5, pools[p]);
+			set_cases(&g, &s, (part_kind) (p % PART_COUNT), random_kind(60000), "hash ranks");
+			kset_make(&s, 2, 60000, types, kinds, 10, 40000);
+			set_cases(&g, &s, random_kind(60000), (part_kind) (p % PART_COUNT),
+					  "hash ranks give up");
+			gpo_rows_per_block = 16384;
+		}
+	}
+
 	/* ranks and (nested) pairs forced on small inputs, every partition kind */
 	for (int rep = 0; rep < 60; rep++)
 	{
