@@ -1,7 +1,8 @@
 /*
  * keypack_rank.c
  *	  Key packing's ranks: dense ranks of a key column's codes (RANK leaves)
- *	  and of two components' level pairs (PAIR nodes), by gpo_sort_pairs.
+ *	  and of two components' level pairs (PAIR nodes), by gpo_sort_pairs
+ *	  (a leaf of few distinct codes on the CPU face: keypack_rank_hash.c).
  */
 #include <stdlib.h>
 
@@ -130,163 +131,6 @@ kp_sort(gpo_ctx *ctx, const gpo_vector *vec, int64_t n, void *keys_out,
 }
 
 /*
- * A rank leaf of at most KP_FEW distinct codes is ranked through a small
- * hash set instead of a sort of all its rows.  On 2 cores, 2M rows of
- * date_part('dow', ts) beside another key: the sort and its ranks were
- * about a fifth of the query.
- */
-#define KP_FEW			1024
-#define KP_FEW_SLOTS	4096	/* a power of two, at least 2 KP_FEW */
-
-/* A small open-addressing set of codes, with a value for each. */
-typedef struct kp_few
-{
-	uint64_t	code[KP_FEW_SLOTS];
-	uint64_t	val[KP_FEW_SLOTS];
-	uint8_t		used[KP_FEW_SLOTS];
-	int			n;
-} kp_few;
-
-/* code's slot in set s: where it is, or the empty one it would take. */
-static inline int
-kp_few_slot(const kp_few *s, uint64_t code)
-{
-	uint64_t	h = code * UINT64_C(0x9e3779b97f4a7c15);
-	int			i = (int) (h >> 52) & (KP_FEW_SLOTS - 1);
-
-	while (s->used[i] && s->code[i] != code)
-		i = (i + 1) & (KP_FEW_SLOTS - 1);
-	return i;
-}
-
-/* Adds code to s: its slot, or -1 when s already holds KP_FEW other codes. */
-static inline int
-kp_few_add(kp_few *s, uint64_t code)
-{
-	int			i = kp_few_slot(s, code);
-
-	if (s->used[i])
-		return i;
-	if (s->n >= KP_FEW)
-		return -1;
-	s->used[i] = 1;
-	s->code[i] = code;
-	s->n++;
-	return i;
-}
-
-/*
- * Rows lo .. hi - 1 of vec (chunk starts) into set s, or, with ranks (the
- * set holding each code's rank), their ranks into rank (NULL rows: none).
- * False when s fills up.
- */
-static bool
-kp_few_pass(const gpo_vector *vec, const int64_t *starts, int64_t lo,
-			int64_t hi, kp_few *s, uint64_t *rank, uint64_t none)
-{
-	gpo_type	t = vec->type;
-	gpo_cursor	cur;
-
-	gpo_cursor_seek(&cur, vec, starts, lo);
-	for (int64_t r = lo; r < hi;)
-	{
-		int64_t		avail = gpo_cursor_avail(&cur);
-		int64_t		take = avail < hi - r ? avail : hi - r;
-		const gpo_chunk *ch = gpo_cursor_chunk(&cur);
-
-		for (int64_t j = 0; j < take; j++)
-		{
-			int64_t		off = cur.off + j;
-			uint64_t	c;
-
-			if (!gpo_valid(ch, off))
-			{
-				if (rank != NULL)
-					rank[r + j] = none;
-				continue;
-			}
-			c = gpo_code_of_raw(t, gpo_raw_at(t, ch->data, off), 1);
-			if (rank != NULL)
-				rank[r + j] = s->val[kp_few_slot(s, c)];
-			else if (kp_few_add(s, c) < 0)
-				return false;
-		}
-		cur.off += take;
-		r += take;
-	}
-	return true;
-}
-
-/*
- * gpo_kp_rank_leaf through kp_few sets where the leaf has at most KP_FEW
- * distinct codes: true when done, false (nothing changed) when it has more
- * or memory ran out.  The same ranks, table and levels as the sort's.
- */
-static bool
-kp_rank_few(kp_split sp, const gpo_vector *vec, int64_t n, uint64_t *rank,
-			kp_node *nd)
-{
-	int			nb = sp.nb;
-	kp_few	   *sets = calloc(nb + 1, sizeof(kp_few));
-	int64_t    *starts = malloc(sizeof(int64_t) * (vec->nchunks + 1));
-	uint64_t   *all = NULL;
-	uint64_t   *table = NULL;
-	kp_few	   *whole;
-	bool		ok = sets != NULL && starts != NULL;
-	int64_t		m = 0,
-				nd_count = 0;
-
-	if (ok)
-	{
-		gpo_chunk_starts(vec, starts);
-#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, 1)
-		for (int b = 0; b < nb; b++)
-			if (!kp_few_pass(vec, starts, gpo_block_lo(n, b, nb),
-							 gpo_block_lo(n, b + 1, nb), &sets[b], NULL, 0))
-				sets[b].n = -1;
-		for (int b = 0; b < nb && ok; b++)
-			ok = sets[b].n >= 0;
-	}
-	if (ok)
-		ok = (all = malloc(sizeof(uint64_t) * ((int64_t) nb * KP_FEW + 1))) != NULL;
-	if (ok)
-	{
-		/* the blocks' codes, sorted and made distinct: the table by rank */
-		for (int b = 0; b < nb; b++)
-			for (int i = 0; i < KP_FEW_SLOTS; i++)
-				if (sets[b].used[i])
-					all[m++] = sets[b].code[i];
-		qsort(all, m, sizeof(uint64_t), gpo_code_cmp);
-		for (int64_t i = 0; i < m; i++)
-			if (i == 0 || all[i] != all[i - 1])
-				all[nd_count++] = all[i];
-		ok = nd_count <= KP_FEW &&
-			(table = malloc(sizeof(uint64_t) * (nd_count + 1))) != NULL;
-	}
-	if (ok)
-	{
-		whole = &sets[nb];
-		for (int64_t i = 0; i < nd_count; i++)
-		{
-			table[i] = all[i];
-			whole->val[kp_few_add(whole, all[i])] = (uint64_t) i;
-		}
-#pragma omp parallel for num_threads(sp.nt) schedule(dynamic, 1)
-		for (int b = 0; b < nb; b++)
-			(void) kp_few_pass(vec, starts, gpo_block_lo(n, b, nb),
-							   gpo_block_lo(n, b + 1, nb), whole, rank,
-							   (uint64_t) nd_count);
-		nd->table = table;
-		nd->kind = KP_RANK;
-		nd->null_level = (uint64_t) nd_count;
-	}
-	free(sets);
-	free(starts);
-	free(all);
-	return ok;
-}
-
-/*
  * Turns leaf nd (key column vec, n rows of which nvalid are not NULL) into
  * a RANK leaf: rank[row] gets each row's level.
  */
@@ -303,13 +147,9 @@ gpo_kp_rank_leaf(gpo_ctx *ctx, kp_split sp, const gpo_vector *vec, int64_t n,
 	gpo_status	st = GPO_ERR_NOMEM;
 	gpo_device	face;
 
-	/*
-	 * on the CPU face, a few distinct codes go through a small set, and
-	 * more that are still few against the rows through hash sets
-	 */
+	/* on the CPU face, distinct codes few against the rows go through sets */
 	if (gpo_pick_face(ctx, n, &face) == GPO_OK && face == GPO_DEVICE_CPU &&
-		(kp_rank_few(sp, vec, n, rank, nd) ||
-		 gpo_kp_rank_hash(sp, vec, n, rank, nd)))
+		gpo_kp_rank_hash(sp, vec, n, rank, nd))
 		goto leveled;
 	sorted = malloc(gpo_type_size(t) * n);
 	perm = malloc(sizeof(int64_t) * n);

@@ -1,14 +1,16 @@
 /*
  * keypack_rank_hash.c
  *	  Key packing's ranks through hash sets, on the CPU face: a rank leaf
- *	  with more distinct codes than kp_rank_few takes, but few against its
- *	  rows, is ranked by one set of codes a thread, the sets' codes sorted
- *	  and made distinct (the table by rank), and one lookup a row, instead
- *	  of a radix sort of every row over all the bits that vary.  On 2
- *	  cores (bench/cpu_keypack), an int32 key beside an int64 key of 60,000
- *	  distinct full-width values over 1M rows packed in 17-20 ms against
- *	  144-173 ms by the sort; every row distinct, where the sets give up
- *	  halfway, in the sort's time (140-145 ms against 138-145).
+ *	  whose distinct codes are few against its rows is ranked by one set of
+ *	  codes a thread, the sets' codes sorted and made distinct (the table by
+ *	  rank), and one lookup a row, instead of a radix sort of every row over
+ *	  all the bits that vary.  On 2 cores (bench/cpu_keypack), an int32 key
+ *	  beside an int64 key of 60,000 distinct full-width values over 1M rows
+ *	  packed in 17-20 ms against 144-173 ms by the sort; every row distinct,
+ *	  where the sets give up halfway, in the sort's time (140-145 ms against
+ *	  138-145).  Below 1,024 distinct codes (date_part('dow', ts) beside
+ *	  another key) the sets stay small, where the sort and its ranks were a
+ *	  fifth of such a query on 2 cores.
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -18,8 +20,15 @@
 
 /* A thread's set holds at most its rows / KP_HASH_SHARE codes ... */
 #define KP_HASH_SHARE	2
-/* ... and at most this many (so that its table stays within a few MB). */
+/* ... but KP_HASH_FEW whatever its rows, and at most KP_HASH_MOST (a few MB). */
+#define KP_HASH_FEW		1024
 #define KP_HASH_MOST	(INT64_C(1) << 18)
+/*
+ * A set gives up early once KP_HASH_PROBE of its rows came and more than
+ * three quarters of them were new codes: nearly every row distinct, which
+ * the sort ranks as fast, so little work is thrown away.
+ */
+#define KP_HASH_PROBE	65536
 /* Slots of a new set (a power of two). */
 #define KP_HASH_FIRST	4096
 
@@ -32,6 +41,7 @@ typedef struct kp_hset
 	int64_t		cap;			/* slots, a power of two */
 	int64_t		n;				/* codes held; -1: gave up */
 	int64_t		most;			/* codes it may hold */
+	int64_t		seen;			/* rows added, NULLs aside */
 } kp_hset;
 
 /* code's slot in s: where it is, or the empty one it would take. */
@@ -90,12 +100,17 @@ kp_hset_grow(kp_hset *s)
 	return ok;
 }
 
-/* Adds code to s; false when s would pass s->most codes or on no memory. */
+/*
+ * Adds code to s; false when s would pass s->most codes, when its first
+ * KP_HASH_PROBE rows were nearly all distinct, or on no memory.
+ */
 static inline bool
 kp_hset_add(kp_hset *s, uint64_t code)
 {
 	int64_t		i = kp_hset_slot(s, code);
 
+	if (++s->seen == KP_HASH_PROBE && s->n * 4 > KP_HASH_PROBE * 3)
+		return false;
 	if (s->used[i])
 		return true;
 	if (s->n >= s->most)
@@ -166,6 +181,8 @@ kp_hash_collect(kp_split sp, const gpo_vector *vec, const int64_t *starts,
 	int64_t		most = n / sp.nt / KP_HASH_SHARE;
 	bool		ok = true;
 
+	if (most < KP_HASH_FEW)
+		most = KP_HASH_FEW;
 	if (most > KP_HASH_MOST)
 		most = KP_HASH_MOST;
 	for (int k = 0; k < sp.nt; k++)
@@ -242,8 +259,8 @@ kp_hash_table(kp_split sp, kp_hset *sets, uint64_t **table, int64_t *nd)
 
 /*
  * gpo_kp_rank_leaf through hash sets where every thread's rows hold at
- * most KP_HASH_MOST distinct codes, and at most one for KP_HASH_SHARE
- * rows: true when done, false (nothing changed) otherwise or when memory
+ * most KP_HASH_MOST distinct codes, and at most KP_HASH_FEW or one for
+ * KP_HASH_SHARE rows: true when done, false (nothing changed) otherwise or when memory
  * ran out.  The same ranks, table and levels as the sort's.
  */
 bool
