@@ -20,7 +20,7 @@
 
 /* A thread's set holds at most its rows / KP_HASH_SHARE codes ... */
 #define KP_HASH_SHARE	2
-/* ... but KP_HASH_FEW whatever its rows, and at most KP_HASH_MOST (a few MB). */
+/* ... but KP_HASH_FEW whatever its rows, and at most KP_HASH_MOST (few MB). */
 #define KP_HASH_FEW		1024
 #define KP_HASH_MOST	(INT64_C(1) << 18)
 /*
@@ -32,7 +32,7 @@
 /* Slots of a new set (a power of two). */
 #define KP_HASH_FIRST	4096
 
-/* An open-addressing set of codes, with a value for each. */
+/* An open-addressing set of codes (the lookup set: with a value for each). */
 typedef struct kp_hset
 {
 	uint64_t   *code;
@@ -56,16 +56,16 @@ kp_hset_slot(const kp_hset *s, uint64_t code)
 	return i;
 }
 
-/* Gives s cap empty slots; false on no memory. */
+/* Gives s cap empty slots, with values if vals; false on no memory. */
 static bool
-kp_hset_alloc(kp_hset *s, int64_t cap)
+kp_hset_alloc(kp_hset *s, int64_t cap, bool vals)
 {
 	s->code = malloc(sizeof(uint64_t) * cap);
-	s->val = malloc(sizeof(uint64_t) * cap);
+	s->val = vals ? malloc(sizeof(uint64_t) * cap) : NULL;
 	s->used = calloc(cap, 1);
 	s->cap = cap;
 	s->n = 0;
-	return s->code != NULL && s->val != NULL && s->used != NULL;
+	return s->code != NULL && (!vals || s->val != NULL) && s->used != NULL;
 }
 
 /* Frees s's slots. */
@@ -84,7 +84,7 @@ static bool
 kp_hset_grow(kp_hset *s)
 {
 	kp_hset		old = *s;
-	bool		ok = kp_hset_alloc(s, old.cap * 2);
+	bool		ok = kp_hset_alloc(s, old.cap * 2, false);
 
 	if (ok)
 		for (int64_t i = 0; i < old.cap; i++)
@@ -187,7 +187,7 @@ kp_hash_collect(kp_split sp, const gpo_vector *vec, const int64_t *starts,
 		most = KP_HASH_MOST;
 	for (int k = 0; k < sp.nt; k++)
 	{
-		ok = ok && kp_hset_alloc(&sets[k], KP_HASH_FIRST);
+		ok = ok && kp_hset_alloc(&sets[k], KP_HASH_FIRST, false);
 		sets[k].most = most;
 	}
 	if (!ok)
@@ -230,7 +230,8 @@ kp_hash_table(kp_split sp, kp_hset *sets, uint64_t **table, int64_t *nd)
 	rows = malloc(sizeof(int64_t) * (m + 1));
 	trows = malloc(sizeof(int64_t) * (m + 1));
 	hist = malloc(sizeof(int64_t) * 256 * sp.nt);
-	ok = all != NULL && tmp != NULL && rows != NULL && trows != NULL && hist != NULL;
+	ok = all != NULL && tmp != NULL && rows != NULL && trows != NULL &&
+		hist != NULL;
 	if (ok)
 	{
 		m = 0;
@@ -260,8 +261,8 @@ kp_hash_table(kp_split sp, kp_hset *sets, uint64_t **table, int64_t *nd)
 /*
  * gpo_kp_rank_leaf through hash sets where every thread's rows hold at
  * most KP_HASH_MOST distinct codes, and at most KP_HASH_FEW or one for
- * KP_HASH_SHARE rows: true when done, false (nothing changed) otherwise or when memory
- * ran out.  The same ranks, table and levels as the sort's.
+ * KP_HASH_SHARE rows: true when done, false (nothing changed) otherwise
+ * or when memory ran out.  The same ranks, table and levels as the sort's.
  */
 bool
 gpo_kp_rank_hash(kp_split sp, const gpo_vector *vec, int64_t n,
@@ -290,7 +291,7 @@ gpo_kp_rank_hash(kp_split sp, const gpo_vector *vec, int64_t n,
 
 		while (cap < 2 * (nd_count + 1))
 			cap *= 2;
-		ok = kp_hset_alloc(&whole, cap);
+		ok = kp_hset_alloc(&whole, cap, true);
 	}
 	if (ok)
 	{
