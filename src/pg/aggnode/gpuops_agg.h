@@ -458,6 +458,12 @@ typedef struct GpuopsAggState
 	uint8	   *key_valid[GPUOPS_AGG_MAX_KEYS];
 	int64	   *rows;			/* count(*) */
 	gpo_agg_out *vals;			/* [nvals]: per value column, keys unused */
+	/* the arrays a merge left (its source), the next merge's destination */
+	uint64	   *spare_codes[GPUOPS_AGG_MAX_KEYS];
+	uint8	   *spare_valid[GPUOPS_AGG_MAX_KEYS];
+	int64	   *spare_rows;		/* NULL: no spare arrays */
+	gpo_agg_out *spare_vals;	/* [nvals] */
+	int64		spare_capacity;
 	/* spilling (agg_spill.c) */
 	Size		limit_bytes;	/* groups spill past it; 0: never */
 	struct GpuopsAggSpill *spill;	/* the runs on disk, or NULL */
@@ -502,8 +508,20 @@ extern bool gpuops_agg_val_presence(const GpuopsAggSpec *spec, int v);
 extern Size gpuops_aggstate_group_bytes(const GpuopsAggState *st);
 /* Arrays for capacity groups in an empty state (a buffer of groups). */
 extern void gpuops_aggstate_reserve(GpuopsAggState *st, int64 capacity);
+/*
+ * Makes one chunk's groups (sorted by key; n entries) an empty state's own
+ * arrays, without a copy; false (nothing taken) when the state holds groups
+ * or arrays.  The arrays must be in st->cxt, vals of the state's value
+ * types, and are the state's afterwards.
+ */
+extern bool gpuops_aggstate_take(GpuopsAggState *st, int64 n,
+								 uint64 *const *key_codes,
+								 uint8 *const *key_valid, int64 *rows,
+								 const gpo_agg_out *vals);
 /* Frees the state's arrays: no groups, no capacity. */
 extern void gpuops_aggstate_clear(GpuopsAggState *st);
+/* Frees the arrays the merges keep for the next one (none merges after). */
+extern void gpuops_aggstate_drop_spare(GpuopsAggState *st);
 /* Compares group i of a with group j of b in the engine's key order. */
 extern int	gpuops_aggstate_cmp_groups(const GpuopsAggState *a, int64 i,
 									   const GpuopsAggState *b, int64 j);
@@ -522,6 +540,11 @@ extern void gpuops_aggspill_merge(GpuopsAggState *st, int64 n,
 								  uint64 *const *key_codes,
 								  uint8 *const *key_valid, const int64 *rows,
 								  const gpo_agg_out *vals);
+/* gpuops_aggstate_take where the groups fit the state's limit. */
+extern bool gpuops_aggspill_take(GpuopsAggState *st, int64 n,
+								 uint64 *const *key_codes,
+								 uint8 *const *key_valid, int64 *rows,
+								 const gpo_agg_out *vals);
 /*
  * Writes n groups (sorted by key) to the state's temporary file as one
  * sorted run.

@@ -328,11 +328,47 @@ gpuops_agg_overlaps(int64 n)
 	return gpuops_agg_gpu_possible();
 }
 
+/* Frees an output's arrays but those a running state took. */
+void
+gpuops_agg_out_free(gpo_agg_out *o, bool rows_taken, bool vals_taken)
+{
+	void	   *keys[] = {o->keys, o->key_valid};
+	void	   *vals[] = {o->count, o->isum, o->fsum, o->min, o->max,
+	o->fflags, o->m2};
+	int			i;
+
+	for (i = 0; i < lengthof(keys); i++)
+		if (keys[i] != NULL)
+			pfree(keys[i]);
+	if (o->rows != NULL && !rows_taken)
+		pfree(o->rows);
+	for (i = 0; i < lengthof(vals) && !vals_taken; i++)
+		if (vals[i] != NULL)
+			pfree(vals[i]);
+}
+
 /* Converts groups into key codes and merges them (see gpuops_agg_exec.h). */
 void
 gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups, gpo_type ktype,
 					  const gpo_keypack *pack, gpo_agg_out *outs,
 					  bool null_key_out)
+{
+	gpuops_agg_merge_outs_owned(s, ngroups, ktype, pack, outs, null_key_out,
+								false);
+}
+
+/*
+ * gpuops_agg_merge_outs; with owned, outs' arrays are in the running
+ * state's context, and where the state holds no groups yet it keeps them
+ * (and the key codes made here) instead of copying them: i_region of
+ * bench/wide_queries.sql (936,566 groups in two batches) spent a third of
+ * its merge copying the first batch's groups into new arrays, most of it
+ * in the page faults of those arrays.  Owned arrays not kept are freed.
+ */
+void
+gpuops_agg_merge_outs_owned(GpuopsAggScanState *s, int64 ngroups,
+							gpo_type ktype, const gpo_keypack *pack,
+							gpo_agg_out *outs, bool null_key_out, bool owned)
 {
 	GpuopsAggSpec *spec = &s->spec;
 	gpo_agg_out *first = &outs[0];
@@ -351,8 +387,11 @@ gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups, gpo_type ktype,
 	/* the groups' keys as key codes, in the running state's form */
 	for (k = 0; k < spec->nkeys; k++)
 	{
-		codes[k] = palloc_extended(sizeof(uint64) * Max(ngroups, 1), MCXT_ALLOC_HUGE);
-		valid[k] = palloc_extended(Max(ngroups, 1), MCXT_ALLOC_HUGE);
+		MemoryContext cxt = owned ? s->groups.cxt : CurrentMemoryContext;
+
+		codes[k] = MemoryContextAllocExtended(cxt, sizeof(uint64) * Max(ngroups, 1),
+											  MCXT_ALLOC_HUGE);
+		valid[k] = MemoryContextAllocExtended(cxt, Max(ngroups, 1), MCXT_ALLOC_HUGE);
 	}
 	if (spec->nkeys == 1)
 	{
@@ -383,8 +422,25 @@ gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups, gpo_type ktype,
 					gpo_key_code(t, (const char *) values[k] + w * g) : 0;
 		}
 	}
-	gpuops_aggspill_merge(&s->groups, ngroups, codes, valid, first->rows,
-						  outs);
+	if (owned && gpuops_aggspill_take(&s->groups, ngroups, codes, valid,
+									  first->rows, outs))
+	{
+		/* kept: the value columns' arrays and the rows; the rest goes */
+		for (k = 0; k < Max(spec->nvals, 1); k++)
+			gpuops_agg_out_free(&outs[k], true, k < spec->nvals);
+	}
+	else
+	{
+		gpuops_aggspill_merge(&s->groups, ngroups, codes, valid, first->rows,
+							  outs);
+		for (k = 0; owned && k < spec->nkeys; k++)
+		{
+			pfree(codes[k]);
+			pfree(valid[k]);
+		}
+		for (k = 0; owned && k < Max(spec->nvals, 1); k++)
+			gpuops_agg_out_free(&outs[k], false, false);
+	}
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	s->merge_ms += INSTR_TIME_GET_MILLISEC(end);

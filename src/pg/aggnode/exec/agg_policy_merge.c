@@ -18,6 +18,8 @@ typedef struct GpuopsAggPending
 	GpuopsAggJob *job;
 	GpuopsAggBatchKeys *bk;
 	gpo_agg_strategy strategy;	/* asked of the engine */
+	bool		owned;			/* the outputs are in the running state's
+								 * context (gpuops_agg_merge_outs_owned) */
 } GpuopsAggPending;
 
 /* The merge policy. */
@@ -39,16 +41,34 @@ gpuops_agg_policy_merge_keys(GpuopsAggPolicy *policy, GpuopsAggBatchKeys *bk)
 	gpo_ctx		ctx;
 	int64		cap;
 	int			v;
+	MemoryContext old;
 
 	Assert(mp->pending == NULL);
 	p = palloc0(sizeof(GpuopsAggPending));
 	p->bk = bk;
-	cap = Min(bk->n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
+	/*
+	 * Room for every group a batch can hold (one a row) where the engine
+	 * runs in this process: arrays take memory only where written, and a
+	 * batch with more groups than the room is grouped twice (the room is
+	 * checked after the sort or the hash tables).  i_region of
+	 * bench/wide_queries.sql (936,566 (regionid, userid) groups of 1M rows,
+	 * 100,017 estimated) spent 60-80 ms of its 350-450 in the engine so.
+	 * A request to the GPU service carries its room in the service's
+	 * shared memory: twice the estimate there.
+	 */
+	if (gpuops_agg_to_service(bk->n))
+		cap = Min(bk->n, Max((int64) 1024, (int64) (2 * spec->est_groups)));
+	else
+		cap = Max(bk->n, 1);
 	outs = palloc0(sizeof(gpo_agg_out) * Max(spec->nvals, 1));
+	/* the first batch's groups can become the running state's own arrays */
+	p->owned = s->groups.ngroups == 0 && s->groups.rows == NULL;
+	old = MemoryContextSwitchTo(p->owned ? s->groups.cxt : CurrentMemoryContext);
 	for (v = 0; v < Max(spec->nvals, 1); v++)
 		gpuops_agg_out_alloc(&outs[v], cap, bk->keyv.type,
 							 spec->nvals > 0 ? bk->valvecs[v].type : GPO_INT32,
 							 v == 0, gpuops_agg_val_m2(spec, v));
+	MemoryContextSwitchTo(old);
 	gpuops_agg_ctx_init(s, &ctx);
 	p->strategy = gpo_agg_strategy_fit(&ctx, &bk->keyv,
 									   (gpo_agg_strategy) gpuops_agg_strategy);
@@ -111,6 +131,9 @@ gpuops_agg_pending_groups(GpuopsAggScanState *s, GpuopsAggPending *p)
 		gpo_ctx		ctx;
 
 		ngroups = job->ngroups[0];
+		for (v = 0; p->owned && v < Max(nvals, 1); v++)
+			gpuops_agg_out_free(&job->outs[v], false, false);
+		p->owned = false;
 		for (v = 0; v < Max(nvals, 1); v++)
 			gpuops_agg_out_alloc(&job->outs[v], ngroups, bk->keyv.type,
 								 nvals > 0 ? bk->valvecs[v].type : GPO_INT32,
@@ -141,8 +164,9 @@ gpuops_agg_merge_settle(GpuopsAggPolicy *policy)
 	mp->pending = NULL;
 	gpuops_agg_job_wait(p->job);
 	ngroups = gpuops_agg_pending_groups(policy->s, p);
-	gpuops_agg_merge_outs(policy->s, ngroups, p->bk->keyv.type, p->bk->pack,
-						  p->job->outs, p->bk->null_key_out);
+	gpuops_agg_merge_outs_owned(policy->s, ngroups, p->bk->keyv.type,
+								p->bk->pack, p->job->outs,
+								p->bk->null_key_out, p->owned);
 }
 
 /* No properties of its own. */

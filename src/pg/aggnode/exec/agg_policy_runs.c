@@ -112,6 +112,9 @@ gpuops_agg_runs_flush(GpuopsAggRunsPolicy *rp)
 	gpo_agg_out *outs;
 	int64		ngroups = 0;
 	int			v;
+	/* the groups can become the running state's own arrays */
+	bool		owned = s->groups.ngroups == 0 && s->groups.rows == NULL;
+	MemoryContext old;
 
 	if (rp->runs[0] == NULL)
 		return;
@@ -134,8 +137,10 @@ gpuops_agg_runs_flush(GpuopsAggRunsPolicy *rp)
 				gpuops_agg_checked(s, st, &ctx,
 								   "GpuOpsAgg running group aggregation");
 		}
+		old = MemoryContextSwitchTo(owned ? s->groups.cxt : CurrentMemoryContext);
 		gpuops_agg_out_alloc(&outs[v], ngroups, ktype, vt, v == 0,
 							 gpuops_agg_val_m2(&s->spec, v));
+		MemoryContextSwitchTo(old);
 		gpuops_agg_ctx_init(s, &ctx);
 		st = gpo_groupagg_run_finish(&ctx, rp->runs[v], &outs[v], &ng);
 		gpuops_agg_checked(s, st, &ctx,
@@ -143,8 +148,8 @@ gpuops_agg_runs_flush(GpuopsAggRunsPolicy *rp)
 		if (ng != ngroups)
 			elog(ERROR, "GpuOpsAgg: value columns disagree on the running groups");
 	}
-	gpuops_agg_merge_outs(s, ngroups, ktype, rp->run_pack, outs,
-						  rp->null_filtered);
+	gpuops_agg_merge_outs_owned(s, ngroups, ktype, rp->run_pack, outs,
+								rp->null_filtered, owned);
 	gpuops_agg_runs_destroy(&rp->base);
 }
 

@@ -260,6 +260,18 @@ gpuops_aggspill_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 	gpuops_aggstate_merge(st, n, key_codes, key_valid, rows, vals);
 }
 
+/* Takes a chunk's arrays where they fit the limit (see gpuops_agg.h). */
+bool
+gpuops_aggspill_take(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
+					 uint8 *const *key_valid, int64 *rows,
+					 const gpo_agg_out *vals)
+{
+	if (st->limit_bytes > 0 &&
+		gpuops_aggstate_group_bytes(st) * (Size) n > st->limit_bytes)
+		return false;
+	return gpuops_aggstate_take(st, n, key_codes, key_valid, rows, vals);
+}
+
 /* Reads bytes from file, or raises an error. */
 static void
 gpuops_spill_get(BufFile *file, void *p, Size bytes)

@@ -33,39 +33,58 @@ gpuops_aggstate_init(GpuopsAggState *st, int nkeys, const gpo_type *key_types,
 		st->limit_bytes = (Size) gpuops_max_group_memory * 1024;
 }
 
-/* Frees the state's group arrays and leaves their pointers NULL. */
+/* Frees one set of group arrays of st's shape and leaves their pointers NULL. */
 static void
-gpuops_aggstate_free_arrays(GpuopsAggState *st)
+gpuops_aggstate_free_set(const GpuopsAggState *st, uint64 **codes,
+						 uint8 **valid, int64 **rows, gpo_agg_out *vals)
 {
 	int			k;
 	int			v;
 
 	for (k = 0; k < st->nkeys; k++)
 	{
-		if (st->key_codes[k])
-			pfree(st->key_codes[k]);
-		if (st->key_valid[k])
-			pfree(st->key_valid[k]);
-		st->key_codes[k] = NULL;
-		st->key_valid[k] = NULL;
+		if (codes[k])
+			pfree(codes[k]);
+		if (valid[k])
+			pfree(valid[k]);
+		codes[k] = NULL;
+		valid[k] = NULL;
 	}
-	if (st->rows)
-		pfree(st->rows);
-	st->rows = NULL;
-	for (v = 0; v < st->nvals; v++)
+	if (*rows)
+		pfree(*rows);
+	*rows = NULL;
+	for (v = 0; vals != NULL && v < st->nvals; v++)
 	{
-		if (st->vals[v].count)
+		if (vals[v].count)
 		{
-			pfree(st->vals[v].count);
-			pfree(st->vals[v].isum);
-			pfree(st->vals[v].fsum);
-			pfree(st->vals[v].min);
-			pfree(st->vals[v].max);
-			pfree(st->vals[v].fflags);
-			pfree(st->vals[v].m2);
+			pfree(vals[v].count);
+			pfree(vals[v].isum);
+			pfree(vals[v].fsum);
+			pfree(vals[v].min);
+			pfree(vals[v].max);
+			pfree(vals[v].fflags);
+			pfree(vals[v].m2);
 		}
-		memset(&st->vals[v], 0, sizeof(gpo_agg_out));
+		memset(&vals[v], 0, sizeof(gpo_agg_out));
 	}
+}
+
+/* Frees the arrays the merges keep for the next one (see gpuops_agg.h). */
+void
+gpuops_aggstate_drop_spare(GpuopsAggState *st)
+{
+	gpuops_aggstate_free_set(st, st->spare_codes, st->spare_valid,
+							 &st->spare_rows, st->spare_vals);
+	st->spare_capacity = 0;
+}
+
+/* Frees the state's group arrays (and spare ones) and leaves their pointers NULL. */
+static void
+gpuops_aggstate_free_arrays(GpuopsAggState *st)
+{
+	gpuops_aggstate_free_set(st, st->key_codes, st->key_valid, &st->rows,
+							 st->vals);
+	gpuops_aggstate_drop_spare(st);
 }
 
 /* Compare running group a with chunk group b: <0, 0, >0 in the engine's key order. */
@@ -200,6 +219,76 @@ gpuops_aggstate_adopt(GpuopsAggState *st, uint64 **codes, uint8 **valid,
 }
 
 /*
+ * A merge's destination arrays for need groups (their room into *cap): the
+ * spare ones the last merge left where they have the room, else new ones
+ * with half as much room again (pages not written take no memory).  A
+ * merge into new arrays every batch faulted in a state's worth of pages
+ * every time.  Returns the value columns' array (the state's spare_vals
+ * when it is the spare).
+ */
+static gpo_agg_out *
+gpuops_aggstate_destination(GpuopsAggState *st, int64 need, uint64 **codes,
+							uint8 **valid, int64 **rows, int64 *cap)
+{
+	int			k;
+
+	if (st->spare_rows != NULL && st->spare_capacity >= need)
+	{
+		for (k = 0; k < st->nkeys; k++)
+		{
+			codes[k] = st->spare_codes[k];
+			valid[k] = st->spare_valid[k];
+			st->spare_codes[k] = NULL;
+			st->spare_valid[k] = NULL;
+		}
+		*rows = st->spare_rows;
+		st->spare_rows = NULL;
+		*cap = st->spare_capacity;
+		st->spare_capacity = 0;
+		return st->spare_vals;
+	}
+	gpuops_aggstate_drop_spare(st);
+	if (st->spare_vals == NULL)
+		st->spare_vals = MemoryContextAllocZero(st->cxt,
+												sizeof(gpo_agg_out) * Max(st->nvals, 1));
+	*cap = st->ngroups == 0 ? need : need + need / 2;
+	gpuops_aggstate_alloc(st, *cap, codes, valid, rows, st->spare_vals);
+	return st->spare_vals;
+}
+
+/*
+ * The merged arrays become the state's, and the state's old ones (of room
+ * st->capacity) the spare; nvals is the spare_vals array, whose entries
+ * trade places with the state's.
+ */
+static void
+gpuops_aggstate_swap(GpuopsAggState *st, uint64 **codes, uint8 **valid,
+					 int64 *nrows, gpo_agg_out *nvals)
+{
+	int			k;
+	int			v;
+
+	Assert(nvals == st->spare_vals && st->spare_rows == NULL);
+	for (k = 0; k < st->nkeys; k++)
+	{
+		st->spare_codes[k] = st->key_codes[k];
+		st->spare_valid[k] = st->key_valid[k];
+		st->key_codes[k] = codes[k];
+		st->key_valid[k] = valid[k];
+	}
+	st->spare_rows = st->rows;
+	st->rows = nrows;
+	st->spare_capacity = st->spare_rows != NULL ? st->capacity : 0;
+	for (v = 0; v < st->nvals; v++)
+	{
+		gpo_agg_out t = st->vals[v];
+
+		st->vals[v] = nvals[v];
+		nvals[v] = t;
+	}
+}
+
+/*
  * Merge one chunk's groups (sorted by key; n entries): key codes and
  * validity per key, rows, and per value column the engine's results, in
  * memory (agg_spill.c's gpuops_aggspill_merge heeds the limit).
@@ -212,7 +301,8 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 	uint64	   *codes[GPUOPS_AGG_MAX_KEYS];
 	uint8	   *valid[GPUOPS_AGG_MAX_KEYS];
 	int64	   *nrows;
-	gpo_agg_out *nvals = palloc0(sizeof(gpo_agg_out) * Max(st->nvals, 1));
+	gpo_agg_out *nvals;
+	int64		cap;
 	int64		a = 0;
 	int64		b = 0;
 	int64		out = 0;
@@ -221,7 +311,8 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 
 	if (n == 0)
 		return;
-	gpuops_aggstate_alloc(st, st->ngroups + n, codes, valid, &nrows, nvals);
+	nvals = gpuops_aggstate_destination(st, st->ngroups + n, codes, valid,
+										&nrows, &cap);
 	if (st->ngroups == 0)
 	{
 		/* into no groups: a copy */
@@ -301,9 +392,9 @@ gpuops_aggstate_merge(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 		out++;
 	}
 
-	gpuops_aggstate_adopt(st, codes, valid, nrows, nvals);
+	gpuops_aggstate_swap(st, codes, valid, nrows, nvals);
 	st->ngroups = out;
-	st->capacity = out;
+	st->capacity = cap;
 }
 
 /*
@@ -343,6 +434,39 @@ gpuops_aggstate_reserve(GpuopsAggState *st, int64 capacity)
 	gpuops_aggstate_alloc(st, capacity, st->key_codes, st->key_valid,
 						  &st->rows, st->vals);
 	st->capacity = capacity;
+}
+
+/* Takes a chunk's arrays as an empty state's own (see gpuops_agg.h). */
+bool
+gpuops_aggstate_take(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
+					 uint8 *const *key_valid, int64 *rows,
+					 const gpo_agg_out *vals)
+{
+	int			k;
+	int			v;
+
+	if (st->ngroups != 0 || st->rows != NULL || n <= 0)
+		return false;
+	for (v = 0; v < st->nvals; v++)
+		if (vals[v].fflags == NULL || vals[v].capacity < n)
+			return false;
+	for (k = 0; k < st->nkeys; k++)
+	{
+		st->key_codes[k] = key_codes[k];
+		st->key_valid[k] = key_valid[k];
+	}
+	st->rows = rows;
+	for (v = 0; v < st->nvals; v++)
+	{
+		st->vals[v] = vals[v];
+		/* the state keeps an m2 for every value column (zero unasked) */
+		if (st->vals[v].m2 == NULL)
+			st->vals[v].m2 = MemoryContextAllocExtended(st->cxt, sizeof(double) * n,
+														MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	}
+	st->ngroups = n;
+	st->capacity = n;
+	return true;
 }
 
 /* Frees the state's arrays: no groups, no capacity. */

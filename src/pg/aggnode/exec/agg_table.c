@@ -480,7 +480,10 @@ gpuops_agg_settle(GpuopsAggScanState *s, instr_time start, bool last)
 	instr_time	dur;
 
 	if (last)
+	{
 		s->policy->funcs->finish(s->policy);
+		gpuops_aggstate_drop_spare(&s->groups);
+	}
 	else
 		s->policy->funcs->settle(s->policy);
 	MemoryContextSwitchTo(old);

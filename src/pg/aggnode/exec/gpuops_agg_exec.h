@@ -364,6 +364,22 @@ extern bool gpuops_agg_kept_star_build(GpuopsAggScanState *s,
 extern void gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups,
 								  gpo_type ktype, const gpo_keypack *pack,
 								  gpo_agg_out *outs, bool null_key_out);
+/*
+ * gpuops_agg_merge_outs of outs whose arrays are in s->groups.cxt (owned):
+ * a running state without groups keeps them instead of a copy, else they
+ * are freed.
+ */
+extern void gpuops_agg_merge_outs_owned(GpuopsAggScanState *s, int64 ngroups,
+										gpo_type ktype,
+										const gpo_keypack *pack,
+										gpo_agg_out *outs, bool null_key_out,
+										bool owned);
+/*
+ * Frees an output's arrays (gpuops_agg_out_alloc's) but the rows and the
+ * value arrays where a running state took them.
+ */
+extern void gpuops_agg_out_free(gpo_agg_out *o, bool rows_taken,
+								bool vals_taken);
 /* A new vector of in's values at the n rows of index (gpo_gather). */
 extern gpo_vector gpuops_agg_gather(GpuopsAggScanState *s, const gpo_vector *in,
 									const gpo_vector *index, int64 n);
