@@ -361,9 +361,9 @@ gpuops_agg_merge_outs(GpuopsAggScanState *s, int64 ngroups, gpo_type ktype,
  * gpuops_agg_merge_outs; with owned, outs' arrays are in the running
  * state's context, and where the state holds no groups yet it keeps them
  * (and the key codes made here) instead of copying them: i_region of
- * bench/wide_queries.sql (936,566 groups in two batches) spent a third of
- * its merge copying the first batch's groups into new arrays, most of it
- * in the page faults of those arrays.  Owned arrays not kept are freed.
+ * bench/wide_queries.sql (936,566 groups in one batch) spent a third of
+ * its time copying that batch's groups into new arrays, most of it in the
+ * page faults of those arrays.  Owned arrays not kept are freed.
  */
 void
 gpuops_agg_merge_outs_owned(GpuopsAggScanState *s, int64 ngroups,
