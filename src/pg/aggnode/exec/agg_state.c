@@ -198,23 +198,32 @@ gpuops_aggstate_combine_val(gpo_type type, gpo_agg_out *dst, int64 j,
 		memcpy(dmax, smax, w);
 }
 
-/* The state's old arrays go; new ones (nvals pfree'd) become its own. */
+/* Arrays (value columns' structs copied from vals) become the state's own. */
 static void
-gpuops_aggstate_adopt(GpuopsAggState *st, uint64 **codes, uint8 **valid,
-					  int64 *nrows, gpo_agg_out *nvals)
+gpuops_aggstate_set_arrays(GpuopsAggState *st, uint64 *const *codes,
+						   uint8 *const *valid, int64 *rows,
+						   const gpo_agg_out *vals)
 {
 	int			k;
 	int			v;
 
-	gpuops_aggstate_free_arrays(st);
 	for (k = 0; k < st->nkeys; k++)
 	{
 		st->key_codes[k] = codes[k];
 		st->key_valid[k] = valid[k];
 	}
-	st->rows = nrows;
+	st->rows = rows;
 	for (v = 0; v < st->nvals; v++)
-		st->vals[v] = nvals[v];
+		st->vals[v] = vals[v];
+}
+
+/* The state's old arrays go; new ones (nvals pfree'd) become its own. */
+static void
+gpuops_aggstate_adopt(GpuopsAggState *st, uint64 **codes, uint8 **valid,
+					  int64 *nrows, gpo_agg_out *nvals)
+{
+	gpuops_aggstate_free_arrays(st);
+	gpuops_aggstate_set_arrays(st, codes, valid, nrows, nvals);
 	pfree(nvals);
 }
 
@@ -442,7 +451,6 @@ gpuops_aggstate_take(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 					 uint8 *const *key_valid, int64 *rows,
 					 const gpo_agg_out *vals)
 {
-	int			k;
 	int			v;
 
 	if (st->ngroups != 0 || st->rows != NULL || n <= 0)
@@ -450,19 +458,14 @@ gpuops_aggstate_take(GpuopsAggState *st, int64 n, uint64 *const *key_codes,
 	for (v = 0; v < st->nvals; v++)
 		if (vals[v].fflags == NULL || vals[v].capacity < n)
 			return false;
-	for (k = 0; k < st->nkeys; k++)
-	{
-		st->key_codes[k] = key_codes[k];
-		st->key_valid[k] = key_valid[k];
-	}
-	st->rows = rows;
+	gpuops_aggstate_set_arrays(st, key_codes, key_valid, rows, vals);
 	for (v = 0; v < st->nvals; v++)
 	{
-		st->vals[v] = vals[v];
 		/* the state keeps an m2 for every value column (zero unasked) */
 		if (st->vals[v].m2 == NULL)
-			st->vals[v].m2 = MemoryContextAllocExtended(st->cxt, sizeof(double) * n,
-														MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+			st->vals[v].m2 =
+				MemoryContextAllocExtended(st->cxt, sizeof(double) * n,
+										   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	}
 	st->ngroups = n;
 	st->capacity = n;
